@@ -1,0 +1,195 @@
+import { OpenAPIBackend, type Context, type Request as OpenApiRequest } from 'openapi-backend';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import type { Request, Response } from 'express';
+import { ApiError, validationError, type FieldError } from '../errors/catalogue.ts';
+import { sendProblem } from '../errors/problem.ts';
+import { contractCopy } from './contract.ts';
+import type { AppDeps } from './deps.ts';
+import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';
+import { authorize, createSecurityHandlers, unauthorizedError, type BasicCredentials } from './security.ts';
+
+export interface BackendOptions {
+  /** Check every response against the contract; a mismatch becomes a 500 (on in tests). */
+  validateResponses: boolean;
+}
+
+/**
+ * openapi-backend routes each request to the handler of its operationId and
+ * validates it against the contract. Its default Ajv speaks draft-07; OpenAPI 3.1
+ * schemas are JSON Schema 2020-12, so every validator is rebuilt on Ajv 2020.
+ */
+export async function createBackend(handlers: HandlerMap, deps: AppDeps, options: BackendOptions) {
+  const api = new OpenAPIBackend({
+    definition: contractCopy() as never,
+    strict: true,
+    validate: true,
+    quick: false,
+    customizeAjv: (_original, ajvOptions) => {
+      const ajv = new Ajv2020.default({ ...ajvOptions, strict: false, allErrors: true });
+      addFormats.default(ajv);
+      return ajv as never;
+    },
+  });
+
+  // openapi-backend checks the document against the OpenAPI 3.0 meta-schema only,
+  // which refuses valid 3.1 (`$ref` siblings, info.summary, license.identifier).
+  // The contract is checked by `redocly lint` in CI and by the contract tests.
+  api.validateDefinition = () => api.document;
+
+  for (const [name, handler] of Object.entries(createSecurityHandlers(deps))) {
+    api.registerSecurityHandler(name, handler);
+  }
+
+  api.register({
+    // Remembered for the error path: problem pages and response checks depend on the operation.
+    postRoutingHandler: (c: Context, _req: Request, res: Response) => {
+      res.locals.operationId = c.operation.operationId;
+    },
+    notFound: () => {
+      throw new ApiError('NOT_FOUND', 'No operation is published at this path.');
+    },
+    methodNotAllowed: () => {
+      throw new ApiError('METHOD_NOT_ALLOWED');
+    },
+    unauthorizedHandler: (c: Context) => {
+      throw unauthorizedError(c);
+    },
+    // Runs after authentication and before request validation, so that the order
+    // of answers is 401, then 403 (permission, origin), then 415, then 400.
+    postSecurityHandler: (c: Context, req: Request) => {
+      if (!c.security?.authorized && (c.operation.security?.length ?? 0) > 0) return;
+      authorize(c, req, deps.config);
+      requireJsonBody(c, req);
+    },
+    validationFail: (c: Context) => {
+      throw validationError(toFieldErrors(c.validation.errors ?? []));
+    },
+  });
+
+  for (const operationId of Object.keys(handlers) as OperationId[]) {
+    api.register(operationId, async (c: Context, req: Request, res: Response) => {
+      const ctx = {
+        operationId,
+        query: c.request.query ?? {},
+        params: c.request.params ?? {},
+        body: c.request.requestBody,
+        principal: principalOf(c),
+        platformCredentials: (c.security?.platformBasicAuth as BasicCredentials | undefined) ?? null,
+        requestId: String(req.id),
+        log: req.log,
+        req,
+        res,
+      } as OperationContext<typeof operationId>;
+      const handler = handlers[operationId] as (ctx: OperationContext<typeof operationId>, deps: AppDeps) => Promise<Reply>;
+      const reply = await handler(ctx, deps);
+      sendReply(api, operationId, reply, res, options);
+    });
+  }
+
+  await api.init();
+
+  /** Express middleware: every request that reaches it is a contract operation or a 404/405. */
+  return async function dispatch(req: Request, res: Response): Promise<void> {
+    try {
+      await api.handleRequest(req as unknown as OpenApiRequest, req, res);
+    } catch (error) {
+      const operationId = res.locals.operationId as string | undefined;
+      const apiError = asApiError(error, req);
+      if (options.validateResponses && operationId) {
+        assertDocumented(api, operationId, apiError.status, undefined);
+      }
+      sendProblem(req, res, apiError, operationId);
+    }
+  };
+}
+
+function principalOf(c: Context): Principal | null {
+  const security = c.security as Record<string, unknown> | undefined;
+  if (!security) return null;
+  for (const scheme of ['gatewayCookieAuth', 'bearerAuth']) {
+    const result = security[scheme] as Principal | { error: unknown } | undefined;
+    if (result && !('error' in result)) return result;
+  }
+  return null;
+}
+
+function requireJsonBody(c: Context, req: Request): void {
+  const operation = c.operation as { requestBody?: unknown };
+  if (!operation.requestBody) return;
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+  }
+}
+
+function sendReply(api: OpenAPIBackend, operationId: string, reply: Reply, res: Response, options: BackendOptions): void {
+  if (options.validateResponses) assertDocumented(api, operationId, reply.status, 'body' in reply ? reply.body : undefined);
+  if (reply.headers) res.set(reply.headers);
+  res.status(reply.status);
+  if (reply.status === 302) {
+    // Always the serialization of a parsed, checked URL: never raw input (see GUIDE §9).
+    res.set('Location', reply.location.href).end();
+  } else if ('body' in reply) {
+    res.json(reply.body);
+  } else {
+    res.end();
+  }
+}
+
+/**
+ * Response validation (tests): the status must be documented for the operation
+ * and a JSON body must match its schema. Problem bodies are checked by status only
+ * because they are built by one serializer whose shape a contract test pins.
+ */
+function assertDocumented(api: OpenAPIBackend, operationId: string, status: number, body: unknown): void {
+  const operation = api.getOperation(operationId);
+  const responses = (operation?.responses ?? {}) as Record<string, unknown>;
+  if (!(String(status) in responses) && !('default' in responses)) {
+    throw new ResponseContractError(`${operationId} answered ${status}, which the contract does not document`);
+  }
+  if (body !== undefined) {
+    const result = api.validateResponse(body, operationId, status);
+    if (result.errors) {
+      throw new ResponseContractError(`${operationId} ${status} body breaks the contract: ${JSON.stringify(result.errors)}`);
+    }
+  }
+}
+
+export class ResponseContractError extends Error {
+  override name = 'ResponseContractError';
+}
+
+function asApiError(error: unknown, req: Request): ApiError {
+  if (error instanceof ApiError) {
+    if (error.status >= 500) req.log.warn({ code: error.code, err: error.cause ?? undefined }, error.message);
+    return error;
+  }
+  if (error instanceof ResponseContractError) throw error;
+  // Unexpected: log everything for the operator, tell the client nothing internal.
+  req.log.error({ err: error }, 'unhandled error');
+  return new ApiError('INTERNAL_ERROR');
+}
+
+/** Ajv errors as JSON pointers into the request: `/query/returnTo`, `/body/code`. */
+export function toFieldErrors(errors: ErrorObject[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    let pointer = error.instancePath.replace(/^\/requestBody/, '/body');
+    if (pointer === '' && error.instancePath === '' && error.keyword === 'required' && error.schemaPath.includes('requestBody')) pointer = '/body';
+    if (error.keyword === 'required') pointer += `/${escapePointer(String(error.params.missingProperty))}`;
+    if (error.keyword === 'additionalProperties') pointer += `/${escapePointer(String(error.params.additionalProperty))}`;
+    // anyOf/oneOf report every branch; keep one message per pointer.
+    if (['anyOf', 'oneOf', 'if'].includes(error.keyword)) continue;
+    const message = error.keyword === 'additionalProperties' ? 'is not a known property' : (error.message ?? 'is invalid');
+    const key = `${pointer}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pointer: pointer || '/', message });
+  }
+  return out.length > 0 ? out : [{ pointer: '/', message: 'is invalid' }];
+}
+
+const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');

@@ -1,0 +1,131 @@
+import type { Context } from 'openapi-backend';
+import type { Request } from 'express';
+import type { Config } from '../config/index.ts';
+import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
+import { sha256 } from '../security/crypto.ts';
+import { findSessionByTokenDigest } from '../db/repositories/sessions.ts';
+import { findUserBySub } from '../db/repositories/users.ts';
+import { permissionsFromScope } from '../services/permissions.ts';
+import type { AppDeps } from './deps.ts';
+import type { Permission, Principal } from './types.ts';
+
+export interface BasicCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * openapi-backend security handlers, one per scheme of the contract. A handler
+ * returns the resolved caller, returns undefined when its credential is absent,
+ * or throws an ApiError saying why a present credential is refused.
+ */
+export function createSecurityHandlers(deps: AppDeps) {
+  return {
+    async gatewayCookieAuth(c: Context, req: Request): Promise<Principal | undefined> {
+      const token = req.cookies?.[deps.config.gatewayCookieName] as string | undefined;
+      if (!token) return undefined;
+      const session = await findSessionByTokenDigest(deps.db, sha256(token));
+      if (!session) throw new ApiError('UNAUTHENTICATED', 'The gateway session is not valid. Sign in again.');
+      if (session.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign in again.');
+      return {
+        via: 'cookie',
+        userId: session.userId,
+        sub: session.sub,
+        permissions: session.permissions,
+        session: { id: session.id, expiresAt: session.expiresAt },
+      };
+    },
+
+    async bearerAuth(c: Context, req: Request): Promise<Principal | undefined> {
+      const header = req.headers.authorization;
+      if (!header || !/^Bearer /i.test(header)) return undefined;
+      if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED');
+      const claims = await deps.oidc.verifyAccessToken(header.slice(7).trim());
+      const user = await findUserBySub(deps.db, claims.sub);
+      return {
+        via: 'bearer',
+        userId: user?.id ?? null,
+        sub: claims.sub,
+        permissions: permissionsFromScope(claims.scope),
+        session: null,
+      };
+    },
+
+    /** Only parses: the secret is checked in the exchange's single SQL statement. */
+    platformBasicAuth(c: Context, req: Request): BasicCredentials | undefined {
+      return parseBasic(req.headers.authorization);
+    },
+  };
+}
+
+/** RFC 7617 Basic credentials; client id and secret are form-urlencoded per RFC 6749 §2.3.1. */
+export function parseBasic(header: string | undefined): BasicCredentials | undefined {
+  if (!header || !/^Basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  try {
+    const clientId = decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
+    const clientSecret = decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' '));
+    if (!clientId || !clientSecret || clientId.length > 200 || clientSecret.length > 200) return undefined;
+    return { clientId, clientSecret };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 401 for a request that satisfied none of its operation's security requirements. */
+export function unauthorizedError(c: Context): ApiError {
+  const schemes = (c.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+  if (schemes.includes('platformBasicAuth')) {
+    return invalidClientCredentials();
+  }
+  // A presented but refused credential explains itself better than "missing".
+  for (const scheme of schemes) {
+    const result = (c.security as Record<string, unknown> | undefined)?.[scheme] as { error?: unknown } | undefined;
+    if (result?.error instanceof ApiError) return result.error;
+    if (result?.error) throw result.error;
+  }
+  return new ApiError('UNAUTHENTICATED', 'Sign in first: send the gateway session cookie or a Bearer access token.');
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Authorisation after authentication: the permissions an operation declares in
+ * `x-required-permissions`, and the allowed-origin check the spec requires for
+ * cookie-authenticated writes (a CSRF defence; SameSite=Lax alone still lets a
+ * sibling subdomain post).
+ */
+export function authorize(c: Context, req: Request, config: Config): void {
+  const principal = [c.security?.gatewayCookieAuth, c.security?.bearerAuth].find(
+    (result): result is Principal => Boolean(result) && !(result as { error?: unknown }).error,
+  );
+  if (!principal) return;
+  const required = ((c.operation as { 'x-required-permissions'?: Permission[] })['x-required-permissions'] ?? []);
+  if (!hasPermissions(principal.permissions, required)) {
+    throw new ApiError('FORBIDDEN', `This operation needs the permission ${required.join(' and ')}.`);
+  }
+  if (principal.via === 'cookie' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) {
+    throw new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');
+  }
+}
+
+/** platforms:admin covers every registry and schema operation. */
+export function hasPermissions(held: readonly Permission[], required: readonly Permission[]): boolean {
+  if (required.length === 0) return true;
+  if (held.includes('platforms:admin')) return true;
+  return required.every((permission) => held.includes(permission));
+}
+
+function originAllowed(req: Request, config: Config): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) {
+    // No Origin: a server-side client (a platform BFF forwarding the cookie), not
+    // a browser; browsers send Origin on every cross-origin write and say where
+    // the request came from in Sec-Fetch-Site.
+    const site = req.headers['sec-fetch-site'];
+    return site === undefined || site === 'same-origin' || site === 'none';
+  }
+  return config.corsOrigins.includes(origin) || origin === new URL(config.publicBaseUrl).origin;
+}

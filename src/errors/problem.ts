@@ -1,0 +1,70 @@
+import type { Request, Response } from 'express';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from './catalogue.ts';
+
+/** RFC 9457 problem details, as the contract's Problem schema describes them. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code: ErrorCode;
+  requestId: string;
+  errors?: FieldError[];
+}
+
+export const PROBLEM_TYPE_BASE = 'https://docs.auth-gateway.dev/problems/';
+
+export function toProblem(error: ApiError, requestId: string): ProblemBody {
+  const body: ProblemBody = {
+    type: `${PROBLEM_TYPE_BASE}${error.code.toLowerCase().replaceAll('_', '-')}`,
+    title: ERROR_CATALOGUE[error.code].title,
+    status: error.status,
+    code: error.code,
+    requestId,
+  };
+  if (error.detail) body.detail = error.detail;
+  if (error.errors && error.errors.length > 0) body.errors = [...error.errors];
+  return body;
+}
+
+/** Endpoints a person's browser lands on answer it with a page, not JSON. */
+const BROWSER_OPERATIONS = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication']);
+
+export function wantsHtml(req: Request, operationId: string | undefined): boolean {
+  if (!operationId || !BROWSER_OPERATIONS.has(operationId)) return false;
+  const preferred = req.accepts(['application/problem+json', 'application/json', 'text/html']);
+  return preferred === 'text/html';
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+function problemPage(problem: ProblemBody): string {
+  const again = problem.status >= 500
+    ? 'Please try again in a moment.'
+    : 'Please go back to the application you came from and sign in again.';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(problem.title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{color:#555}</style>
+</head><body>
+<h1>${escapeHtml(problem.title)}</h1>
+${problem.detail ? `<p>${escapeHtml(problem.detail)}</p>` : ''}
+<p>${again}</p>
+<p><small>Reference: <code>${escapeHtml(problem.code)}</code> · request <code>${escapeHtml(problem.requestId)}</code></small></p>
+</body></html>
+`;
+}
+
+export function sendProblem(req: Request, res: Response, error: ApiError, operationId?: string): void {
+  const problem = toProblem(error, String(req.id ?? ''));
+  if (error.headers) res.set(error.headers);
+  res.status(problem.status);
+  // Errors must never be cached: some carry state about a login in progress.
+  res.set('Cache-Control', 'no-store');
+  if (wantsHtml(req, operationId)) {
+    res.type('text/html; charset=utf-8').send(problemPage(problem));
+    return;
+  }
+  res.type('application/problem+json').send(JSON.stringify(problem));
+}

@@ -1,0 +1,99 @@
+import type { Server } from 'node:http';
+import { ConfigError, loadConfig, oidcClientConfigured, type Config } from './config/index.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { openDatabase } from './db/open.ts';
+import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
+import { createRelyingParty, type RelyingParty } from './oidc/relyingParty.ts';
+import { createApp } from './app.ts';
+import { startDevStack, type DevStack } from './devstack/index.ts';
+
+/** Boot: config → database → identity provider client → app → listen; stop cleanly on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`auth-gateway: ${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  logger.info({ node: process.version, nodeEnv: config.nodeEnv }, 'starting auth-gateway');
+
+  const keyRing = parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS);
+  if (!config.encryptionKeys) logger.warn('ENCRYPTION_KEYS is unset: using the published development key ring (never in production)');
+
+  const database = await openDatabase(config.databaseUrl, logger, { migrate: true });
+
+  let devStack: DevStack | null = null;
+  let oidc: RelyingParty | null = null;
+  if (!config.oidc.issuer && !config.isProduction) {
+    devStack = await startDevStack(config, database.db, logger);
+    config = devStack.config;
+  }
+  if (oidcClientConfigured(config)) {
+    oidc = createRelyingParty(
+      {
+        issuer: config.oidc.issuer!,
+        clientId: config.oidc.clientId!,
+        clientSecret: config.oidc.clientSecret!,
+        redirectUri: config.authCallbackUrl,
+        scopes: config.oidc.scopes,
+        accessTokenAudience: config.oidc.accessTokenAudience,
+        allowInsecureIssuer: !config.isProduction,
+      },
+      logger,
+    );
+  } else {
+    logger.warn('the OpenID Connect client is not configured: the login flow answers 503 OIDC_NOT_CONFIGURED');
+  }
+
+  const app = await createApp({ config, db: database.db, logger, keyRing, oidc });
+  const server: Server = app.listen(config.port, () => {
+    logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
+    devStack?.announce(logger);
+  });
+  server.keepAliveTimeout = 65_000;
+
+  installShutdown(server, logger, async () => {
+    await devStack?.close();
+    await database.close();
+  });
+}
+
+/**
+ * Graceful shutdown: stop accepting, let in-flight requests finish (bounded),
+ * then close the pool and any embedded servers. A second signal exits at once.
+ */
+function installShutdown(server: Server, logger: Logger, closeResources: () => Promise<void>): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    server.closeIdleConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearTimeout(force);
+    try {
+      await closeResources();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'error while closing resources');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', (signal) => void stop(signal));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`auth-gateway failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

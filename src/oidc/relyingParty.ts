@@ -1,0 +1,243 @@
+import * as client from 'openid-client';
+import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors/catalogue.ts';
+
+export interface RelyingPartySettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  scopes: readonly string[];
+  /** When set, JWT access tokens must carry this `aud`. */
+  accessTokenAudience: string | null;
+  /** http issuers are accepted only outside production (the dev identity provider). */
+  allowInsecureIssuer: boolean;
+  /** Per request to the identity provider. */
+  timeoutMs?: number;
+}
+
+export interface IdTokenClaims {
+  sub: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  givenName: string | null;
+  familyName: string | null;
+}
+
+export interface AccessTokenClaims {
+  sub: string;
+  scope: string;
+}
+
+export interface VerifiedLogin {
+  idToken: IdTokenClaims;
+  accessToken: AccessTokenClaims;
+}
+
+/** The gateway as the single OpenID Connect client of its identity provider. */
+export interface RelyingParty {
+  readonly issuer: string;
+  /** Step 7 of start: the authorize URL with PKCE S256, state and nonce. */
+  authorizationUrl(input: { state: string; nonce: string; codeVerifier: string }): Promise<URL>;
+  /** Steps 2 to 4 of the callback: code exchange, ID token and access token verification. */
+  completeLogin(input: { callbackUrl: URL; state: string; nonce: string; codeVerifier: string }): Promise<VerifiedLogin>;
+  /** Bearer tokens on user and admin routes, verified like the callback's access token. */
+  verifyAccessToken(token: string): Promise<AccessTokenClaims>;
+}
+
+/** Asymmetric algorithms only: `none` and HMAC (a shared secret) are never accepted for access tokens. */
+const ACCESS_TOKEN_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+export function createRelyingParty(settings: RelyingPartySettings, logger: Logger): RelyingParty {
+  const timeoutMs = settings.timeoutMs ?? 5000;
+  const fetchWithTimeout: client.CustomFetch = (url, options) =>
+    fetch(url, { ...options, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
+
+  let configuration: Promise<client.Configuration> | undefined;
+  let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+
+  /**
+   * Discovery happens on first use and is retried after a failure, so the
+   * service starts (and reports ready) while the provider is still down.
+   */
+  function discover(): Promise<client.Configuration> {
+    configuration ??= (async () => {
+      const config = await client.discovery(
+        new URL(settings.issuer),
+        settings.clientId,
+        {
+          // The spec requires RS256 ID tokens; pinning stops discovery from widening it.
+          id_token_signed_response_alg: 'RS256',
+          redirect_uris: [settings.redirectUri],
+          response_types: ['code'],
+        },
+        client.ClientSecretBasic(settings.clientSecret),
+        {
+          [client.customFetch]: fetchWithTimeout,
+          execute: settings.allowInsecureIssuer && settings.issuer.startsWith('http:') ? [client.allowInsecureRequests] : [],
+        },
+      );
+      config[client.customFetch] = fetchWithTimeout;
+      // openid-client skips the ID token signature check for tokens from the
+      // token endpoint (OIDC Core 3.1.3.7 allows it over TLS); the spec does not.
+      client.enableNonRepudiationChecks(config);
+      const metadata = config.serverMetadata();
+      if (!metadata.jwks_uri) throw new Error('the identity provider publishes no jwks_uri');
+      // An unknown `kid` (provider key rotation) refetches the key set, at most every 5 s.
+      jwks = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeoutMs, cooldownDuration: 5000 });
+      logger.info({ issuer: metadata.issuer }, 'OpenID provider discovered');
+      return config;
+    })().catch((error: unknown) => {
+      configuration = undefined;
+      logger.warn({ err: error, issuer: settings.issuer }, 'OpenID provider discovery failed');
+      throw new ApiError('IDP_UNAVAILABLE', 'The identity provider could not be reached. Try again shortly.', { cause: error });
+    });
+    return configuration;
+  }
+
+  async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
+    const config = await discover();
+    if (token.split('.').length === 3) return verifyJwtAccessToken(token, config);
+    return introspect(token, config);
+  }
+
+  /** RFC 9068: signature against the issuer's JWKS, `iss`, `exp`, and `aud` when configured. */
+  async function verifyJwtAccessToken(token: string, config: client.Configuration): Promise<AccessTokenClaims> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks!, {
+        issuer: config.serverMetadata().issuer,
+        algorithms: ACCESS_TOKEN_ALGORITHMS,
+        ...(settings.accessTokenAudience ? { audience: settings.accessTokenAudience } : {}),
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (error) {
+      if (isNetworkError(error)) throw unavailable(error);
+      throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token could not be verified.', { cause: error });
+    }
+    return { sub: String(payload.sub), scope: scopeOf(payload.scope ?? payload.scp) };
+  }
+
+  /** RFC 7662 for opaque access tokens. */
+  async function introspect(token: string, config: client.Configuration): Promise<AccessTokenClaims> {
+    let result: client.IntrospectionResponse;
+    try {
+      result = await client.tokenIntrospection(config, token);
+    } catch (error) {
+      throw classify(error, 'ACCESS_TOKEN_INVALID');
+    }
+    if (!result.active || typeof result.sub !== 'string' || !result.sub) {
+      throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token is not active.');
+    }
+    if (settings.accessTokenAudience && !audiences(result.aud).includes(settings.accessTokenAudience)) {
+      throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token is not meant for this service.');
+    }
+    return { sub: result.sub, scope: scopeOf(result.scope) };
+  }
+
+  return {
+    issuer: settings.issuer,
+
+    async authorizationUrl({ state, nonce, codeVerifier }) {
+      const config = await discover();
+      return client.buildAuthorizationUrl(config, {
+        redirect_uri: settings.redirectUri,
+        response_type: 'code',
+        scope: settings.scopes.join(' '),
+        state,
+        nonce,
+        code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+      });
+    },
+
+    async completeLogin({ callbackUrl, state, nonce, codeVerifier }) {
+      const config = await discover();
+      // RFC 9207: an `iss` in the authorization response must name our issuer
+      // (mix-up defence). openid-client checks it too; this gives a clear error.
+      const iss = callbackUrl.searchParams.get('iss');
+      if (iss !== null && iss !== config.serverMetadata().issuer) {
+        throw new ApiError('IDP_ERROR', 'The authorization response came from an unexpected issuer.');
+      }
+      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+      try {
+        tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: codeVerifier,
+          expectedState: state,
+          expectedNonce: nonce,
+          idTokenExpected: true,
+        });
+      } catch (error) {
+        throw classify(error, 'ID_TOKEN_INVALID');
+      }
+      const claims = tokens.claims();
+      if (!claims || typeof claims.sub !== 'string' || !claims.sub) {
+        throw new ApiError('ID_TOKEN_INVALID', 'The ID token carries no subject.');
+      }
+      const accessToken = await verifyAccessToken(tokens.access_token);
+      if (accessToken.sub !== claims.sub) {
+        throw new ApiError('TOKEN_SUBJECT_MISMATCH', 'The access token was issued for another subject than the ID token.');
+      }
+      return {
+        idToken: {
+          sub: claims.sub,
+          email: typeof claims.email === 'string' ? claims.email : null,
+          emailVerified: claims.email_verified === true,
+          name: typeof claims.name === 'string' ? claims.name : null,
+          givenName: typeof claims.given_name === 'string' ? claims.given_name : null,
+          familyName: typeof claims.family_name === 'string' ? claims.family_name : null,
+        },
+        accessToken,
+      };
+    },
+
+    verifyAccessToken,
+  };
+}
+
+function scopeOf(value: unknown): string {
+  if (Array.isArray(value)) return value.filter((item) => typeof item === 'string').join(' ');
+  return typeof value === 'string' ? value : '';
+}
+
+function audiences(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+function isNetworkError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return true;
+  if (error instanceof joseErrors.JWKSTimeout) return true;
+  // undici: TypeError('fetch failed') with the socket error as cause.
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
+function unavailable(cause: unknown): ApiError {
+  return new ApiError('IDP_UNAVAILABLE', 'The identity provider could not be reached. Try again shortly.', { cause });
+}
+
+/**
+ * Maps openid-client failures onto the spec's answers: the provider refusing
+ * (an OAuth error body) is 401, the provider down or failing (network, 5xx) is
+ * 503, and a response that fails validation is the given code.
+ */
+function classify(error: unknown, validationCode: 'ID_TOKEN_INVALID' | 'ACCESS_TOKEN_INVALID'): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isNetworkError(error) || (error instanceof Error && isNetworkError(error.cause))) return unavailable(error);
+  if (error instanceof client.ResponseBodyError) {
+    if (error.status >= 500) return unavailable(error);
+    return new ApiError('IDP_CODE_EXCHANGE_FAILED', 'The identity provider refused the authorization code.', { cause: error });
+  }
+  if (error instanceof client.AuthorizationResponseError) {
+    return new ApiError('IDP_ERROR', 'The identity provider refused the login.', { cause: error });
+  }
+  const status = (error as { cause?: { status?: unknown } })?.cause?.status;
+  if (typeof status === 'number' && status >= 500) return unavailable(error);
+  if (typeof status === 'number' && status >= 400) {
+    return new ApiError('IDP_CODE_EXCHANGE_FAILED', 'The identity provider refused the authorization code.', { cause: error });
+  }
+  return new ApiError(validationCode, validationCode === 'ID_TOKEN_INVALID' ? 'The ID token could not be verified.' : 'The access token could not be verified.', { cause: error });
+}

@@ -1,0 +1,11 @@
+import type { OperationHandler } from '../api/types.ts';
+import { invalidClientCredentials } from '../errors/catalogue.ts';
+import { exchangeHandoff } from '../services/handoff.ts';
+
+/** POST /v1/auth/exchange: the platform BFF trades the handoff code for a session description. */
+export const exchangeAuthenticationHandoff: OperationHandler<'exchangeAuthenticationHandoff'> = async ({ body, platformCredentials }, deps) => {
+  // Parsed by the platformBasicAuth security handler; the secret is checked inside the exchange's SQL.
+  if (!platformCredentials) throw invalidClientCredentials();
+  const result = await exchangeHandoff(deps, platformCredentials, body.code);
+  return { status: 200, body: result, headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } };
+};

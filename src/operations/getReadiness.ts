@@ -1,0 +1,42 @@
+import type { OperationHandler } from '../api/types.ts';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * Readiness: PostgreSQL answers a query. The pool reconnects by itself, so the
+ * answer turns back to 200 once the database is back, without a restart.
+ */
+export const getReadiness: OperationHandler<'getReadiness'> = async (ctx, deps) => {
+  const started = performance.now();
+  let reason: string | null = null;
+  try {
+    await Promise.race([
+      deps.db.raw('SELECT 1'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+    ]);
+  } catch (error) {
+    reason = describe(error);
+    ctx.log.warn({ reason }, 'readiness check: database unavailable');
+  }
+  const up = reason === null;
+  return {
+    status: up ? 200 : 503,
+    headers: { 'Cache-Control': 'no-store' },
+    body: {
+      status: up ? 'ready' : 'unavailable',
+      checks: {
+        database: { status: up ? 'up' : 'down', latencyMs: up ? Math.round((performance.now() - started) * 10) / 10 : null, reason },
+      },
+    },
+  };
+};
+
+/** A reason an operator can act on, without connection strings or credentials. */
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === '57P01' || code === '57P03') return 'database is shutting down or starting up';
+  if (error instanceof Error && /timed out|timeout/i.test(error.message)) return 'timed out';
+  if (typeof code === 'string') return `error ${code}`;
+  return 'unreachable';
+}

@@ -1,0 +1,17 @@
+import type { OperationHandler } from '../api/types.ts';
+import { finishLogin } from '../services/loginFlow.ts';
+import { setSessionCookie } from '../api/cookies.ts';
+
+/** GET /v1/auth/callback: the identity provider returns the browser here (AUTH_CALLBACK_URL). */
+export const handleIdpCallback: OperationHandler<'handleIdpCallback'> = async ({ query, req, res }, deps) => {
+  // The URL the provider redirected to: the fixed callback plus the query as received.
+  const callbackUrl = new URL(deps.config.authCallbackUrl);
+  callbackUrl.search = new URL(req.originalUrl, 'http://placeholder').search;
+  const outcome = await finishLogin(deps, {
+    ...(query.state ? { state: query.state } : {}),
+    ...(query.error ? { error: query.error } : {}),
+    callbackUrl,
+  });
+  setSessionCookie(res, deps.config, outcome.session.token, outcome.session.expiresAt);
+  return { status: 302, location: outcome.location, headers: { 'Cache-Control': 'no-store' } };
+};

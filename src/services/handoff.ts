@@ -1,0 +1,75 @@
+import type { AppDeps } from '../api/deps.ts';
+import type { Db } from '../db/knex.ts';
+import type { Permission } from '../api/types.ts';
+import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
+import { randomToken, sha256 } from '../security/crypto.ts';
+import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
+import type { OnboardingStatus } from './onboarding.ts';
+import { sessionTokenAad } from './sessions.ts';
+
+export const HANDOFF_PREFIX = 'handoff_';
+
+/**
+ * Issues the one handoff code of a transaction and returns the platform callback
+ * URL carrying it. Only the code's digest is stored. A second attempt for the
+ * same transaction is a 409 CONFLICT (unique on transaction_id).
+ */
+export async function issueHandoff(
+  db: Db,
+  ttlSeconds: number,
+  input: { transactionId: string; platformId: string; userId: string; sessionId: string; onboarding: OnboardingStatus; callbackUrl: string },
+): Promise<URL> {
+  const code = `${HANDOFF_PREFIX}${randomToken(32)}`;
+  const inserted = await insertHandoff(db, {
+    codeDigest: sha256(code),
+    transactionId: input.transactionId,
+    platformId: input.platformId,
+    userId: input.userId,
+    sessionId: input.sessionId,
+    onboarding: input.onboarding,
+    ttlSeconds,
+  });
+  if (!inserted) throw new ApiError('CONFLICT', 'A handoff code was already issued for this login transaction.');
+  const target = new URL(input.callbackUrl);
+  target.searchParams.set('code', code);
+  return target;
+}
+
+export interface ExchangeResult {
+  session: { id: string; expiresAt: string; gatewayToken: string };
+  user: { id: string; sub: string };
+  platform: { key: string };
+  onboarding: OnboardingStatus;
+  permissions: Permission[];
+  returnTo: string;
+}
+
+/** POST /v1/auth/exchange: one SQL round trip, then the sealed token is opened. */
+export async function exchangeHandoff(
+  deps: Pick<AppDeps, 'db' | 'keyRing'>,
+  credentials: { clientId: string; clientSecret: string },
+  code: string,
+): Promise<ExchangeResult> {
+  const row = await redeemHandoff(deps.db, {
+    clientId: credentials.clientId,
+    secretDigest: sha256(credentials.clientSecret),
+    codeDigest: sha256(code),
+  });
+  if (!row.credentialsValid) throw invalidClientCredentials('The platform client id or secret is not valid.');
+  // Unknown, expired, used and other-platform codes all look the same to the caller.
+  if (!row.sessionId || !row.tokenSealed || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
+    throw new ApiError('HANDOFF_CODE_INVALID', 'The handoff code is invalid, expired or already used.');
+  }
+  return {
+    session: {
+      id: row.sessionId,
+      expiresAt: row.sessionExpiresAt!.toISOString(),
+      gatewayToken: deps.keyRing.open(row.tokenSealed, sessionTokenAad(row.sessionId)),
+    },
+    user: { id: row.userId, sub: row.sub },
+    platform: { key: row.platformKey },
+    onboarding: row.onboarding,
+    permissions: row.permissions ?? [],
+    returnTo: row.returnTo,
+  };
+}

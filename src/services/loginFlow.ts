@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../api/deps.ts';
+import type { Principal } from '../api/types.ts';
+import { ApiError } from '../errors/catalogue.ts';
+import { randomToken, sha256 } from '../security/crypto.ts';
+import { resolveReturnTo } from '../security/returnTo.ts';
+import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
+import { attachLogin, consumeTransactionByState, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
+import { upsertUserFromIdp } from '../db/repositories/users.ts';
+import type { RelyingParty } from '../oidc/relyingParty.ts';
+import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding.ts';
+import { issueHandoff } from './handoff.ts';
+import { createSession } from './sessions.ts';
+import { permissionsFromScope } from './permissions.ts';
+
+/**
+ * The login transaction as a state machine (spec: States and transitions):
+ *   (none) --start--> pending --callback--> consumed --resume--> consumed + handoff
+ * Every guard is a named step below, in the order the spec lists them.
+ */
+
+const pkceAad = (transactionId: string) => `auth_transactions:pkce_verifier:${transactionId}`;
+const nonceAad = (transactionId: string) => `auth_transactions:nonce:${transactionId}`;
+
+function requireOidc(deps: AppDeps): RelyingParty {
+  if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED', 'The gateway has no OpenID Connect client configured.');
+  return deps.oidc;
+}
+
+export interface StartInput {
+  platformKey: string;
+  returnTo: string;
+  onboardingMode?: OnboardingMode;
+}
+
+/** GET /v1/auth/start, steps 1 to 7. Returns the identity provider's authorize URL. */
+export async function startLogin(deps: AppDeps, input: StartInput): Promise<URL> {
+  const oidc = requireOidc(deps);
+  // 1. the active platform
+  const platform = await findActivePlatformByKey(deps.db, input.platformKey);
+  if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${input.platformKey}.`);
+  // 2. the mode: the query value is only an assertion about the registry
+  const mode = input.onboardingMode ?? platform.defaultOnboardingMode;
+  // 3.
+  if (mode === 'central' && !platform.centralOnboardingEnabled) {
+    throw new ApiError('CENTRAL_ONBOARDING_DISABLED', 'Central onboarding is disabled for this platform.');
+  }
+  // 4.
+  if (!platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
+  // 5. returnTo against the allowlist (parsed URLs, never string prefixes); the mode assertion
+  const returnTo = resolveReturnTo(input.returnTo, platform.allowedReturnUrls);
+  if (!returnTo.ok) {
+    if (returnTo.status === 400) {
+      throw new ApiError('INVALID_REDIRECT', returnTo.reason, { errors: [{ pointer: '/query/returnTo', message: returnTo.reason }] });
+    }
+    throw new ApiError('RETURN_TO_NOT_ALLOWED', returnTo.reason);
+  }
+  if (mode !== platform.defaultOnboardingMode) {
+    throw new ApiError('ONBOARDING_MODE_MISMATCH', `The platform's onboarding mode is ${platform.defaultOnboardingMode}; it cannot be overridden.`);
+  }
+  // 6. persist: digests for lookups, AES-GCM for what the callback must read back
+  const id = randomUUID();
+  const state = randomToken(32);
+  const nonce = randomToken(32);
+  const codeVerifier = randomToken(32); // 43 characters, RFC 7636 §4.1
+  const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier });
+  await insertTransaction(deps.db, {
+    id,
+    platformId: platform.id,
+    stateDigest: sha256(state),
+    nonceDigest: sha256(nonce),
+    pkceVerifierSealed: deps.keyRing.seal(codeVerifier, pkceAad(id)),
+    nonceSealed: deps.keyRing.seal(nonce, nonceAad(id)),
+    onboardingMode: mode,
+    platformCallbackUrl: platform.callbackUrl,
+    returnTo: returnTo.url.href,
+    ttlSeconds: deps.config.authTransactionTtlSeconds,
+  });
+  // 7.
+  return authorizeUrl;
+}
+
+export interface CallbackInput {
+  state?: string;
+  error?: string;
+  /** The full URL the provider sent the browser to (code, state, iss). */
+  callbackUrl: URL;
+}
+
+export interface LoginOutcome {
+  location: URL;
+  session: { token: string; expiresAt: Date };
+}
+
+/** GET /v1/auth/callback, steps 1 to 9. */
+export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<LoginOutcome> {
+  const oidc = requireOidc(deps);
+  if (!input.state) {
+    throw new ApiError('VALIDATION_FAILED', 'The callback carries no state.', { errors: [{ pointer: '/query/state', message: 'is required' }] });
+  }
+  // 1. consume the transaction atomically; nothing else decides whether this state is good
+  const tx = await consumeTransactionByState(deps.db, sha256(input.state));
+  if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.');
+  if (input.error) {
+    // The provider ended the login (e.g. access_denied); the transaction is spent.
+    throw new ApiError('IDP_ERROR', 'The identity provider did not complete the sign-in.');
+  }
+  const codeVerifier = deps.keyRing.open(tx.pkceVerifierSealed, pkceAad(tx.id));
+  const nonce = deps.keyRing.open(tx.nonceSealed, nonceAad(tx.id));
+  // 2-4. code exchange, ID token, access token (and the sub comparison)
+  const login = await oidc.completeLogin({ callbackUrl: input.callbackUrl, state: input.state, nonce, codeVerifier });
+
+  const platform = await findActivePlatformById(deps.db, tx.platformId);
+  if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
+
+  return deps.db.transaction(async (trx) => {
+    // 5. just-in-time user
+    const user = await upsertUserFromIdp(trx, {
+      sub: login.idToken.sub,
+      email: login.idToken.email,
+      emailVerified: login.idToken.emailVerified,
+      displayName: login.idToken.name,
+      givenName: login.idToken.givenName,
+      familyName: login.idToken.familyName,
+    });
+    // 6. membership and onboarding
+    const onboarding = await bootstrapAndEvaluate(trx, user.id, platform);
+    // 7. the gateway session with the permissions of the access token
+    const session = await createSession(trx, deps.keyRing, {
+      userId: user.id,
+      permissions: permissionsFromScope(login.accessToken.scope),
+      ttlSeconds: deps.config.gatewaySessionTtlSeconds,
+    });
+    await attachLogin(trx, tx.id, user.id, session.id);
+    // 9. (8, the cookie, is set by the operation from `session`)
+    const location = await continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId: user.id, sessionId: session.id, onboarding });
+    return { location, session: { token: session.token, expiresAt: session.expiresAt } };
+  });
+}
+
+/** GET /v1/auth/resume: after central onboarding, re-evaluate on the server and continue. */
+export async function resumeLogin(deps: AppDeps, principal: Principal, transactionId: string): Promise<URL> {
+  if (principal.via !== 'cookie' || !principal.userId) throw new ApiError('UNAUTHENTICATED', 'Resume needs the gateway session cookie.');
+  const tx = await findConsumedTransactionOfUser(deps.db, transactionId, principal.userId);
+  if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'No completed sign-in of yours has this transaction id.');
+  const platform = await findActivePlatformById(deps.db, tx.platformId);
+  if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
+  return deps.db.transaction(async (trx) => {
+    const onboarding = await bootstrapAndEvaluate(trx, principal.userId!, platform);
+    return continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId: principal.userId!, sessionId: tx.sessionId, onboarding });
+  });
+}
+
+/**
+ * Where the browser goes next: the account center while central onboarding is
+ * incomplete, otherwise the platform's registered callback with a handoff code.
+ * Destinations come only from the registry and configuration.
+ */
+async function continueTo(
+  deps: AppDeps,
+  db: AppDeps['db'],
+  step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus },
+): Promise<URL> {
+  if (step.mode === 'central' && step.onboarding.status !== 'COMPLETE' && step.onboarding.canCompleteCentrally) {
+    const target = new URL(`${deps.config.accountCenterUrl}/onboarding/${encodeURIComponent(step.platform.platformKey)}`);
+    target.searchParams.set('resume', step.transactionId);
+    return target;
+  }
+  if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
+  return issueHandoff(db, deps.config.authHandoffTtlSeconds, {
+    transactionId: step.transactionId,
+    platformId: step.platform.id,
+    userId: step.userId,
+    sessionId: step.sessionId,
+    onboarding: step.onboarding,
+    callbackUrl: step.platform.callbackUrl,
+  });
+}

@@ -1,0 +1,63 @@
+import type { Express } from 'express';
+import { loadConfig, type Config } from '../../src/config/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createApp } from '../../src/app.ts';
+import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
+import { createRelyingParty, type RelyingParty } from '../../src/oidc/relyingParty.ts';
+import type { AppDeps } from '../../src/api/deps.ts';
+import type { Db } from '../../src/db/knex.ts';
+
+export interface TestAppOptions {
+  db: Db;
+  /** Environment for loadConfig, on top of test defaults. */
+  env?: Record<string, string>;
+  /** Provide an OIDC client: an issuer and the client registered there. */
+  oidc?: { issuer: string; clientId: string; clientSecret: string; scopes?: string[] } | null;
+}
+
+export interface TestApp {
+  app: Express;
+  deps: AppDeps;
+  config: Config;
+}
+
+/**
+ * The real app on a test database, with response validation on: any response
+ * that breaks the contract becomes a 500 and fails the test that receives it.
+ */
+export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PUBLIC_BASE_URL: 'http://gateway.test',
+    ACCOUNT_CENTER_URL: 'http://account.test',
+    ...(options.oidc
+      ? {
+          OIDC_ISSUER: options.oidc.issuer,
+          OIDC_CLIENT_ID: options.oidc.clientId,
+          OIDC_CLIENT_SECRET: options.oidc.clientSecret,
+          ...(options.oidc.scopes ? { OIDC_SCOPES: options.oidc.scopes.join(' ') } : {}),
+        }
+      : {}),
+    ...options.env,
+  });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  let oidc: RelyingParty | null = null;
+  if (config.oidc.issuer && config.oidc.clientId && config.oidc.clientSecret) {
+    oidc = createRelyingParty(
+      {
+        issuer: config.oidc.issuer,
+        clientId: config.oidc.clientId,
+        clientSecret: config.oidc.clientSecret,
+        redirectUri: config.authCallbackUrl,
+        scopes: config.oidc.scopes,
+        accessTokenAudience: config.oidc.accessTokenAudience,
+        allowInsecureIssuer: true,
+        timeoutMs: 2000,
+      },
+      logger,
+    );
+  }
+  const deps: AppDeps = { config, db: options.db, logger, keyRing: parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS), oidc };
+  const app = await createApp(deps, { validateResponses: true });
+  return { app, deps, config };
+}

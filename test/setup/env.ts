@@ -1,0 +1,2 @@
+// Tests never read the developer's environment for service settings.
+process.env.NODE_ENV = 'test';
