@@ -44,14 +44,17 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
 
   api.register({
     // Remembered for the error path: problem pages and response checks depend on the operation.
+    // It also runs when routing failed (404/405), without an operation.
     postRoutingHandler: (c: Context, _req: Request, res: Response) => {
-      res.locals.operationId = c.operation.operationId;
+      res.locals.operationId = c.operation?.operationId;
+      if (c.operation) dropUnknownQueryParameters(c, res.locals.apiRequest as OpenApiRequest);
     },
     notFound: () => {
       throw new ApiError('NOT_FOUND', 'No operation is published at this path.');
     },
-    methodNotAllowed: () => {
-      throw new ApiError('METHOD_NOT_ALLOWED');
+    methodNotAllowed: (c: Context) => {
+      // RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
+      throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allowedMethods(api, c.request.path).join(', ') } });
     },
     unauthorizedHandler: (c: Context) => {
       throw unauthorizedError(c);
@@ -92,8 +95,18 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
 
   /** Express middleware: every request that reaches it is a contract operation or a 404/405. */
   return async function dispatch(req: Request, res: Response): Promise<void> {
+    // A plain copy for openapi-backend, whose query the routing step trims of unknown
+    // parameters. HEAD is GET without a body (RFC 9110 §9.3.2); Node drops the body.
+    const apiRequest = {
+      method: req.method === 'HEAD' ? 'GET' : req.method,
+      path: req.path,
+      headers: req.headers,
+      query: { ...(req.query as Record<string, string | string[]>) },
+      body: req.body,
+    };
+    res.locals.apiRequest = apiRequest;
     try {
-      await api.handleRequest(req as unknown as OpenApiRequest, req, res);
+      await api.handleRequest(apiRequest as unknown as OpenApiRequest, req, res);
     } catch (error) {
       const operationId = res.locals.operationId as string | undefined;
       const apiError = asApiError(error, req);
@@ -103,6 +116,30 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
       sendProblem(req, res, apiError, operationId);
     }
   };
+}
+
+const ROUTABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
+
+/** The methods the contract publishes for a path (HEAD wherever GET is). */
+function allowedMethods(api: OpenAPIBackend, path: string): string[] {
+  const allowed: string[] = ROUTABLE_METHODS.filter((method) =>
+    api.router.matchOperation({ method, path, headers: {} }, false) !== undefined,
+  );
+  if (allowed.includes('GET')) allowed.splice(1, 0, 'HEAD');
+  return allowed;
+}
+
+/**
+ * Unknown query parameters are ignored rather than refused: identity providers add
+ * their own (session_state, …), and a client flag such as `completed=true` must
+ * simply have no effect (spec: resume). Known ones are still validated strictly.
+ */
+function dropUnknownQueryParameters(c: Context, apiRequest: OpenApiRequest): void {
+  const known = new Set(
+    ((c.operation.parameters ?? []) as { in: string; name: string }[]).filter((p) => p.in === 'query').map((p) => p.name),
+  );
+  const query = apiRequest.query as Record<string, unknown>;
+  for (const name of Object.keys(query)) if (!known.has(name)) delete query[name];
 }
 
 function principalOf(c: Context): Principal | null {

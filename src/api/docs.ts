@@ -20,7 +20,7 @@ export function docsRouter(): Router {
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(INIT);
   });
-  router.use('/docs', express.static(getAbsoluteFSPath(), { index: false, fallthrough: false, maxAge: '1h' }));
+  router.use('/docs', express.static(getAbsoluteFSPath(), { index: false, fallthrough: true, maxAge: '1h' }));
   return router;
 }
 

@@ -6,6 +6,14 @@ import { resumeAuthentication } from '../operations/resumeAuthentication.ts';
 import { exchangeAuthenticationHandoff } from '../operations/exchangeAuthenticationHandoff.ts';
 import { getLiveness } from '../operations/getLiveness.ts';
 import { getReadiness } from '../operations/getReadiness.ts';
+import { listPlatforms } from '../operations/listPlatforms.ts';
+import { createPlatform } from '../operations/createPlatform.ts';
+import { getPlatform } from '../operations/getPlatform.ts';
+import { updatePlatform } from '../operations/updatePlatform.ts';
+import { deactivatePlatform } from '../operations/deactivatePlatform.ts';
+import { activatePlatform } from '../operations/activatePlatform.ts';
+import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentials.ts';
+import { listAuditEvents } from '../operations/listAuditEvents.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -23,14 +31,14 @@ export const handlers: HandlerMap = {
   putOnboardingValues: pending('putOnboardingValues'),
   completeOnboarding: pending('completeOnboarding'),
 
-  listPlatforms: pending('listPlatforms'),
-  createPlatform: pending('createPlatform'),
-  getPlatform: pending('getPlatform'),
-  updatePlatform: pending('updatePlatform'),
-  deactivatePlatform: pending('deactivatePlatform'),
-  activatePlatform: pending('activatePlatform'),
-  rotatePlatformCredentials: pending('rotatePlatformCredentials'),
-  listAuditEvents: pending('listAuditEvents'),
+  listPlatforms,
+  createPlatform,
+  getPlatform,
+  updatePlatform,
+  deactivatePlatform,
+  activatePlatform,
+  rotatePlatformCredentials,
+  listAuditEvents,
 
   listOnboardingFields: pending('listOnboardingFields'),
   createOnboardingField: pending('createOnboardingField'),
