@@ -1,8 +1,16 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
+const SECRET_FIELDS = [
+  'password', 'clientSecret', 'client_secret', 'gatewayToken', 'accessToken', 'idToken',
+  'access_token', 'id_token', 'refresh_token', 'nonce', 'code_verifier', 'state',
+];
+
 /**
  * Paths pino must never print. Request logs carry headers and query strings;
- * the login flow carries state, codes and tokens in both.
+ * the login flow carries state, codes and tokens in both. Secret fields are
+ * censored at the top level and one level down (pino's `*` is one level).
+ * `code` is censored only inside bodies and queries: elsewhere it is an error code
+ * (ENOENT, 23505) an operator needs.
  */
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -10,19 +18,12 @@ export const REDACT_PATHS = [
   'req.headers["proxy-authorization"]',
   'res.headers["set-cookie"]',
   'res.headers.location',
-  '*.password',
-  '*.clientSecret',
-  '*.client_secret',
-  '*.gatewayToken',
-  '*.accessToken',
-  '*.idToken',
-  '*.access_token',
-  '*.id_token',
-  '*.refresh_token',
-  '*.code',
-  '*.state',
-  '*.nonce',
-  '*.code_verifier',
+  'body.code',
+  'query.code',
+  'req.body.code',
+  'req.query.code',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
 ];
 
 export function createLogger(level: LoggerOptions['level'], destination?: pino.DestinationStream): Logger {

@@ -14,6 +14,8 @@ export interface DemoBffOptions {
   platformKey: string;
   clientId: string;
   clientSecret: string;
+  /** How browsers reach this BFF (its registered callback and return root); default http://localhost:<port>. */
+  publicUrl?: string;
 }
 
 export interface DemoBff {
@@ -31,7 +33,7 @@ pre{background:#f4f4f4;padding:1rem;overflow:auto}</style></head><body>${body}</
 }
 
 export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
-  let selfUrl = '';
+  let selfUrl = options.publicUrl ?? '';
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', selfUrl);
     const send = (status: number, html: string) => {
@@ -73,7 +75,7 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   });
   // Both loopback families: browsers may resolve localhost to ::1 or 127.0.0.1.
   await new Promise<void>((resolve) => server.listen(options.port, resolve));
-  selfUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+  selfUrl ||= `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
     url: selfUrl,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { startHarness, type Harness } from '../helpers/flowHarness.ts';
+import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
+import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { freePort } from '../../src/db/embedded.ts';
+
+/**
+ * A real browser (Debian's chromium, driven by playwright-core) clicking through
+ * what a person does. `.ci/run` installs chromium; elsewhere these tests say why
+ * they were skipped.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+
+describe.skipIf(!hasChromium)(`in headless Chromium${hasChromium ? '' : ' (skipped: /usr/bin/chromium is not installed; apt-get install chromium)'}`, () => {
+  let harness: Harness;
+  let bff: DemoBff;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    const bffPort = await freePort();
+    const bffUrl = `http://127.0.0.1:${bffPort}`;
+    const created = await createPlatform(
+      harness.database.db,
+      {
+        platformKey: 'BROWSER_DEMO',
+        displayName: 'Browser demo',
+        callbackUrl: `${bffUrl}/auth/callback`,
+        allowedReturnUrls: [`${bffUrl}/`],
+        defaultOnboardingMode: 'none',
+        centralOnboardingEnabled: true,
+      },
+      { type: 'cli', userId: null, sub: null, requestId: null },
+    );
+    bff = await startDemoBff({
+      port: bffPort,
+      gatewayUrl: harness.baseUrl,
+      platformKey: 'BROWSER_DEMO',
+      clientId: created.platform.clientId!,
+      clientSecret: created.clientSecret,
+      publicUrl: bffUrl,
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync',
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await bff?.close();
+    await harness?.close();
+  });
+
+  it('a person signs in through the example BFF and the dev identity provider', async () => {
+    const page = await browser.newPage();
+    await page.goto(bff.url);
+    await page.click('#sign-in');
+    await page.waitForSelector('input[name=username]');
+    expect(await page.textContent('body')).toContain('Dev identity provider');
+    await page.fill('input[name=username]', 'alice');
+    await page.fill('input[name=password]', 'alice-password');
+    await page.click('button[type=submit]:not(.secondary)');
+    await page.waitForSelector('#signed-in');
+    const session = JSON.parse((await page.textContent('#session'))!);
+    expect(session.user.sub).toBe('dev-user-alice');
+    expect(session.platform.key).toBe('BROWSER_DEMO');
+    expect(session.session.gatewayToken).toBe('[kept on the server]');
+    // The gateway cookie is HttpOnly: no script on any page can read it.
+    await page.goto(`${harness.baseUrl}/health/live`);
+    expect(await page.evaluate(() => document.cookie)).not.toContain('gw_session');
+    const cookies = await page.context().cookies(harness.baseUrl);
+    expect(cookies.find((cookie) => cookie.name === 'gw_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    await page.close();
+  });
+
+  it('/docs renders the contract with the network cut off', async () => {
+    const context = await browser.newContext();
+    const external: string[] = [];
+    // Cut off everything that is not this machine's gateway.
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.host === new URL(harness.baseUrl).host) return route.continue();
+      external.push(url.href);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    await page.goto(`${harness.baseUrl}/docs`);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((node) => node.textContent?.trim()));
+    expect(paths).toContain('/v1/auth/start');
+    expect(paths).toContain('/v1/auth/exchange');
+    expect(await page.textContent('.title')).toMatch(/gateway/i);
+    expect(external).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The problems loadConfig reports for an environment (fails the test when it accepts it). */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    for (const problem of problems) expect((error as ConfigError).message).toContain(problem);
+    return [...problems];
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({});
+
+  it('uses the documented defaults', () => {
+    expect(config.nodeEnv).toBe('development');
+    expect(config.isProduction).toBe(false);
+    expect(config.port).toBe(8080);
+    expect(config.authHandoffTtlSeconds).toBe(60);
+    expect(config.authTransactionTtlSeconds).toBe(600);
+    expect(config.gatewayCookieName).toBe('gw_session');
+    expect(config.oidc.scopes).toEqual(['openid', 'profile', 'email']);
+    expect(config.oidc).toMatchObject({ issuer: null, clientId: null, clientSecret: null, accessTokenAudience: null });
+    expect(config.databaseUrl).toBeNull();
+    expect(config.encryptionKeys).toBeNull();
+    expect(config.authPlatformKey).toBeNull();
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('derives the public base URL from the port and the callback URL from the public base URL', () => {
+    expect(config.publicBaseUrl).toBe('http://localhost:8080');
+    expect(config.authCallbackUrl).toBe('http://localhost:8080/v1/auth/callback');
+    const custom = loadConfig({ PORT: '9000' });
+    expect(custom.authCallbackUrl).toBe('http://localhost:9000/v1/auth/callback');
+    const behindProxy = loadConfig({ PUBLIC_BASE_URL: 'https://gateway.example.com/' });
+    expect(behindProxy.publicBaseUrl).toBe('https://gateway.example.com');
+    expect(behindProxy.authCallbackUrl).toBe('https://gateway.example.com/v1/auth/callback');
+  });
+
+  it('an explicit AUTH_CALLBACK_URL wins over the derived one', () => {
+    const explicit = loadConfig({ PUBLIC_BASE_URL: 'https://gateway.example.com', AUTH_CALLBACK_URL: 'https://login.example.com/cb' });
+    expect(explicit.authCallbackUrl).toBe('https://login.example.com/cb');
+  });
+
+  it('CORS origins default to the account center origin, and must include it', () => {
+    const accountOnly = loadConfig({ ACCOUNT_CENTER_URL: 'https://account.example.com/app/' });
+    expect(accountOnly.corsOrigins).toEqual(['https://account.example.com']);
+    const both = loadConfig({ ACCOUNT_CENTER_URL: 'https://account.example.com', CORS_ORIGINS: 'https://account.example.com, https://admin.example.com:8443' });
+    expect(both.corsOrigins).toEqual(['https://account.example.com', 'https://admin.example.com:8443']);
+    const problems = problemsOf({ ACCOUNT_CENTER_URL: 'https://account.example.com', CORS_ORIGINS: 'https://admin.example.com' });
+    expect(problems.join('\n')).toMatch(/CORS_ORIGINS.*account\.example\.com/);
+  });
+
+  it('accepts the edges of the handoff TTL range', () => {
+    expect(loadConfig({ AUTH_HANDOFF_TTL_SECONDS: '30' }).authHandoffTtlSeconds).toBe(30);
+    expect(loadConfig({ AUTH_HANDOFF_TTL_SECONDS: '300' }).authHandoffTtlSeconds).toBe(300);
+  });
+
+  it('the test environment logs nothing by default', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).logLevel).toBe('silent');
+  });
+});
+
+describe('loadConfig refuses bad values, naming the variable and the rule', () => {
+  const cases: Array<[env: Record<string, string>, variable: string, rule: RegExp]> = [
+    [{ AUTH_HANDOFF_TTL_SECONDS: '10' }, 'AUTH_HANDOFF_TTL_SECONDS', /30\.\.300/],
+    [{ AUTH_HANDOFF_TTL_SECONDS: '301' }, 'AUTH_HANDOFF_TTL_SECONDS', /30\.\.300/],
+    [{ AUTH_HANDOFF_TTL_SECONDS: 'abc' }, 'AUTH_HANDOFF_TTL_SECONDS', /30\.\.300/],
+    [{ AUTH_HANDOFF_TTL_SECONDS: '60.5' }, 'AUTH_HANDOFF_TTL_SECONDS', /30\.\.300/],
+    [{ AUTH_TRANSACTION_TTL_SECONDS: '5' }, 'AUTH_TRANSACTION_TTL_SECONDS', /\d+\.\.\d+/],
+    [{ PORT: '70000' }, 'PORT', /0\.\.65535/],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV', /development, test, production/],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+    [{ ACCOUNT_CENTER_URL: 'ftp://x' }, 'ACCOUNT_CENTER_URL', /http or https/],
+    [{ ACCOUNT_CENTER_URL: 'not a url' }, 'ACCOUNT_CENTER_URL', /http or https/],
+    [{ PUBLIC_BASE_URL: 'https://user:pw@gateway.example.com' }, 'PUBLIC_BASE_URL', /userinfo/],
+    [{ AUTH_CALLBACK_URL: 'https://gateway.example.com/cb#x' }, 'AUTH_CALLBACK_URL', /fragment/],
+    [{ CORS_ORIGINS: 'http://localhost:3000,https://app.example.com/dashboard' }, 'CORS_ORIGINS', /origin.*no path/],
+    [{ AUTH_PLATFORM_KEY: 'lower' }, 'AUTH_PLATFORM_KEY', /\^\[A-Z\]/],
+    [{ GATEWAY_COOKIE_NAME: 'gw session' }, 'GATEWAY_COOKIE_NAME', /cookie name/],
+    [{ GATEWAY_COOKIE_NAME: 'gw;session' }, 'GATEWAY_COOKIE_NAME', /cookie name/],
+    [{ OIDC_SCOPES: 'profile email' }, 'OIDC_SCOPES', /openid/],
+    [{ OIDC_ISSUER: 'https://idp.example.com' }, 'OIDC_CLIENT_ID', /OIDC_ISSUER/],
+  ];
+
+  it.each(cases)('%j is refused', (env, variable, rule) => {
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(variable);
+    expect(problems[0]).toMatch(rule);
+  });
+
+  it('reports several problems together', () => {
+    const problems = problemsOf({ AUTH_HANDOFF_TTL_SECONDS: '10', PORT: '70000', LOG_LEVEL: 'loud', OIDC_SCOPES: 'profile' });
+    expect(problems).toHaveLength(4);
+    const text = problems.join('\n');
+    for (const variable of ['AUTH_HANDOFF_TTL_SECONDS', 'PORT', 'LOG_LEVEL', 'OIDC_SCOPES']) expect(text).toContain(variable);
+  });
+});
+
+describe('production', () => {
+  const complete = {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://gateway@db.internal/gateway',
+    ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    PUBLIC_BASE_URL: 'https://gateway.example.com',
+  };
+
+  it('requires DATABASE_URL, ENCRYPTION_KEYS and an https PUBLIC_BASE_URL', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' }).join('\n');
+    expect(problems).toContain('DATABASE_URL');
+    expect(problems).toContain('ENCRYPTION_KEYS');
+    expect(problems).toMatch(/PUBLIC_BASE_URL.*https/);
+  });
+
+  it.each(['DATABASE_URL', 'ENCRYPTION_KEYS', 'PUBLIC_BASE_URL'] as const)('refuses a production environment without %s', (variable) => {
+    const env: Record<string, string> = { ...complete };
+    delete env[variable];
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(variable);
+  });
+
+  it('refuses an http PUBLIC_BASE_URL in production', () => {
+    const problems = problemsOf({ ...complete, PUBLIC_BASE_URL: 'http://gateway.example.com' });
+    expect(problems).toEqual([expect.stringMatching(/PUBLIC_BASE_URL.*https/)]);
+  });
+
+  it('accepts a complete production environment', () => {
+    const config = loadConfig(complete);
+    expect(config.isProduction).toBe(true);
+    expect(config.authCallbackUrl).toBe('https://gateway.example.com/v1/auth/callback');
+  });
+});
+
+describe('the returned config', () => {
+  it('is deeply frozen', () => {
+    const config = loadConfig({ CORS_ORIGINS: 'http://localhost:3000,https://admin.example.com' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.oidc)).toBe(true);
+    expect(Object.isFrozen(config.oidc.scopes)).toBe(true);
+    expect(Object.isFrozen(config.corsOrigins)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.corsOrigins as string[]).push('https://evil.example');
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.oidc as { issuer: string | null }).issuer = 'https://evil.example';
+    }).toThrow(TypeError);
+    expect(config.port).toBe(8080);
+    expect(config.corsOrigins).toEqual(['http://localhost:3000', 'https://admin.example.com']);
+  });
+});
+
+describe('the service entry point', () => {
+  it('exits non-zero before touching the database when a variable is bad, naming it', async () => {
+    const child = spawn(process.execPath, ['src/main.ts'], {
+      cwd: ROOT,
+      // Nothing from the developer's environment: no DATABASE_URL, no issuer.
+      env: { PATH: process.env.PATH ?? '', AUTH_HANDOFF_TTL_SECONDS: '10' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // A guard against a hang (it would be starting PostgreSQL), not a timing assertion.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    clearTimeout(guard);
+    expect({ signal, stderr }).toEqual({ signal: null, stderr: expect.stringContaining('AUTH_HANDOFF_TTL_SECONDS') });
+    expect(code).not.toBe(0);
+    expect(code).toBe(78); // EX_CONFIG
+    expect(stderr).toContain('30..300');
+    // It stopped before creating the logger, the database or the identity provider.
+    expect(stdout).toBe('');
+    expect(stderr).not.toMatch(/postgres|listening/i);
+  }, 30_000);
+});

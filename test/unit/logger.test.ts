@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import type { DestinationStream } from 'pino';
+import { createLogger, loggableUrl } from '../../src/logger.ts';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+
+/** A pino destination that keeps every line in memory. */
+function memory(): { stream: DestinationStream; lines: string[]; text(): string } {
+  const lines: string[] = [];
+  return {
+    stream: { write: (line: string) => void lines.push(line) },
+    lines,
+    text: () => lines.join(''),
+  };
+}
+
+describe('createLogger redaction', () => {
+  it('redacts the Authorization and Cookie request headers', () => {
+    const sink = memory();
+    createLogger('info', sink.stream).info(
+      { req: { headers: { authorization: 'Basic Y2xpZW50OnNlY3JldA==', cookie: 'gw_session=gwt_token_value', accept: 'text/html' } } },
+      'request',
+    );
+    expect(sink.lines).toHaveLength(1);
+    const entry = JSON.parse(sink.lines[0]!);
+    expect(entry.req.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]', accept: 'text/html' });
+    expect(sink.text()).not.toMatch(/Y2xpZW50OnNlY3JldA|gwt_token_value/);
+  });
+
+  it.each([
+    ['clientSecret', { platform: { clientId: 'client_demo', clientSecret: 'cs_secret_value' } }, 'platform'],
+    ['gatewayToken', { session: { id: 's1', gatewayToken: 'gwt_secret_value' } }, 'session'],
+    ['code', { query: { code: 'handoff_secret_value', other: 'kept' } }, 'query'],
+    ['state', { query: { state: 'state_secret_value', other: 'kept' } }, 'query'],
+    ['password', { body: { password: 'pw_secret_value' } }, 'body'],
+    ['access_token', { tokens: { access_token: 'at_secret_value', id_token: 'it_secret_value' } }, 'tokens'],
+  ])('redacts a nested %s', (name, object, parent) => {
+    const sink = memory();
+    createLogger('info', sink.stream).info(object, 'event');
+    const entry = JSON.parse(sink.lines[0]!);
+    expect(entry[parent][name]).toBe('[redacted]');
+    expect(sink.text()).not.toMatch(/_secret_value/);
+    // neighbours stay readable
+    const neighbours = Object.keys((object as Record<string, Record<string, unknown>>)[parent]!).filter((key) => !/secret|token|code|state|password/i.test(key));
+    for (const key of neighbours) expect(entry[parent][key]).toBe((object as Record<string, Record<string, unknown>>)[parent]![key]);
+  });
+
+  it('keeps error codes readable (only a body or query `code` is a secret)', () => {
+    const sink = memory();
+    createLogger('info', sink.stream).error({ err: { code: '23505', message: 'duplicate key' } }, 'failed');
+    expect(JSON.parse(sink.lines[0]!).err.code).toBe('23505');
+  });
+
+  it('redacts secrets at the top level too', () => {
+    const sink = memory();
+    createLogger('info', sink.stream).info({ clientSecret: 'cs_top_secret', gatewayToken: 'gwt_top_secret' }, 'event');
+    expect(sink.text()).not.toMatch(/top_secret/);
+  });
+
+  it('writes nothing below its level', () => {
+    const sink = memory();
+    const logger = createLogger('warn', sink.stream);
+    logger.info('quiet');
+    logger.warn('loud');
+    expect(sink.lines).toHaveLength(1);
+    expect(JSON.parse(sink.lines[0]!).msg).toBe('loud');
+  });
+});
+
+describe('loggableUrl', () => {
+  it('drops the values of the query, keeping the names', () => {
+    expect(loggableUrl('/v1/auth/callback?code=abc&state=def')).toBe('/v1/auth/callback?code=…&state=…');
+  });
+
+  it('keeps a URL without a query as it is', () => {
+    expect(loggableUrl('/health/live')).toBe('/health/live');
+  });
+
+  it('lists a repeated name once and never a value', () => {
+    const url = loggableUrl('/v1/auth/start?returnTo=https%3A%2F%2Fx.example%2Fa&returnTo=b&platformKey=DEMO');
+    expect(url).toBe('/v1/auth/start?returnTo=…&platformKey=…');
+    expect(url).not.toMatch(/x\.example|DEMO/);
+  });
+
+  it('escapes names so that a log line cannot be forged through them', () => {
+    const url = loggableUrl('/x?a%0Ab=1');
+    expect(url).not.toContain('\n');
+  });
+});
+
+describe('request logs of the app', () => {
+  let database: TestDatabase;
+  const sink = memory();
+  let app: Awaited<ReturnType<typeof createApp>>;
+
+  const clientSecret = 'platform-client-secret-value';
+  const basic = `Basic ${Buffer.from(`client_demo:${clientSecret}`).toString('base64')}`;
+  const cookieToken = 'gwt_cookie_token_value';
+  const secrets = ['handoff_secret', 's3cr3t', clientSecret, basic.slice(6), cookieToken];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const config = loadConfig({ NODE_ENV: 'test', PUBLIC_BASE_URL: 'http://gateway.test', ACCOUNT_CENTER_URL: 'http://account.test', LOG_LEVEL: 'info' });
+    app = await createApp(
+      { config, db: database.db, logger: createLogger('trace', sink.stream), keyRing: parseKeyRing(DEV_ENCRYPTION_KEYS), oidc: null },
+      { validateResponses: true },
+    );
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  /** pino-http writes its line when the response finishes; wait for it rather than for a time. */
+  async function logged(requestId: string): Promise<void> {
+    for (let attempt = 0; attempt < 200 && !sink.lines.some((line) => line.includes(requestId)); attempt += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(sink.lines.some((line) => line.includes(requestId)), `a log line for ${requestId}`).toBe(true);
+  }
+
+  it('never contain credentials, cookies, codes or state', async () => {
+    const responses = [
+      await request(app)
+        .get('/v1/auth/callback?code=handoff_secret&state=s3cr3t')
+        .set('Authorization', basic)
+        .set('Cookie', `gw_session=${cookieToken}`),
+      await request(app)
+        .post('/v1/auth/exchange?code=handoff_secret&state=s3cr3t')
+        .set('Authorization', basic)
+        .set('Cookie', `gw_session=${cookieToken}`)
+        .send({ code: 'handoff_secret' }),
+      await request(app)
+        .get('/v1/auth/resume?transaction=00000000-0000-4000-8000-000000000000&state=s3cr3t')
+        .set('Authorization', basic)
+        .set('Cookie', `gw_session=${cookieToken}`),
+      await request(app)
+        .post('/v1/auth/exchange')
+        .set('Authorization', basic)
+        .set('Content-Type', 'application/json')
+        .send('{"code": "handoff_secret", "state": "s3cr3t"'),
+      await request(app).get('/v1/nothing?code=handoff_secret&state=s3cr3t').set('Authorization', basic).set('Cookie', `gw_session=${cookieToken}`),
+    ];
+    for (const res of responses) {
+      expect(res.status).toBeGreaterThanOrEqual(300);
+      await logged(String(res.headers['x-request-id']));
+    }
+
+    // The requests were logged (with the names of the query parameters only) …
+    const text = sink.text();
+    expect(text).toContain('/v1/auth/callback?code=…&state=…');
+    expect(text).toContain('/v1/auth/exchange?code=…&state=…');
+    // … and no secret reached any line.
+    for (const secret of secrets) expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
+  });
+});
