@@ -275,8 +275,8 @@ export interface paths {
         };
         /**
          * List platforms
-         * @description Lists registered platforms ordered by `platformKey`, active and inactive unless
-         *     filtered. Requires `platforms:admin`.
+         * @description Lists registered platforms ordered by `platformKey` (byte order), active and inactive
+         *     unless filtered. Requires `platforms:admin`.
          */
         get: operations["listPlatforms"];
         put?: never;
@@ -475,8 +475,9 @@ export interface paths {
         /**
          * List audit events
          * @description Lists audit events of the platform registry and the onboarding schemas, newest first.
-         *     Events name the changed properties, never their values or any secret. Requires
-         *     `platforms:admin`.
+         *     Events name the changed properties, never their values or any secret. Only changes are
+         *     recorded: a refused request, an update that changes nothing, or a repeated activation or
+         *     deactivation writes no event. Requires `platforms:admin`.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -917,20 +918,26 @@ export interface components {
         /**
          * Format: uri
          * @description Absolute `http`/`https` URL of the platform BFF handoff endpoint, without userinfo or
-         *     fragment; the browser's destination after login, with `code=handoff_…` appended.
-         *     `null` when not configured (the platform cannot be active then).
+         *     fragment; the browser's destination after login, with `code=handoff_…` appended (so it
+         *     must not carry a `code` query parameter of its own). Stored in its parsed, normalized
+         *     form (lower-case scheme and host, default port dropped). `null` when not configured
+         *     (the platform cannot be active then).
          */
         PlatformCallbackUrl: string | null;
         /**
          * @description Absolute `http`/`https` URL roots that `returnTo` must fall under (same origin, path
          *     equal to or below the root's path). Without userinfo, query or fragment. At least one
          *     is required for an active platform; the first one resolves root-relative `returnTo`.
+         *     Stored in parsed, normalized form; roots that are equal after normalization (case of
+         *     scheme and host, default port, one trailing slash) are stored once, in the order given.
          */
         AllowedReturnUrls: string[];
         /** @description Path of a platform-hosted onboarding UI (mode `platform`), starting with a single `/`; `null` when none. */
         PlatformOnboardingPath: string | null;
-        /** @description Free-form JSON object for the platform's own use; at most 16 KiB serialized. Never interpreted by the gateway. */
-        PlatformMetadata: Record<string, never>;
+        /** @description Free-form JSON object for the platform's own use; at most 100 top-level properties and 16 KiB serialized (UTF-8). Never interpreted by the gateway. */
+        PlatformMetadata: {
+            [key: string]: unknown;
+        };
         /**
          * @description The platform client secret (at least 256 random bits, base64url). Shown only in this
          *     response; stored only as a digest. Use it with `clientId` for `platformBasicAuth`.
@@ -1433,6 +1440,7 @@ export interface components {
         /** @description `UNAUTHENTICATED` (no valid cookie or Bearer token), `SESSION_EXPIRED` or `ACCESS_TOKEN_INVALID`. */
         Unauthorized: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WwwAuthenticateBearer"];
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
@@ -1669,6 +1677,8 @@ export interface components {
          * @example gw_session=gwt_Zk3pQ8rT1vX5yB7nM2cL4hJ6gF9dS0aW3eR5tY7uI1o; Path=/; Expires=Sun, 01 Jun 2025 18:30:00 GMT; HttpOnly; Secure; SameSite=Lax
          */
         SetGatewayCookie: string;
+        /** @description Bearer challenge (RFC 6750 §3), with `error="invalid_token"` when a presented token was refused. */
+        WwwAuthenticateBearer: string;
         /** @description Basic authentication challenge for the platform credentials. */
         WwwAuthenticateBasic: "Basic realm=\"gateway\"";
     };

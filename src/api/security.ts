@@ -80,13 +80,22 @@ export function unauthorizedError(c: Context): ApiError {
   if (schemes.includes('platformBasicAuth')) {
     return invalidClientCredentials();
   }
+  // RFC 9110 §11.6.1: a 401 carries a challenge; RFC 6750 §3 says how for Bearer.
+  const results = (c.security ?? {}) as Record<string, { error?: unknown } | undefined>;
+  const bearerRefused = results.bearerAuth?.error instanceof ApiError;
+  const headers: Record<string, string> | undefined = schemes.includes('bearerAuth')
+    ? { 'WWW-Authenticate': `Bearer realm="auth-gateway"${bearerRefused ? ', error="invalid_token"' : ''}` }
+    : undefined;
   // A presented but refused credential explains itself better than "missing".
   for (const scheme of schemes) {
-    const result = (c.security as Record<string, unknown> | undefined)?.[scheme] as { error?: unknown } | undefined;
-    if (result?.error instanceof ApiError) return result.error;
-    if (result?.error) throw result.error;
+    const error = results[scheme]?.error;
+    if (error instanceof ApiError) {
+      if (error.status !== 401) return error; // e.g. 503 while the provider is down
+      return new ApiError(error.code, error.detail, { cause: error.cause, ...(headers ? { headers } : {}) });
+    }
+    if (error) throw error;
   }
-  return new ApiError('UNAUTHENTICATED', 'Sign in first: send the gateway session cookie or a Bearer access token.');
+  return new ApiError('UNAUTHENTICATED', 'Sign in first: send the gateway session cookie or a Bearer access token.', headers ? { headers } : {});
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -50,6 +50,7 @@ function problemPage(problem: ProblemBody): string {
 </head><body>
 <h1>${escapeHtml(problem.title)}</h1>
 ${problem.detail ? `<p>${escapeHtml(problem.detail)}</p>` : ''}
+${problem.errors ? `<ul>${problem.errors.map((e) => `<li><code>${escapeHtml(e.pointer)}</code> ${escapeHtml(e.message)}</li>`).join('')}</ul>` : ''}
 <p>${again}</p>
 <p><small>Reference: <code>${escapeHtml(problem.code)}</code> · request <code>${escapeHtml(problem.requestId)}</code></small></p>
 </body></html>

@@ -49,6 +49,12 @@ export interface RelyingParty {
 
 /** Asymmetric algorithms only: `none` and HMAC (a shared secret) are never accepted for access tokens. */
 const ACCESS_TOKEN_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+/** Clock skew allowed between the gateway and the provider (openid-client's default is 30 s too). */
+const CLOCK_TOLERANCE_SECONDS = 30;
+/** An ID token fresh from the token endpoint was just minted: one issued in the future or hours ago is refused. */
+const ID_TOKEN_MAX_AGE_SECONDS = 3600;
+/** RFC 9068 explicit typing: a JWT that says it is an access token is never accepted as an ID token. */
+const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
 
 export function createRelyingParty(settings: RelyingPartySettings, logger: Logger): RelyingParty {
   const timeoutMs = settings.timeoutMs ?? 5000;
@@ -56,7 +62,14 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     fetch(url, { ...options, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
 
   let configuration: Promise<client.Configuration> | undefined;
+  /** Keys for Bearer tokens, which anyone can send: an unknown `kid` refetches at most every 5 s. */
   let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  /**
+   * Keys for the tokens of the callback, which come straight from the token endpoint (back
+   * channel, client authentication), so no caller can choose their `kid`: an unknown `kid`
+   * means the provider rotated its keys, and the set is refetched at once, once per token.
+   */
+  let tokenEndpointJwks: ReturnType<typeof createRemoteJWKSet> | undefined;
 
   /**
    * Discovery happens on first use and is retried after a failure, so the
@@ -82,11 +95,15 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       config[client.customFetch] = fetchWithTimeout;
       // openid-client skips the ID token signature check for tokens from the
       // token endpoint (OIDC Core 3.1.3.7 allows it over TLS); the spec does not.
-      client.enableNonRepudiationChecks(config);
+      // The check is done below (verifyIdTokenSignature) rather than with
+      // client.enableNonRepudiationChecks: openid-client refetches its key set on an
+      // unknown `kid` only when its copy is at least 60 s old, so every login in the
+      // first minute after a provider key rotation would fail with 401.
       const metadata = config.serverMetadata();
       if (!metadata.jwks_uri) throw new Error('the identity provider publishes no jwks_uri');
-      // An unknown `kid` (provider key rotation) refetches the key set, at most every 5 s.
-      jwks = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeoutMs, cooldownDuration: 5000 });
+      const jwksUri = new URL(metadata.jwks_uri);
+      jwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 5000 });
+      tokenEndpointJwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 0 });
       logger.info({ issuer: metadata.issuer }, 'OpenID provider discovered');
       return config;
     })().catch((error: unknown) => {
@@ -97,17 +114,17 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     return configuration;
   }
 
-  async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
+  async function verifyAccessToken(token: string, keys?: ReturnType<typeof createRemoteJWKSet>): Promise<AccessTokenClaims> {
     const config = await discover();
-    if (token.split('.').length === 3) return verifyJwtAccessToken(token, config);
+    if (token.split('.').length === 3) return verifyJwtAccessToken(token, config, keys ?? jwks!);
     return introspect(token, config);
   }
 
   /** RFC 9068: signature against the issuer's JWKS, `iss`, `exp`, and `aud` when configured. */
-  async function verifyJwtAccessToken(token: string, config: client.Configuration): Promise<AccessTokenClaims> {
+  async function verifyJwtAccessToken(token: string, config: client.Configuration, keys: ReturnType<typeof createRemoteJWKSet>): Promise<AccessTokenClaims> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, jwks!, {
+      ({ payload } = await jwtVerify(token, keys, {
         issuer: config.serverMetadata().issuer,
         algorithms: ACCESS_TOKEN_ALGORITHMS,
         ...(settings.accessTokenAudience ? { audience: settings.accessTokenAudience } : {}),
@@ -137,6 +154,31 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     return { sub: result.sub, scope: scopeOf(result.scope) };
   }
 
+  /**
+   * The ID token's RS256 signature against the provider's published keys (openid-client has
+   * already checked alg, iss, aud, azp, exp, sub and nonce), and its `iat`: not in the future,
+   * not older than an hour. A JWT typed as an access token is not an ID token.
+   */
+  async function verifyIdTokenSignature(idToken: string, config: client.Configuration): Promise<void> {
+    let typ: string | undefined;
+    try {
+      ({ protectedHeader: { typ } } = await jwtVerify(idToken, tokenEndpointJwks!, {
+        algorithms: ['RS256'],
+        issuer: config.serverMetadata().issuer,
+        audience: settings.clientId,
+        requiredClaims: ['sub', 'exp', 'iat'],
+        maxTokenAge: ID_TOKEN_MAX_AGE_SECONDS,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      }));
+    } catch (error) {
+      if (isNetworkError(error)) throw unavailable(error);
+      throw new ApiError('ID_TOKEN_INVALID', 'The ID token could not be verified.', { cause: error });
+    }
+    if (typ !== undefined && ACCESS_TOKEN_TYPES.has(typ.toLowerCase())) {
+      throw new ApiError('ID_TOKEN_INVALID', 'The ID token is typed as an access token.');
+    }
+  }
+
   return {
     issuer: settings.issuer,
 
@@ -161,6 +203,9 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       if (iss !== null && iss !== config.serverMetadata().issuer) {
         throw new ApiError('IDP_ERROR', 'The authorization response came from an unexpected issuer.');
       }
+      if (iss === null && config.serverMetadata().authorization_response_iss_parameter_supported === true) {
+        throw new ApiError('IDP_ERROR', 'The authorization response does not name its issuer.');
+      }
       let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
       try {
         tokens = await client.authorizationCodeGrant(config, callbackUrl, {
@@ -173,10 +218,11 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
         throw classify(error, 'ID_TOKEN_INVALID');
       }
       const claims = tokens.claims();
-      if (!claims || typeof claims.sub !== 'string' || !claims.sub) {
+      if (!claims || !tokens.id_token || typeof claims.sub !== 'string' || !claims.sub) {
         throw new ApiError('ID_TOKEN_INVALID', 'The ID token carries no subject.');
       }
-      const accessToken = await verifyAccessToken(tokens.access_token);
+      await verifyIdTokenSignature(tokens.id_token, config);
+      const accessToken = await verifyAccessToken(tokens.access_token, tokenEndpointJwks);
       if (accessToken.sub !== claims.sub) {
         throw new ApiError('TOKEN_SUBJECT_MISMATCH', 'The access token was issued for another subject than the ID token.');
       }
@@ -193,7 +239,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       };
     },
 
-    verifyAccessToken,
+    verifyAccessToken: (token: string) => verifyAccessToken(token),
   };
 }
 
