@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
-import { ConfigError, loadConfig, oidcClientConfigured, type Config } from './config/index.ts';
+import { ConfigError, loadConfig, type Config } from './config/index.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openDatabase } from './db/open.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
-import { createRelyingParty, type RelyingParty } from './oidc/relyingParty.ts';
+import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
 import { createApp } from './app.ts';
 import { startDevStack, type DevStack } from './devstack/index.ts';
 
@@ -25,30 +25,17 @@ async function main(): Promise<void> {
   const keyRing = parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS);
   if (!config.encryptionKeys) logger.warn('ENCRYPTION_KEYS is unset: using the published development key ring (never in production)');
 
-  const database = await openDatabase(config.databaseUrl, logger, { migrate: true });
+  // Production migrates as a separate step (`node scripts/migrate.ts latest`), before
+  // new instances start; development and the demo migrate at boot.
+  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction });
 
   let devStack: DevStack | null = null;
-  let oidc: RelyingParty | null = null;
   if (!config.oidc.issuer && !config.isProduction) {
     devStack = await startDevStack(config, database.db, logger);
     config = devStack.config;
   }
-  if (oidcClientConfigured(config)) {
-    oidc = createRelyingParty(
-      {
-        issuer: config.oidc.issuer!,
-        clientId: config.oidc.clientId!,
-        clientSecret: config.oidc.clientSecret!,
-        redirectUri: config.authCallbackUrl,
-        scopes: config.oidc.scopes,
-        accessTokenAudience: config.oidc.accessTokenAudience,
-        allowInsecureIssuer: !config.isProduction,
-      },
-      logger,
-    );
-  } else {
-    logger.warn('the OpenID Connect client is not configured: the login flow answers 503 OIDC_NOT_CONFIGURED');
-  }
+  const oidc = relyingPartyFromConfig(config, logger);
+  if (!oidc) logger.warn('the OpenID Connect client is not configured: the login flow answers 503 OIDC_NOT_CONFIGURED');
 
   const app = await createApp({ config, db: database.db, logger, keyRing, oidc });
   const server: Server = app.listen(config.port, () => {

@@ -26,6 +26,9 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     strict: true,
     validate: true,
     quick: false,
+    // Handlers receive the query as validated (numbers and booleans, not strings).
+    // Strings stay strings, so returnTo is checked exactly as it will be used.
+    coerceTypes: true,
     customizeAjv: (_original, ajvOptions) => {
       const ajv = new Ajv2020.default({ ...ajvOptions, strict: false, allErrors: true });
       addFormats.default(ajv);

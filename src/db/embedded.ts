@@ -41,6 +41,29 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export function embeddedUrl(password: string, port: number, database: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+/**
+ * The URL of an embedded server already running on this data folder (another
+ * process of ours started it: the service while the CLI or a migration runs),
+ * or null. PostgreSQL cannot run twice on one folder, so such a caller connects.
+ */
+export async function runningEmbeddedDatabaseUrl(dataDir: string, port: number, database: string): Promise<string | null> {
+  const passwordFile = `${path.resolve(dataDir)}.password`;
+  if (!existsSync(path.join(dataDir, 'postmaster.pid')) || !existsSync(passwordFile)) return null;
+  const listening = await new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.setTimeout(1000);
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+  });
+  if (!listening) return null;
+  return embeddedUrl((await readFile(passwordFile, 'utf8')).trim(), port, database);
+}
+
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const port = options.port === 0 ? await freePort() : options.port;
   const dataDir = path.resolve(options.dataDir);
@@ -79,8 +102,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
         `is another server using that folder or port? ${error instanceof Error ? error.message : ''}`.trim(),
     );
   }
-  const urlFor = (database: string) =>
-    `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  const urlFor = (database: string) => embeddedUrl(password, port, database);
   return {
     adminUrl: urlFor('postgres'),
     urlFor,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from './knex.ts';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts';
+import { runningEmbeddedDatabaseUrl, startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts';
 
 export const EMBEDDED_DATA_DIR = path.resolve('.data/postgres');
 export const EMBEDDED_PORT = 54329;
@@ -19,7 +19,8 @@ export interface OpenedDatabase {
  */
 export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean }): Promise<OpenedDatabase> {
   let embedded: EmbeddedDatabase | null = null;
-  let url = databaseUrl;
+  let url = databaseUrl ?? (await runningEmbeddedDatabaseUrl(EMBEDDED_DATA_DIR, EMBEDDED_PORT, EMBEDDED_DATABASE));
+  if (url && !databaseUrl) logger.info({ port: EMBEDDED_PORT }, 'DATABASE_URL is unset: using the embedded PostgreSQL another process of ours is running');
   if (!url) {
     logger.info({ dataDir: EMBEDDED_DATA_DIR, port: EMBEDDED_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
     embedded = await startEmbeddedDatabase({

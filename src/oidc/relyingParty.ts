@@ -2,6 +2,7 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
+import { oidcClientConfigured, type Config } from '../config/index.ts';
 
 export interface RelyingPartySettings {
   issuer: string;
@@ -45,6 +46,27 @@ export interface RelyingParty {
   completeLogin(input: { callbackUrl: URL; state: string; nonce: string; codeVerifier: string }): Promise<VerifiedLogin>;
   /** Bearer tokens on user and admin routes, verified like the callback's access token. */
   verifyAccessToken(token: string): Promise<AccessTokenClaims>;
+}
+
+/**
+ * The relying party the configuration describes, or null when no OIDC client is
+ * configured (the flow endpoints then answer 503 OIDC_NOT_CONFIGURED).
+ */
+export function relyingPartyFromConfig(config: Config, logger: Logger, options: { timeoutMs?: number } = {}): RelyingParty | null {
+  if (!oidcClientConfigured(config)) return null;
+  return createRelyingParty(
+    {
+      issuer: config.oidc.issuer!,
+      clientId: config.oidc.clientId!,
+      clientSecret: config.oidc.clientSecret!,
+      redirectUri: config.authCallbackUrl,
+      scopes: config.oidc.scopes,
+      accessTokenAudience: config.oidc.accessTokenAudience,
+      allowInsecureIssuer: !config.isProduction,
+      ...options,
+    },
+    logger,
+  );
 }
 
 /** Asymmetric algorithms only: `none` and HMAC (a shared secret) are never accepted for access tokens. */

@@ -74,7 +74,7 @@ describe.skipIf(!hasChromium)(`in headless Chromium${hasChromium ? '' : ' (skipp
     expect(session.session.gatewayToken).toBe('[kept on the server]');
     // The gateway cookie is HttpOnly: no script on any page can read it.
     await page.goto(`${harness.baseUrl}/health/live`);
-    expect(await page.evaluate(() => document.cookie)).not.toContain('gw_session');
+    expect(await page.evaluate('document.cookie')).not.toContain('gw_session');
     const cookies = await page.context().cookies(harness.baseUrl);
     expect(cookies.find((cookie) => cookie.name === 'gw_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     await page.close();

@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../../src/config/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
-import { createRelyingParty, type RelyingParty } from '../../src/oidc/relyingParty.ts';
+import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import type { AppDeps } from '../../src/api/deps.ts';
 import type { Db } from '../../src/db/knex.ts';
 
@@ -41,22 +41,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     ...options.env,
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  let oidc: RelyingParty | null = null;
-  if (config.oidc.issuer && config.oidc.clientId && config.oidc.clientSecret) {
-    oidc = createRelyingParty(
-      {
-        issuer: config.oidc.issuer,
-        clientId: config.oidc.clientId,
-        clientSecret: config.oidc.clientSecret,
-        redirectUri: config.authCallbackUrl,
-        scopes: config.oidc.scopes,
-        accessTokenAudience: config.oidc.accessTokenAudience,
-        allowInsecureIssuer: true,
-        timeoutMs: 2000,
-      },
-      logger,
-    );
-  }
+  const oidc = relyingPartyFromConfig(config, logger, { timeoutMs: 2000 });
   const deps: AppDeps = { config, db: options.db, logger, keyRing: parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS), oidc };
   const app = await createApp(deps, { validateResponses: true });
   return { app, deps, config };

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
@@ -44,4 +45,153 @@ export async function findActivePlatformByKey(db: Db, platformKey: string): Prom
 export async function findActivePlatformById(db: Db, id: string): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE id = ? AND active`, [id]);
   return rows[0];
+}
+
+// ---------------------------------------------------------------- registry administration
+// Used by the registry service (API and operator CLI). Writes take a transaction
+// so that each change and its audit row commit together.
+
+/** The stored, already validated form of a new platform. */
+export interface NewPlatform {
+  platformKey: string;
+  displayName: string;
+  callbackUrl: string | null;
+  allowedReturnUrls: string[];
+  defaultOnboardingMode: OnboardingMode;
+  centralOnboardingEnabled: boolean;
+  platformOnboardingPath: string | null;
+  metadata: Record<string, unknown>;
+  clientId: string;
+  clientSecretDigest: Buffer;
+  active: boolean;
+}
+
+/** Undefined when a platform with this key already exists (unique on platform_key). */
+export async function insertPlatform(db: Db, platform: NewPlatform): Promise<PlatformRow | undefined> {
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
+    `INSERT INTO platforms (platform_key, display_name, callback_url, allowed_return_urls, default_onboarding_mode,
+                            central_onboarding_enabled, platform_onboarding_path, metadata, client_id,
+                            client_secret_digest, active)
+     VALUES (:platformKey, :displayName, :callbackUrl, CAST(:allowedReturnUrls AS text[]), :defaultOnboardingMode,
+             :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb), :clientId,
+             :clientSecretDigest, :active)
+     ON CONFLICT (platform_key) DO NOTHING
+     RETURNING ${PLATFORM_COLUMNS}`,
+    { ...platform, metadata: JSON.stringify(platform.metadata) },
+  );
+  return rows[0];
+}
+
+/** The row locked for the rest of the transaction: a read-merge-write that concurrent writers wait for. */
+export async function lockPlatformByKey(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? FOR UPDATE`, [platformKey]);
+  return rows[0];
+}
+
+/** The registry properties an update may change (platformKey and clientId never change). */
+export interface PlatformChanges {
+  displayName?: string;
+  callbackUrl?: string | null;
+  allowedReturnUrls?: string[];
+  defaultOnboardingMode?: OnboardingMode;
+  centralOnboardingEnabled?: boolean;
+  platformOnboardingPath?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+// Fixed column list: the SET clause is built only from these names, never from input.
+const CHANGE_COLUMNS: { [K in keyof Required<PlatformChanges>]: string } = {
+  displayName: 'display_name',
+  callbackUrl: 'callback_url',
+  allowedReturnUrls: 'allowed_return_urls',
+  defaultOnboardingMode: 'default_onboarding_mode',
+  centralOnboardingEnabled: 'central_onboarding_enabled',
+  platformOnboardingPath: 'platform_onboarding_path',
+  metadata: 'metadata',
+};
+
+export async function updatePlatformRow(db: Db, platformKey: string, changes: PlatformChanges): Promise<PlatformRow | undefined> {
+  const sets: string[] = [];
+  const bindings: Knex.Value[] = [];
+  for (const name of Object.keys(CHANGE_COLUMNS) as (keyof PlatformChanges)[]) {
+    if (!(name in changes)) continue;
+    const value = changes[name];
+    if (name === 'metadata') {
+      sets.push(`${CHANGE_COLUMNS[name]} = CAST(? AS jsonb)`);
+      bindings.push(JSON.stringify(value));
+    } else if (name === 'allowedReturnUrls') {
+      sets.push(`${CHANGE_COLUMNS[name]} = CAST(? AS text[])`);
+      bindings.push(value as string[]);
+    } else {
+      sets.push(`${CHANGE_COLUMNS[name]} = ?`);
+      bindings.push((value ?? null) as Knex.Value);
+    }
+  }
+  if (sets.length === 0) return findPlatformByKey(db, platformKey);
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
+    `UPDATE platforms SET ${sets.join(', ')}, updated_at = now() WHERE platform_key = ? RETURNING ${PLATFORM_COLUMNS}`,
+    [...bindings, platformKey],
+  );
+  return rows[0];
+}
+
+/**
+ * Sets the active flag. Call it with the row locked (lockPlatformByKey) after the
+ * service's checks; the table's platforms_active_is_complete check is the last
+ * line of defence for activation.
+ */
+export async function setPlatformActive(db: Db, platformKey: string, active: boolean): Promise<PlatformRow | undefined> {
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
+    `UPDATE platforms SET active = ?, updated_at = now() WHERE platform_key = ? RETURNING ${PLATFORM_COLUMNS}`,
+    [active, platformKey],
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces the secret digest (and sets a client id when the platform had none) in
+ * one statement. The exchange compares against the committed row, so once the
+ * surrounding transaction commits the previous secret is refused.
+ */
+export async function replacePlatformSecret(
+  db: Db,
+  platformKey: string,
+  input: { newClientId: string; clientSecretDigest: Buffer },
+): Promise<{ clientId: string; rotatedAt: Date } | undefined> {
+  const { rows } = await db.raw<{ rows: { clientId: string; rotatedAt: Date }[] }>(
+    `UPDATE platforms
+        SET client_id = COALESCE(client_id, :newClientId), client_secret_digest = :clientSecretDigest,
+            credentials_rotated_at = now(), updated_at = now()
+      WHERE platform_key = :platformKey
+     RETURNING client_id AS "clientId", credentials_rotated_at AS "rotatedAt"`,
+    { platformKey, ...input },
+  );
+  return rows[0];
+}
+
+export interface PlatformListQuery {
+  active: boolean | null;
+  /** Keyset: only keys after this one (the last key of the previous page). */
+  afterKey: string | null;
+  limit: number;
+}
+
+export async function listPlatformRows(db: Db, query: PlatformListQuery): Promise<PlatformRow[]> {
+  const conditions: string[] = [];
+  const bindings: Knex.Value[] = [];
+  if (query.active !== null) {
+    conditions.push('active = ?');
+    bindings.push(query.active);
+  }
+  if (query.afterKey !== null) {
+    // Same collation as the ORDER BY, so the keyset never skips or repeats a key.
+    conditions.push('platform_key COLLATE "C" > ?');
+    bindings.push(query.afterKey);
+  }
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
+    `SELECT ${PLATFORM_COLUMNS} FROM platforms ${where} ORDER BY platform_key COLLATE "C" LIMIT ?`,
+    [...bindings, query.limit],
+  );
+  return rows;
 }

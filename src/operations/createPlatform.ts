@@ -1,0 +1,16 @@
+import type { OperationHandler } from '../api/types.ts';
+import { actorFromPrincipal } from '../services/audit.ts';
+import { createPlatform as registerPlatform } from '../services/platformRegistry.ts';
+
+/** POST /v1/platforms: the only answer (with rotation) that carries a client secret, so never cached. */
+export const createPlatform: OperationHandler<'createPlatform'> = async (ctx, deps) => {
+  const { platform, clientSecret } = await registerPlatform(deps.db, ctx.body, actorFromPrincipal(ctx.principal, ctx.requestId));
+  return {
+    status: 201,
+    headers: {
+      'Cache-Control': 'no-store',
+      Location: `/v1/platforms/${encodeURIComponent(platform.platformKey)}`,
+    },
+    body: { ...platform, clientSecret },
+  };
+};

@@ -1,0 +1,9 @@
+import type { OperationHandler } from '../api/types.ts';
+import { actorFromPrincipal } from '../services/audit.ts';
+import { updatePlatform as patchPlatform } from '../services/platformRegistry.ts';
+
+/** PATCH /v1/platforms/{platformKey}: merge semantics; only the properties sent change. */
+export const updatePlatform: OperationHandler<'updatePlatform'> = async (ctx, deps) => {
+  const platform = await patchPlatform(deps.db, ctx.params.platformKey, ctx.body, actorFromPrincipal(ctx.principal, ctx.requestId));
+  return { status: 200, body: platform };
+};

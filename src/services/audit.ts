@@ -1,0 +1,114 @@
+import type { components } from '../../generated/gateway.ts';
+import type { Principal } from '../api/types.ts';
+import type { Db } from '../db/knex.ts';
+import { insertAuditEvent, listAuditEventRows, type AuditEventRow } from '../db/repositories/audit.ts';
+import { validationError } from '../errors/catalogue.ts';
+import { decodeCursor, encodeCursor, pageSize } from './cursor.ts';
+
+export type AuditAction = components['schemas']['AuditAction'];
+export type AuditEventView = components['schemas']['AuditEvent'];
+export type AuditEventList = components['schemas']['AuditEventList'];
+
+export const AUDIT_ACTIONS: readonly AuditAction[] = [
+  'platform.create',
+  'platform.update',
+  'platform.deactivate',
+  'platform.activate',
+  'platform.rotate_credentials',
+  'onboarding_field.create',
+  'onboarding_field.update',
+  'onboarding_field.archive',
+];
+
+/** Who makes a change: an API caller (cookie or Bearer) or the operator command line. */
+export interface Actor {
+  type: 'user' | 'cli';
+  /** Local user id; null for the CLI, or a Bearer caller who never logged in through the gateway. */
+  userId: string | null;
+  /** Identity-provider subject; null for the CLI. */
+  sub: string | null;
+  /** Correlation id of the request; null for the CLI. */
+  requestId: string | null;
+}
+
+export const CLI_ACTOR: Actor = Object.freeze({ type: 'cli', userId: null, sub: null, requestId: null });
+
+/** The actor of an authenticated API request (the security handlers guarantee a principal on admin routes). */
+export function actorFromPrincipal(principal: Principal | null, requestId: string): Actor {
+  return { type: 'user', userId: principal?.userId ?? null, sub: principal?.sub ?? null, requestId };
+}
+
+/**
+ * Appends one audit row. Call it with the transaction of the change it records,
+ * so the change and its row commit (or roll back) together. `changedFields` are
+ * property names only: callers never pass values, and never a secret.
+ */
+export async function recordAuditEvent(
+  db: Db,
+  event: { action: AuditAction; platformKey: string; changedFields: readonly string[] },
+  actor: Actor,
+): Promise<void> {
+  await insertAuditEvent(db, {
+    action: event.action,
+    platformKey: event.platformKey,
+    actorType: actor.type,
+    actorUserId: actor.userId,
+    actorSub: actor.sub,
+    changedFields: [...event.changedFields],
+    requestId: actor.requestId,
+  });
+}
+
+export interface AuditEventListQuery {
+  platformKey?: string | undefined;
+  action?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const EXACT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** Newest first, filtered by platform and action, keyset paginated on (occurredAt, id). */
+export async function listAuditEvents(db: Db, query: AuditEventListQuery): Promise<AuditEventList> {
+  const limit = pageSize(query.limit);
+  if (query.platformKey !== undefined && !PLATFORM_KEY.test(query.platformKey)) {
+    throw validationError([{ pointer: '/query/platformKey', message: 'must match ^[A-Z][A-Z0-9_]{1,63}$' }]);
+  }
+  if (query.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(query.action)) {
+    throw validationError([{ pointer: '/query/action', message: `must be one of ${AUDIT_ACTIONS.join(', ')}` }]);
+  }
+  const before =
+    query.cursor === undefined
+      ? null
+      : decodeCursor(query.cursor, (value) =>
+          typeof value.o === 'string' && EXACT_TIMESTAMP.test(value.o) && typeof value.i === 'string' && UUID.test(value.i)
+            ? { occurredAt: value.o, id: value.i }
+            : null,
+        );
+  const rows = await listAuditEventRows(db, {
+    platformKey: query.platformKey ?? null,
+    action: query.action ?? null,
+    before,
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(toView),
+    nextCursor: rows.length > limit && last ? encodeCursor({ o: last.occurredAtExact, i: last.id }) : null,
+  };
+}
+
+function toView(row: AuditEventRow): AuditEventView {
+  return {
+    id: row.id,
+    occurredAt: row.occurredAt.toISOString(),
+    action: row.action as AuditAction,
+    platformKey: row.platformKey,
+    actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub },
+    changedFields: row.changedFields,
+    requestId: row.requestId,
+  };
+}
