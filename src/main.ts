@@ -5,7 +5,7 @@ import { openDatabase } from './db/open.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
 import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
 import { createApp } from './app.ts';
-import { startDevStack, type DevStack } from './devstack/index.ts';
+import type { DevStack } from './devstack/index.ts';
 
 /** Boot: config → database → identity provider client → app → listen; stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -31,6 +31,8 @@ async function main(): Promise<void> {
 
   let devStack: DevStack | null = null;
   if (!config.oidc.issuer && !config.isProduction) {
+    // Loaded only here: the dev stack's packages are development dependencies.
+    const { startDevStack } = await import('./devstack/index.ts');
     devStack = await startDevStack(config, database.db, logger);
     config = devStack.config;
   }

