@@ -12,6 +12,7 @@ import {
   type OnboardingMode,
   type PlatformChanges,
   type PlatformRow,
+  type PlatformSettings,
 } from '../db/repositories/platforms.ts';
 import { ApiError, validationError, type FieldError } from '../errors/catalogue.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
@@ -241,15 +242,7 @@ export function toPlatformView(row: PlatformRow): PlatformView {
 
 // ---------------------------------------------------------------- validation
 
-interface ValidCreate {
-  platformKey: string;
-  displayName: string;
-  callbackUrl: string | null;
-  allowedReturnUrls: string[];
-  defaultOnboardingMode: OnboardingMode;
-  centralOnboardingEnabled: boolean;
-  platformOnboardingPath: string | null;
-  metadata: Record<string, unknown>;
+interface ValidCreate extends PlatformSettings {
   active: boolean;
 }
 

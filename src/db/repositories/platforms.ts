@@ -3,9 +3,8 @@ import type { Db } from '../knex.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
 
-/** A registry row as the services see it (never the secret digest). */
-export interface PlatformRow {
-  id: string;
+/** The fields an administrator sets on a platform. */
+export interface PlatformSettings {
   platformKey: string;
   displayName: string;
   callbackUrl: string | null;
@@ -14,6 +13,11 @@ export interface PlatformRow {
   centralOnboardingEnabled: boolean;
   platformOnboardingPath: string | null;
   metadata: Record<string, unknown>;
+}
+
+/** A registry row as the services see it (never the secret digest). */
+export interface PlatformRow extends PlatformSettings {
+  id: string;
   clientId: string | null;
   hasCredentials: boolean;
   requirementVersion: number;
@@ -52,15 +56,7 @@ export async function findActivePlatformById(db: Db, id: string): Promise<Platfo
 // so that each change and its audit row commit together.
 
 /** The stored, already validated form of a new platform. */
-export interface NewPlatform {
-  platformKey: string;
-  displayName: string;
-  callbackUrl: string | null;
-  allowedReturnUrls: string[];
-  defaultOnboardingMode: OnboardingMode;
-  centralOnboardingEnabled: boolean;
-  platformOnboardingPath: string | null;
-  metadata: Record<string, unknown>;
+export interface NewPlatform extends PlatformSettings {
   clientId: string;
   clientSecretDigest: Buffer;
   active: boolean;
