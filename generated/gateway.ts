@@ -1405,6 +1405,11 @@ export interface components {
             uptimeSeconds: number;
             /** @description Version of the running service. */
             version: string;
+            /**
+             * @description Version of the Node.js runtime serving the request (the project runs on Node 24).
+             * @example v24.21.0
+             */
+            node: string;
         };
         /** @description Readiness and the state of each dependency. */
         Readiness: {
