@@ -5,6 +5,7 @@ import { openDatabase } from './db/open.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
 import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
 import { createApp } from './app.ts';
+import { schedulePurge } from './services/maintenance.ts';
 import type { DevStack } from './devstack/index.ts';
 
 /** Boot: config → database → identity provider client → app → listen; stop cleanly on SIGTERM/SIGINT. */
@@ -46,7 +47,10 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000;
 
+  const stopPurge = schedulePurge(database.db, logger);
+
   installShutdown(server, logger, async () => {
+    stopPurge();
     await devStack?.close();
     await database.close();
   });

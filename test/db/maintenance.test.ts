@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { purgeExpired } from '../../src/db/repositories/maintenance.ts';
+import { insertTransaction, attachLogin } from '../../src/db/repositories/transactions.ts';
+import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { createSession } from '../../src/services/sessions.ts';
+import { issueHandoff } from '../../src/services/handoff.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { parseKeyRing, DEV_ENCRYPTION_KEYS, randomToken, sha256 } from '../../src/security/crypto.ts';
+
+const DAY = 24 * 3600;
+const keyRing = parseKeyRing(DEV_ENCRYPTION_KEYS);
+const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true };
+
+describe('purging expired login data', () => {
+  let database: TestDatabase;
+  let platformId: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await createPlatform(database.db, { platformKey: 'PURGE_TEST', displayName: 'Purge', callbackUrl: 'https://p.example/cb', allowedReturnUrls: ['https://p.example/'], defaultOnboardingMode: 'none' }, CLI_ACTOR);
+    platformId = (await database.db.raw(`SELECT id FROM platforms WHERE platform_key = 'PURGE_TEST'`)).rows[0].id;
+    userId = (await upsertUserFromIdp(database.db, { sub: 'purge-user', email: null, emailVerified: false, displayName: null, givenName: null, familyName: null })).id;
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  /** A completed login: consumed transaction, session, and (optionally) a handoff code. */
+  async function login(options: { handoff: boolean }) {
+    const id = randomUUID();
+    await insertTransaction(database.db, {
+      id, platformId, stateDigest: sha256(randomToken()), nonceDigest: sha256(randomToken()),
+      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
+      returnTo: 'https://p.example/', ttlSeconds: 600,
+    });
+    await database.db.raw('UPDATE auth_transactions SET consumed_at = now() WHERE id = ?', [id]);
+    const session = await createSession(database.db, keyRing, { userId, permissions: [], ttlSeconds: 3600 });
+    await attachLogin(database.db, id, userId, session.id);
+    if (options.handoff) {
+      await issueHandoff(database.db, 60, { transactionId: id, platformId, userId, sessionId: session.id, onboarding, callbackUrl: 'https://p.example/cb' });
+    }
+    return { transactionId: id, sessionId: session.id };
+  }
+
+  /** Moves every timestamp of a login back in time, as if it happened `seconds` ago. */
+  async function age(ids: { transactionId: string; sessionId: string }, seconds: number, what: ('transaction' | 'session' | 'handoff')[] = ['transaction', 'session', 'handoff']) {
+    const by = `${seconds} seconds`;
+    if (what.includes('transaction')) await database.db.raw(`UPDATE auth_transactions SET created_at = created_at - ?::interval, expires_at = expires_at - ?::interval WHERE id = ?`, [by, by, ids.transactionId]);
+    if (what.includes('session')) await database.db.raw(`UPDATE gateway_sessions SET created_at = created_at - ?::interval, expires_at = expires_at - ?::interval WHERE id = ?`, [by, by, ids.sessionId]);
+    if (what.includes('handoff')) await database.db.raw(`UPDATE handoff_codes SET created_at = created_at - ?::interval, expires_at = expires_at - ?::interval WHERE transaction_id = ?`, [by, by, ids.transactionId]);
+  }
+
+  const exists = async (table: string, id: string) => (await database.db.raw(`SELECT 1 FROM ${table} WHERE id = ?`, [id])).rows.length === 1;
+  const sealed = async (sessionId: string) => (await database.db.raw('SELECT token_sealed FROM gateway_sessions WHERE id = ?', [sessionId])).rows[0]?.token_sealed;
+
+  it('removes a login that expired more than a day ago, keeps a fresh one', async () => {
+    const old = await login({ handoff: true });
+    const fresh = await login({ handoff: true });
+    await age(old, 3 * DAY);
+    const counts = await purgeExpired(database.db, DAY);
+    expect(counts).toMatchObject({ handoffCodes: 1, transactions: 1, sessions: 1 });
+    expect(await exists('auth_transactions', old.transactionId)).toBe(false);
+    expect(await exists('gateway_sessions', old.sessionId)).toBe(false);
+    expect(await exists('auth_transactions', fresh.transactionId)).toBe(true);
+    expect(await sealed(fresh.sessionId)).toEqual(expect.any(String)); // its handoff is still pending
+  });
+
+  it('keeps an old transaction and its session while a recent handoff (a late resume) refers to them', async () => {
+    const resumed = await login({ handoff: true });
+    await age(resumed, 3 * DAY, ['transaction', 'session']);
+    await purgeExpired(database.db, DAY);
+    expect(await exists('auth_transactions', resumed.transactionId)).toBe(true);
+    expect(await exists('gateway_sessions', resumed.sessionId)).toBe(true);
+  });
+
+  it('erases a sealed gatewayToken nobody can collect any more', async () => {
+    const abandoned = await login({ handoff: false }); // central onboarding never finished
+    await age(abandoned, 2 * DAY, ['session']);
+    await database.db.raw(`UPDATE gateway_sessions SET expires_at = now() + interval '1 hour' WHERE id = ?`, [abandoned.sessionId]);
+    const counts = await purgeExpired(database.db, DAY);
+    expect(counts.sealedTokensErased).toBeGreaterThanOrEqual(1);
+    expect(await sealed(abandoned.sessionId)).toBeNull();
+    expect(await exists('gateway_sessions', abandoned.sessionId)).toBe(true); // the session itself still works
+  });
+
+  it('is idempotent: a second run finds nothing', async () => {
+    await purgeExpired(database.db, DAY);
+    expect(await purgeExpired(database.db, DAY)).toEqual({ handoffCodes: 0, transactions: 0, sessions: 0, sealedTokensErased: 0 });
+  });
+});
