@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import type { DestinationStream } from 'pino';
-import { createLogger, loggableUrl } from '../../src/logger.ts';
+import { createLogger, loggableUrl, LOGGED_CONTAINERS } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
@@ -46,6 +46,14 @@ describe('createLogger redaction', () => {
     // neighbours stay readable
     const neighbours = Object.keys((object as Record<string, Record<string, unknown>>)[parent]!).filter((key) => !/secret|token|code|state|password/i.test(key));
     for (const key of neighbours) expect(entry[parent][key]).toBe((object as Record<string, Record<string, unknown>>)[parent]![key]);
+  });
+
+  it.each(LOGGED_CONTAINERS)('redacts every secret field inside %s', (container) => {
+    const sink = memory();
+    const secrets = { password: 'p_secret_value', clientSecret: 'c_secret_value', client_secret: 'c2_secret_value', gatewayToken: 'g_secret_value', accessToken: 'a_secret_value', idToken: 'i_secret_value', access_token: 'a2_secret_value', id_token: 'i2_secret_value', refresh_token: 'r_secret_value', nonce: 'n_secret_value', code_verifier: 'v_secret_value', state: 's_secret_value' };
+    createLogger('info', sink.stream).info({ [container]: { ...secrets, kept: 'visible' } }, 'event');
+    expect(sink.text()).not.toMatch(/_secret_value/);
+    expect(JSON.parse(sink.lines[0]!)[container].kept).toBe('visible');
   });
 
   it('keeps error codes readable (only a body or query `code` is a secret)', () => {
