@@ -26,6 +26,10 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // No automatic ETags: the contract documents no 304 answers (a client repeating an
+  // ETag in If-None-Match would get one), and hashing every JSON body, token
+  // responses included, costs a SHA-1 per request for nothing.
+  app.set('etag', false);
   app.set('query parser', 'simple'); // repeated parameters become arrays and fail validation
 
   app.use(

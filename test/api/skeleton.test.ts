@@ -315,6 +315,12 @@ describe('app skeleton', () => {
     );
   });
 
+  it('JSON answers carry no ETag, so a conditional GET never gets an undocumented 304', async () => {
+    const first = await request(gateway.app).get('/health/live').expect(200);
+    expect(first.headers.etag).toBeUndefined();
+    await request(gateway.app).get('/health/live').set('If-None-Match', first.headers.etag ?? 'W/"d-anything"').expect(200);
+  });
+
   describe('docs', () => {
     it('GET /docs is an HTML page that loads only local assets', async () => {
       const res = await request(gateway.app).get('/docs').expect(200);
