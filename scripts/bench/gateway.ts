@@ -1,0 +1,71 @@
+// The gateway side of the benchmark: the real app (createApp with the default
+// handlers, response validation off as in production), wired the way
+// src/main.ts wires it, with the production log level (`info`) written to
+// /dev/null so that every request is logged and serialised, but no terminal
+// or pipe throttles the run. The purge job src/main.ts schedules every 15
+// minutes is left out: it would not fire during a benchmark.
+//
+// Started by run.ts (fork); not meant to be run by hand.
+
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createDb } from '../../src/db/knex.ts';
+import { parseKeyRing } from '../../src/security/crypto.ts';
+import { createRelyingParty } from '../../src/oidc/relyingParty.ts';
+import { createApp } from '../../src/app.ts';
+import { readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  // The production profile: NODE_ENV=production, explicit keys, an external issuer.
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    PORT: '0',
+    LOG_LEVEL: settings.logLevel,
+    DATABASE_URL: settings.databaseUrl,
+    ENCRYPTION_KEYS: settings.encryptionKeys,
+    PUBLIC_BASE_URL: settings.publicBaseUrl,
+    ACCOUNT_CENTER_URL: settings.accountCenterUrl,
+    AUTH_CALLBACK_URL: settings.callbackUrl,
+    OIDC_ISSUER: settings.issuer,
+    OIDC_CLIENT_ID: settings.oidcClientId,
+    OIDC_CLIENT_SECRET: settings.oidcClientSecret,
+    OIDC_SCOPES: settings.scopes.join(' '),
+  });
+  // What src/main.ts gets from pino's default (stdout through an asynchronous
+  // SonicBoom), only pointed at /dev/null.
+  const logger = createLogger(config.logLevel, pino.destination('/dev/null'));
+  const db = createDb(config.databaseUrl!, {
+    poolMax: settings.poolSize,
+    logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
+  });
+  const oidc = createRelyingParty(
+    {
+      issuer: config.oidc.issuer!,
+      clientId: config.oidc.clientId!,
+      clientSecret: config.oidc.clientSecret!,
+      redirectUri: config.authCallbackUrl,
+      scopes: config.oidc.scopes,
+      accessTokenAudience: config.oidc.accessTokenAudience,
+      // The dev IdP speaks http; production's https only matters at discovery, which is not measured.
+      allowInsecureIssuer: true,
+    },
+    logger,
+  );
+  const app = await createApp({ config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc }, {});
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  server.keepAliveTimeout = 65_000; // as src/main.ts
+
+  serveUntilStopped((server.address() as AddressInfo).port, async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await db.destroy();
+  });
+}
+
+main().catch(reportFailure);

@@ -1,0 +1,83 @@
+// What the benchmark driver (run.ts) and its two server processes (gateway.ts,
+// bare.ts) tell each other over the fork() IPC channel.
+
+import { Session } from 'node:inspector/promises';
+import { writeFile } from 'node:fs/promises';
+
+/** Settings handed to a server process in the BENCH_SERVER_SETTINGS environment variable (JSON). */
+export interface ServerSettings {
+  databaseUrl: string;
+  /** Pool size of the server's connection pool (the gateway's knex pool default is 10). */
+  poolSize: number;
+  /** The gateway's LOG_LEVEL (info in production: one access line per request). */
+  logLevel: string;
+  /** The dev IdP's issuer (discovery happens once, inside the server). */
+  issuer: string;
+  oidcClientId: string;
+  oidcClientSecret: string;
+  /** ENCRYPTION_KEYS of the run: both servers seal and open with the same key ring. */
+  encryptionKeys: string;
+  publicBaseUrl: string;
+  accountCenterUrl: string;
+  /** AUTH_CALLBACK_URL: the redirect_uri of the authorize URL. */
+  callbackUrl: string;
+  scopes: string[];
+}
+
+export type ServerMessage =
+  | { type: 'ready'; port: number }
+  | { type: 'failed'; message: string }
+  | { type: 'profile-started' }
+  | { type: 'profile-written'; file: string };
+/** `profile-start`/`profile-stop` bracket one measured run when BENCH_CPU_PROF names this server. */
+export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+
+export function readSettings(): ServerSettings {
+  const raw = process.env.BENCH_SERVER_SETTINGS;
+  if (!raw) throw new Error('BENCH_SERVER_SETTINGS is not set: this script is started by scripts/bench/run.ts');
+  return JSON.parse(raw) as ServerSettings;
+}
+
+/**
+ * Reports the listening port to the driver, records V8 CPU profiles of the
+ * measured runs when asked (inspector Profiler: only the run's window, not the
+ * boot), and stops cleanly when told to.
+ */
+export function serveUntilStopped(port: number, close: () => Promise<void>): void {
+  process.send?.({ type: 'ready', port } satisfies ServerMessage);
+  let session: Session | undefined;
+  process.on('message', (message: DriverMessage) => {
+    if (message.type === 'profile-start') {
+      void (async () => {
+        session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+        process.send?.({ type: 'profile-started' } satisfies ServerMessage);
+      })();
+    } else if (message.type === 'profile-stop') {
+      void (async () => {
+        if (!session) return;
+        const { profile } = await session.post('Profiler.stop');
+        session.disconnect();
+        session = undefined;
+        await writeFile(message.file, JSON.stringify(profile));
+        process.send?.({ type: 'profile-written', file: message.file } satisfies ServerMessage);
+      })();
+    } else if (message.type === 'stop') {
+      close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    }
+  });
+  // The driver went away without saying stop (crash, Ctrl-C): do not linger.
+  process.on('disconnect', () => process.exit(0));
+}
+
+export function reportFailure(error: unknown): never {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.send?.({ type: 'failed', message } satisfies ServerMessage);
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
