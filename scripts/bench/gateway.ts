@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createDb } from '../../src/db/knex.ts';
 import { parseKeyRing } from '../../src/security/crypto.ts';
-import { createRelyingParty } from '../../src/oidc/relyingParty.ts';
+import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import { createApp } from '../../src/app.ts';
 import { readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
@@ -42,19 +42,8 @@ async function main(): Promise<void> {
     poolMax: settings.poolSize,
     logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
   });
-  const oidc = createRelyingParty(
-    {
-      issuer: config.oidc.issuer!,
-      clientId: config.oidc.clientId!,
-      clientSecret: config.oidc.clientSecret!,
-      redirectUri: config.authCallbackUrl,
-      scopes: config.oidc.scopes,
-      accessTokenAudience: config.oidc.accessTokenAudience,
-      // The dev IdP speaks http; production's https only matters at discovery, which is not measured.
-      allowInsecureIssuer: true,
-    },
-    logger,
-  );
+  // The dev IdP speaks http; production's https only matters at discovery, which is not measured.
+  const oidc = relyingPartyFromConfig(config, logger, { allowInsecureIssuer: true });
   const app = await createApp({ config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc }, {});
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

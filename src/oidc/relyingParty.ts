@@ -53,7 +53,11 @@ export interface RelyingParty {
  * The relying party the configuration describes, or null when no OIDC client is
  * configured (the flow endpoints then answer 503 OIDC_NOT_CONFIGURED).
  */
-export function relyingPartyFromConfig(config: Config, logger: Logger, options: { timeoutMs?: number } = {}): RelyingParty | null {
+export function relyingPartyFromConfig(
+  config: Config,
+  logger: Logger,
+  options: Partial<Pick<RelyingPartySettings, 'timeoutMs' | 'allowInsecureIssuer'>> = {},
+): RelyingParty | null {
   if (!oidcClientConfigured(config)) return null;
   return createRelyingParty(
     {
