@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { ApiError, validationError, type FieldError } from '../errors/catalogue.ts';
 import { sendProblem } from '../errors/problem.ts';
 import { contractCopy } from './contract.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { AppDeps } from './deps.ts';
 import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';
 import { authorize, createSecurityHandlers, unauthorizedError, type BasicCredentials } from './security.ts';
@@ -223,6 +224,10 @@ function asApiError(error: unknown, req: Request): ApiError {
     return error;
   }
   if (error instanceof ResponseContractError) throw error;
+  if (isDatabaseUnavailable(error)) {
+    req.log.warn({ err: error }, 'database unavailable');
+    return new ApiError('DATABASE_UNAVAILABLE');
+  }
   // Unexpected: log everything for the operator, tell the client nothing internal.
   req.log.error({ err: error }, 'unhandled error');
   return new ApiError('INTERNAL_ERROR');

@@ -44,6 +44,22 @@ describe('health', () => {
       expect(down.body.checks.database.status).toBe('down');
       expect(down.body.checks.database.reason).toEqual(expect.any(String));
       expect(JSON.stringify(down.body)).not.toMatch(/postgres:\/\//);
+
+      // The operations answer 503 DATABASE_UNAVAILABLE (retry later), not 500.
+      // (resume: the session cookie is looked up while authenticating)
+      const resume = await request(app)
+        .get('/v1/auth/resume')
+        .query({ transaction: '00000000-0000-4000-8000-000000000000' })
+        .set('Cookie', `${gateway.config.gatewayCookieName}=gwt_some_session_token`)
+        .expect(503);
+      expect(resume.body).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+      const exchange = await request(app)
+        .post('/v1/auth/exchange')
+        .auth('client_demo', 'secret')
+        .send({ code: 'handoff_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG' })
+        .expect(503);
+      expect(exchange.body).toMatchObject({ status: 503, code: 'DATABASE_UNAVAILABLE' });
+      expect(JSON.stringify([resume.body, exchange.body])).not.toMatch(/ECONNREFUSED|accepting connections|postgres/i);
     } finally {
       await admin.raw(`ALTER DATABASE ${database.name} WITH ALLOW_CONNECTIONS true`);
       await admin.destroy();

@@ -1,0 +1,22 @@
+/**
+ * Whether an error means PostgreSQL cannot serve us right now (a 503 the client may
+ * retry), as opposed to a statement that is wrong (a bug: 500).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // knex gave up waiting for a pooled connection (none free, or none could be opened).
+  if (error.name === 'KnexTimeoutError') return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_ERRORS.has(code)) return true;
+    // SQLSTATE class 08: connection exception; 57P01–57P03: the server is shutting
+    // down or starting up; 53300: too many connections (PostgreSQL appendix A).
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    // 55000 is generic; with this message it is a database closed to new connections.
+    if (code === '55000' && /not currently accepting connections/.test(error.message)) return true;
+  }
+  // node-postgres reports a socket closed under it without a code.
+  return /^Connection terminated/.test(error.message);
+}
+
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);

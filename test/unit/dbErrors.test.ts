@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { isDatabaseUnavailable } from '../../src/db/errors.ts';
+
+function withCode(code: string, message = 'failed'): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['connection refused', withCode('ECONNREFUSED')],
+    ['connection reset', withCode('ECONNRESET')],
+    ['host not found', withCode('ENOTFOUND')],
+    ['SQLSTATE 08006 connection failure', withCode('08006')],
+    ['SQLSTATE 57P01 admin shutdown', withCode('57P01')],
+    ['SQLSTATE 57P03 cannot connect now', withCode('57P03')],
+    ['SQLSTATE 53300 too many connections', withCode('53300')],
+    ['a database closed to connections', withCode('55000', 'database "gateway" is not currently accepting connections')],
+    ['a socket closed under node-postgres', new Error('Connection terminated unexpectedly')],
+    ['knex pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' })],
+  ])('%s: yes', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', withCode('23505')],
+    ['a syntax error', withCode('42601')],
+    ['another 55000', withCode('55000', 'lock not available')],
+    ['a plain error', new Error('boom')],
+    ['not an error', { code: 'ECONNREFUSED' }],
+    ['nothing', undefined],
+  ])('%s: no', (_name, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
