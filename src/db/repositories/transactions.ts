@@ -15,17 +15,13 @@ export interface NewTransaction {
 }
 
 export async function insertTransaction(db: Db, tx: NewTransaction): Promise<void> {
-  // Positional bindings: this runs on every login start, and knex's named-binding
-  // rewrite is a measurable share of its cost there (docs/benchmarks.md).
   await db.raw(
     `INSERT INTO auth_transactions
        (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
         onboarding_mode, platform_callback_url, return_to, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?))`,
-    [
-      tx.id, tx.platformId, tx.stateDigest, tx.nonceDigest, tx.pkceVerifierSealed, tx.nonceSealed,
-      tx.onboardingMode, tx.platformCallbackUrl, tx.returnTo, tx.ttlSeconds,
-    ],
+     VALUES (:id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
+        :onboardingMode, :platformCallbackUrl, :returnTo, now() + make_interval(secs => :ttlSeconds))`,
+    { ...tx },
   );
 }
 
