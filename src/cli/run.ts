@@ -76,18 +76,8 @@ class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const CREATE_OPTIONS = {
-  key: { type: 'string' },
-  name: { type: 'string' },
-  'callback-url': { type: 'string' },
-  'return-url': { type: 'string', multiple: true },
-  mode: { type: 'string' },
-  'central-onboarding': { type: 'string' },
-  'onboarding-path': { type: 'string' },
-  metadata: { type: 'string' },
-  inactive: { type: 'boolean' },
-} as const;
-const UPDATE_OPTIONS = {
+/** The platform settings both create and update take. */
+const SETTINGS_OPTIONS = {
   name: { type: 'string' },
   'callback-url': { type: 'string' },
   'return-url': { type: 'string', multiple: true },
@@ -96,6 +86,8 @@ const UPDATE_OPTIONS = {
   'onboarding-path': { type: 'string' },
   metadata: { type: 'string' },
 } as const;
+const CREATE_OPTIONS = { key: { type: 'string' }, ...SETTINGS_OPTIONS, inactive: { type: 'boolean' } } as const;
+const UPDATE_OPTIONS = SETTINGS_OPTIONS;
 const LIST_OPTIONS = { active: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const COMMON_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
