@@ -35,6 +35,7 @@ export async function purgeExpired(db: Db, graceSeconds: number): Promise<PurgeC
        UPDATE gateway_sessions s SET token_sealed = NULL FROM grace
         WHERE s.token_sealed IS NOT NULL
           AND s.created_at < grace.before
+          AND s.id NOT IN (SELECT id FROM sessions) -- one change per row and statement
           AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id AND h.consumed_at IS NULL AND h.expires_at > now())
        RETURNING s.id
      )
