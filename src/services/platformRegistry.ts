@@ -56,17 +56,7 @@ const newClientId = () => `${CLIENT_ID_PREFIX}${randomBytes(16).toString('base64
 /** 256 random bits (GUIDE §5); only its SHA-256 digest is stored. */
 const newClientSecret = () => `${CLIENT_SECRET_PREFIX}${randomToken(32)}`;
 
-const CREATE_FIELDS = [
-  'platformKey',
-  'displayName',
-  'callbackUrl',
-  'allowedReturnUrls',
-  'defaultOnboardingMode',
-  'centralOnboardingEnabled',
-  'platformOnboardingPath',
-  'metadata',
-  'active',
-] as const;
+/** The settings a platform is created with and a PATCH may change. */
 const UPDATE_FIELDS = [
   'displayName',
   'callbackUrl',
@@ -76,6 +66,7 @@ const UPDATE_FIELDS = [
   'platformOnboardingPath',
   'metadata',
 ] as const satisfies readonly (keyof PlatformChanges)[];
+const CREATE_FIELDS = ['platformKey', ...UPDATE_FIELDS, 'active'] as const;
 const IMMUTABLE_FIELDS = new Set(['platformKey', 'clientId']);
 
 // ---------------------------------------------------------------- reads

@@ -12,18 +12,11 @@ export interface NewAuditEvent {
   requestId: string | null;
 }
 
-export interface AuditEventRow {
+export interface AuditEventRow extends NewAuditEvent {
   id: string;
   occurredAt: Date;
   /** occurred_at with its full microsecond precision (a JS Date keeps milliseconds), for the keyset cursor. */
   occurredAtExact: string;
-  action: string;
-  platformKey: string;
-  actorType: 'user' | 'cli';
-  actorUserId: string | null;
-  actorSub: string | null;
-  changedFields: string[];
-  requestId: string | null;
 }
 
 const AUDIT_COLUMNS = `
