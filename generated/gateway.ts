@@ -148,7 +148,7 @@ export interface paths {
          *
          *     A code that is invalid, expired, already used or issued for another platform gives the
          *     same `404 HANDOFF_CODE_INVALID`. Bad or missing credentials give
-         *     `401 INVALID_CLIENT_CREDENTIALS` with `WWW-Authenticate: Basic realm="gateway"`.
+         *     `401 INVALID_CLIENT_CREDENTIALS` with `WWW-Authenticate: Basic realm="auth-gateway"`.
          */
         post: operations["exchangeAuthenticationHandoff"];
         delete?: never;
@@ -1685,7 +1685,7 @@ export interface components {
         /** @description Bearer challenge (RFC 6750 §3), with `error="invalid_token"` when a presented token was refused. */
         WwwAuthenticateBearer: string;
         /** @description Basic authentication challenge for the platform credentials. */
-        WwwAuthenticateBasic: "Basic realm=\"gateway\"";
+        WwwAuthenticateBasic: "Basic realm=\"auth-gateway\"";
     };
     pathItems: never;
 }

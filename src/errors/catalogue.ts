@@ -73,5 +73,5 @@ export function validationError(errors: FieldError[], detail = 'One or more fiel
 
 /** 401 for the platform Basic scheme, with the challenge RFC 7235 §3.1 requires. */
 export function invalidClientCredentials(detail = 'Send the platform client id and secret with HTTP Basic authentication.'): ApiError {
-  return new ApiError('INVALID_CLIENT_CREDENTIALS', detail, { headers: { 'WWW-Authenticate': 'Basic realm="gateway"' } });
+  return new ApiError('INVALID_CLIENT_CREDENTIALS', detail, { headers: { 'WWW-Authenticate': 'Basic realm="auth-gateway"' } });
 }
