@@ -2,7 +2,7 @@
  * `npm run migrate` (latest) and `npm run migrate:down` (one step back), against
  * DATABASE_URL or, when it is unset, the embedded development PostgreSQL.
  */
-import { loadConfig } from '../src/config/index.ts';
+import { loadDatabaseToolConfig } from '../src/config/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/db/open.ts';
 import { migrateDown, migrateLatest } from '../src/db/knex.ts';
@@ -12,7 +12,7 @@ if (direction !== 'latest' && direction !== 'down') {
   process.stderr.write('usage: node scripts/migrate.ts latest|down\n');
   process.exit(2);
 }
-const config = loadConfig();
+const config = loadDatabaseToolConfig();
 const logger = createLogger(config.logLevel === 'silent' ? 'info' : config.logLevel);
 const database = await openDatabase(config.databaseUrl, logger, { migrate: false });
 try {

@@ -9,7 +9,7 @@ import { sendProblem } from './errors/problem.ts';
 import { createBackend } from './api/backend.ts';
 import { docsRouter } from './api/docs.ts';
 import { handlers as defaultHandlers } from './api/handlers.ts';
-import type { AppDeps } from './api/deps.ts';
+import type { AppDeps } from './deps.ts';
 import type { HandlerMap } from './api/types.ts';
 import { loggableUrl } from './logger.ts';
 

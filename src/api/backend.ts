@@ -8,7 +8,7 @@ import { ApiError, validationError, type FieldError } from '../errors/catalogue.
 import { sendProblem } from '../errors/problem.ts';
 import { contractCopy } from './contract.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import type { AppDeps } from './deps.ts';
+import type { AppDeps } from '../deps.ts';
 import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';
 import { authorize, createSecurityHandlers, unauthorizedError, type BasicCredentials } from './security.ts';
 

@@ -5,8 +5,7 @@ import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
 import { findSessionByTokenDigest } from '../db/repositories/sessions.ts';
 import { findUserBySub } from '../db/repositories/users.ts';
-import { permissionsFromScope } from '../services/permissions.ts';
-import type { AppDeps } from './deps.ts';
+import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
 
 export interface BasicCredentials {
@@ -28,11 +27,14 @@ export function createSecurityHandlers(deps: AppDeps) {
       if (!session) throw new ApiError('UNAUTHENTICATED', 'The gateway session is not valid. Sign in again.');
       if (session.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign in again.');
       return {
-        via: 'cookie',
+        via: 'session',
         userId: session.userId,
         sub: session.sub,
         permissions: session.permissions,
+        heldPermissions: session.permissions,
         session: { id: session.id, expiresAt: session.expiresAt },
+        platform: null,
+        clientId: null,
       };
     },
 
@@ -46,8 +48,11 @@ export function createSecurityHandlers(deps: AppDeps) {
         via: 'bearer',
         userId: user?.id ?? null,
         sub: claims.sub,
-        permissions: permissionsFromScope(claims.scope),
+        permissions: claims.permissions,
+        heldPermissions: claims.permissions,
         session: null,
+        platform: null,
+        clientId: claims.clientId,
       };
     },
 
@@ -115,7 +120,7 @@ export function authorize(c: Context, req: Request, config: Config): void {
   if (!hasPermissions(principal.permissions, required)) {
     throw new ApiError('FORBIDDEN', `This operation needs the permission ${required.join(' and ')}.`);
   }
-  if (principal.via === 'cookie' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) {
+  if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) {
     throw new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');
   }
 }

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { operations } from '../../generated/gateway.ts';
-import type { AppDeps } from './deps.ts';
+import type { AppDeps } from '../deps.ts';
+import type { Principal } from '../domain/types.ts';
 
 /** Every operationId of the contract, as openapi-typescript generated them. */
 export type OperationId = keyof operations;
@@ -23,17 +24,7 @@ export type SuccessBodyOf<K extends OperationId> = {
     : never;
 }[keyof Responses<K>];
 
-export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write';
-
-/** Who is calling a user or admin route, resolved by the security handlers. */
-export interface Principal {
-  via: 'cookie' | 'bearer';
-  /** Local user id; null for a bearer token whose subject never logged in through the gateway. */
-  userId: string | null;
-  sub: string;
-  permissions: Permission[];
-  session: { id: string; expiresAt: Date } | null;
-}
+export type { Permission, Principal } from '../domain/types.ts';
 
 /** What an operation answers; the dispatcher validates it (in tests) and sends it. */
 export type Reply<K extends OperationId = OperationId> =

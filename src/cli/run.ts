@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { ConfigError, loadConfig, type LogLevel } from '../config/index.ts';
+import { ConfigError, loadDatabaseToolConfig, type LogLevel } from '../config/index.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { openDatabase, type OpenedDatabase } from '../db/open.ts';
 import type { Db } from '../db/knex.ts';
@@ -113,7 +113,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   let config;
   try {
-    config = loadConfig(io.env);
+    config = loadDatabaseToolConfig(io.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       io.stderr(`gateway: ${error.message}\n`);

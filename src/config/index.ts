@@ -4,6 +4,8 @@
  * A bad value stops the process with a message naming the variable and the rule.
  */
 
+import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
+
 export type NodeEnv = 'development' | 'test' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -13,9 +15,18 @@ export interface OidcConfig {
   readonly clientId: string | null;
   readonly clientSecret: string | null;
   readonly scopes: readonly string[];
-  /** When set, JWT access tokens must carry this audience. */
+  /** The `aud` every access token must carry (OIDC_ACCESS_TOKEN_AUDIENCE); null means OIDC_CLIENT_ID. */
   readonly accessTokenAudience: string | null;
+  /**
+   * Clients whose access tokens are accepted (OIDC_TRUSTED_CLIENT_IDS): the token's
+   * `client_id` (or `azp`) must be one of them; null means [OIDC_CLIENT_ID].
+   */
+  readonly trustedClientIds: readonly string[] | null;
+  /** Where permissions come from (OIDC_PERMISSIONS_FROM): the `scope` claim, or Zitadel's project roles claims. */
+  readonly permissionsFrom: PermissionsSource;
 }
+
+export type PermissionsSource = 'scope' | 'zitadel-roles';
 
 export interface Config {
   readonly nodeEnv: NodeEnv;
@@ -27,11 +38,15 @@ export interface Config {
   readonly authCallbackUrl: string;
   readonly authHandoffTtlSeconds: number;
   readonly authTransactionTtlSeconds: number;
+  /** How long after the callback a resume may still issue a handoff (AUTH_RESUME_TTL_SECONDS). */
+  readonly authResumeTtlSeconds: number;
   readonly accountCenterUrl: string;
   readonly corsOrigins: readonly string[];
   readonly authPlatformKey: string | null;
   readonly gatewayCookieName: string;
   readonly gatewaySessionTtlSeconds: number;
+  /** Cookies carry `Secure`: in production, and whenever PUBLIC_BASE_URL is https. */
+  readonly secureCookies: boolean;
   /** Key ring spec `kid:base64key,...`; null in development means the fixed dev key ring. */
   readonly encryptionKeys: string | null;
   readonly logLevel: LogLevel;
@@ -133,6 +148,15 @@ function checkHttpUrl(raw: string): string | null {
   return null;
 }
 
+/** A comma-separated list of non-empty entries; null when unset. */
+function readList(reader: Reader, name: string): string[] | null {
+  const raw = reader.raw(name);
+  if (raw === undefined) return null;
+  const entries = [...new Set(raw.split(',').map((part) => part.trim()).filter(Boolean))];
+  if (entries.length === 0) reader.problems.push(`${name} is refused: list at least one value`);
+  return entries;
+}
+
 /** Origins are compared exactly (scheme, host, port), as browsers send them in the Origin header. */
 function readOrigins(reader: Reader, name: string, fallback: string[]): string[] {
   const raw = reader.raw(name);
@@ -174,15 +198,19 @@ export function loadConfig(env: Env = process.env): Config {
       clientSecret: reader.string('OIDC_CLIENT_SECRET', null),
       scopes,
       accessTokenAudience: reader.string('OIDC_ACCESS_TOKEN_AUDIENCE', null),
+      trustedClientIds: readList(reader, 'OIDC_TRUSTED_CLIENT_IDS'),
+      permissionsFrom: reader.oneOf<PermissionsSource>('OIDC_PERMISSIONS_FROM', 'scope', ['scope', 'zitadel-roles']),
     },
     authCallbackUrl: reader.url('AUTH_CALLBACK_URL', `${publicBaseUrl}/v1/auth/callback`),
     authHandoffTtlSeconds: reader.integer('AUTH_HANDOFF_TTL_SECONDS', 60, 30, 300),
     authTransactionTtlSeconds: reader.integer('AUTH_TRANSACTION_TTL_SECONDS', 600, 60, 3600),
+    authResumeTtlSeconds: reader.integer('AUTH_RESUME_TTL_SECONDS', 3600, 60, 24 * 3600),
     accountCenterUrl,
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS', [new URL(accountCenterUrl).origin]),
     authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
     gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
+    secureCookies: isProduction || publicBaseUrl.startsWith('https://'),
     encryptionKeys: reader.string('ENCRYPTION_KEYS', null),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     devIdpPort: reader.integer('DEV_IDP_PORT', 9090, 0, 65535),
@@ -191,10 +219,26 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (isProduction) {
     // Production never falls back to the embedded database, the dev identity
-    // provider or the published development key ring.
+    // provider or the published development key ring, and speaks only https.
     if (!config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
     if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
-    if (!config.publicBaseUrl.startsWith('https://')) reader.problems.push('PUBLIC_BASE_URL must be https when NODE_ENV=production');
+    const mustBeHttps: [string, string | null][] = [
+      ['PUBLIC_BASE_URL', config.publicBaseUrl],
+      ['AUTH_CALLBACK_URL', config.authCallbackUrl],
+      ['ACCOUNT_CENTER_URL', config.accountCenterUrl],
+      ['OIDC_ISSUER', config.oidc.issuer],
+    ];
+    for (const [name, value] of mustBeHttps) {
+      if (value !== null && !value.startsWith('https://')) reader.problems.push(`${name} must be https when NODE_ENV=production`);
+    }
+  }
+  // The published development key ring protects nothing: it is accepted only while the
+  // service runs its own dev stack (embedded PostgreSQL and the dev identity provider).
+  const ownDevStack = !isProduction && !config.oidc.issuer && !config.databaseUrl;
+  if (config.encryptionKeys === DEV_ENCRYPTION_KEYS && !ownDevStack) {
+    reader.problems.push('ENCRYPTION_KEYS is refused: the published development key ring is only for the embedded dev stack');
+  } else if (!config.encryptionKeys && !ownDevStack && !isProduction) {
+    reader.problems.push('ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set (the published development key ring is only for the embedded dev stack)');
   }
   if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
     reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
@@ -205,6 +249,32 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
+}
+
+/** What the tools that only touch the database need (migrations, the operator CLI). */
+export interface DatabaseToolConfig {
+  readonly nodeEnv: NodeEnv;
+  readonly isProduction: boolean;
+  readonly databaseUrl: string | null;
+  readonly logLevel: LogLevel;
+}
+
+/**
+ * The database settings alone: `node scripts/migrate.ts` and the operator CLI need only
+ * DATABASE_URL (and NODE_ENV, LOG_LEVEL), never the service's keys or public URLs.
+ */
+export function loadDatabaseToolConfig(env: Env = process.env): DatabaseToolConfig {
+  const reader = new Reader(env);
+  const nodeEnv = reader.oneOf<NodeEnv>('NODE_ENV', 'development', ['development', 'test', 'production']);
+  const config: DatabaseToolConfig = {
+    nodeEnv,
+    isProduction: nodeEnv === 'production',
+    databaseUrl: reader.string('DATABASE_URL', null),
+    logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  };
+  if (config.isProduction && !config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return Object.freeze(config);
 }
 
 /** True when the flow endpoints can run: in production a missing OIDC client answers 503. */

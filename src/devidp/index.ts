@@ -63,7 +63,7 @@ export interface DevIdpOptions {
   clients: DevIdpClient[];
   /** default DEV_USERS */
   users?: DevIdpUser[];
-  /** `aud` of the JWT access tokens and identifier of the default resource; default urn:auth-gateway */
+  /** `aud` of the JWT access tokens; default the first client's id */
   accessTokenAudience?: string;
   /** default 900 */
   accessTokenTtlSeconds?: number;
@@ -103,7 +103,8 @@ export const DEV_USERS: DevIdpUser[] = [
   },
 ];
 
-export const DEFAULT_ACCESS_TOKEN_AUDIENCE = 'urn:auth-gateway';
+/** The resource indicator (RFC 8707) of the gateway's API at the dev IdP. */
+export const DEFAULT_RESOURCE_INDICATOR = 'urn:auth-gateway';
 const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 900;
 
 /** OIDC scopes whose claims the IdP releases (OIDC Core §5.4); they also appear in the JWT `scope`. */
@@ -219,11 +220,11 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     throw new Error('startDevIdp: at least one client is required');
   }
 
-  const audience = options.accessTokenAudience ?? DEFAULT_ACCESS_TOKEN_AUDIENCE;
-  if (!URL.canParse(audience) || audience.includes('#')) {
-    // RFC 8707 §2: a resource indicator is an absolute URI without a fragment.
-    throw new Error(`startDevIdp: accessTokenAudience must be an absolute URI without a fragment, got ${JSON.stringify(audience)}`);
-  }
+  // The one resource server (RFC 8707 §2: its indicator is an absolute URI without a
+  // fragment) and the `aud` its access tokens carry: by default the first client's id,
+  // as Zitadel puts the client ids of the project into `aud`.
+  const resourceIndicator = DEFAULT_RESOURCE_INDICATOR;
+  const audience = options.accessTokenAudience ?? options.clients[0]!.clientId;
   const logger = options.logger;
   const host = options.host ?? '127.0.0.1';
   const accessTokenTtl = options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
@@ -410,12 +411,12 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       resourceIndicators: {
         enabled: true,
         // RFC 8707: without a `resource` parameter the request is for our single API.
-        defaultResource: async () => audience,
+        defaultResource: async () => resourceIndicator,
         // Also use it at the token endpoint even though `openid` was requested (by default
         // oidc-provider would then issue an opaque userinfo-only token).
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx: KoaContextWithOIDC, indicator: string): Promise<ResourceServerInfo> => {
-          if (indicator !== audience) throw new errors.InvalidTarget();
+          if (indicator !== resourceIndicator) throw new errors.InvalidTarget();
           return {
             scope: resourceScope,
             audience,

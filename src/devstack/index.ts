@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/knex.ts';
-import { startDevIdp, DEV_USERS, PERMISSION_SCOPES, DEFAULT_ACCESS_TOKEN_AUDIENCE, type DevIdp } from '../devidp/index.ts';
+import { startDevIdp, DEV_USERS, PERMISSION_SCOPES, type DevIdp } from '../devidp/index.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { createPlatform, rotatePlatformCredentials, type Actor } from '../services/platformRegistry.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
@@ -29,7 +29,6 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   const idp: DevIdp = await startDevIdp({
     port: config.devIdpPort,
     clients: [{ clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [config.authCallbackUrl] }],
-    accessTokenAudience: DEFAULT_ACCESS_TOKEN_AUDIENCE,
     logger: { info: (obj, msg) => logger.debug({ devIdp: obj }, msg ?? 'dev identity provider') },
   });
   logger.info({ issuer: idp.issuer }, 'OIDC_ISSUER is unset: started the development identity provider');

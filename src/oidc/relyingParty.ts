@@ -3,7 +3,9 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
-import { oidcClientConfigured, type Config } from '../config/index.ts';
+import { oidcClientConfigured, type Config, type PermissionsSource } from '../config/index.ts';
+import type { Permission } from '../domain/types.ts';
+import { permissionsFromScope } from '../services/permissions.ts';
 
 export interface RelyingPartySettings {
   issuer: string;
@@ -11,8 +13,12 @@ export interface RelyingPartySettings {
   clientSecret: string;
   redirectUri: string;
   scopes: readonly string[];
-  /** When set, JWT access tokens must carry this `aud`. */
-  accessTokenAudience: string | null;
+  /** The `aud` every access token must carry (default: the gateway's client id). */
+  accessTokenAudience: string;
+  /** The clients whose access tokens are accepted: `client_id` (or `azp`) must be one of them. */
+  trustedClientIds: readonly string[];
+  /** Where permissions are read from: the `scope` claim, or Zitadel's project roles claims. */
+  permissionsFrom: PermissionsSource;
   /** http issuers are accepted only outside production (the dev identity provider). */
   allowInsecureIssuer: boolean;
   /** Per request to the identity provider. */
@@ -28,14 +34,22 @@ export interface IdTokenClaims {
   familyName: string | null;
 }
 
+/** A verified access token: issued for this service (`aud`) by a trusted client. */
 export interface AccessTokenClaims {
   sub: string;
-  scope: string;
+  /** The client the token was issued to: `client_id`, else `azp`. */
+  clientId: string;
+  /** The gateway permissions the token grants, read as OIDC_PERMISSIONS_FROM says. */
+  permissions: Permission[];
+  /** Every claim of the token (JWT payload or introspection answer), for rules that need more. */
+  claims: Readonly<Record<string, unknown>>;
 }
 
 export interface VerifiedLogin {
   idToken: IdTokenClaims;
   accessToken: AccessTokenClaims;
+  /** The permissions the new gateway session gets. */
+  permissions: Permission[];
 }
 
 /** The gateway as the single OpenID Connect client of its identity provider. */
@@ -66,7 +80,9 @@ export function relyingPartyFromConfig(
       clientSecret: config.oidc.clientSecret!,
       redirectUri: config.authCallbackUrl,
       scopes: config.oidc.scopes,
-      accessTokenAudience: config.oidc.accessTokenAudience,
+      accessTokenAudience: config.oidc.accessTokenAudience ?? config.oidc.clientId!,
+      trustedClientIds: config.oidc.trustedClientIds ?? [config.oidc.clientId!],
+      permissionsFrom: config.oidc.permissionsFrom,
       allowInsecureIssuer: !config.isProduction,
       ...options,
     },
@@ -161,7 +177,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       if (isNetworkError(error)) throw unavailable(error);
       throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token could not be verified.', { cause: error });
     }
-    return { sub: String(payload.sub), scope: scopeOf(payload.scope ?? payload.scp) };
+    return accessTokenClaims(payload);
   }
 
   /** RFC 7662 for opaque access tokens. */
@@ -178,7 +194,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     if (settings.accessTokenAudience && !audiences(result.aud).includes(settings.accessTokenAudience)) {
       throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token is not meant for this service.');
     }
-    return { sub: result.sub, scope: scopeOf(result.scope) };
+    return accessTokenClaims(result as Record<string, unknown>);
   }
 
   /**
@@ -266,11 +282,18 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
           familyName: typeof claims.family_name === 'string' ? claims.family_name : null,
         },
         accessToken,
+        permissions: accessToken.permissions,
       };
     },
 
     verifyAccessToken: (token: string) => verifyAccessToken(token),
   };
+}
+
+// TODO(issue 8 §1-2, in progress): client and typ rules, permissions from Zitadel roles.
+function accessTokenClaims(claims: Record<string, unknown>): AccessTokenClaims {
+  const clientId = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : '';
+  return { sub: String(claims.sub), clientId, permissions: permissionsFromScope(scopeOf(claims.scope ?? claims.scp)), claims };
 }
 
 function scopeOf(value: unknown): string {

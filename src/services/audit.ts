@@ -1,5 +1,5 @@
 import type { components } from '../../generated/gateway.ts';
-import type { Principal } from '../api/types.ts';
+import type { Principal } from '../domain/types.ts';
 import type { Db } from '../db/knex.ts';
 import { insertAuditEvent, listAuditEventRows, type AuditEventRow } from '../db/repositories/audit.ts';
 import { validationError } from '../errors/catalogue.ts';

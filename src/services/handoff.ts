@@ -1,10 +1,10 @@
-import type { AppDeps } from '../api/deps.ts';
+import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
-import type { Permission } from '../api/types.ts';
+import type { Permission } from '../domain/types.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
 import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
-import type { OnboardingStatus } from './onboarding.ts';
+import type { OnboardingStatus } from '../domain/types.ts';
 import { sessionTokenAad } from './sessions.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';

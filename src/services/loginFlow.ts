@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../api/deps.ts';
-import type { Principal } from '../api/types.ts';
+import type { AppDeps } from '../deps.ts';
+import type { Principal } from '../domain/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
 import { resolveReturnTo } from '../security/returnTo.ts';
@@ -11,7 +11,6 @@ import type { RelyingParty } from '../oidc/relyingParty.ts';
 import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding.ts';
 import { issueHandoff } from './handoff.ts';
 import { createSession } from './sessions.ts';
-import { permissionsFromScope } from './permissions.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -128,7 +127,7 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
     // 7. the gateway session with the permissions of the access token
     const session = await createSession(trx, deps.keyRing, {
       userId: user.id,
-      permissions: permissionsFromScope(login.accessToken.scope),
+      permissions: login.permissions,
       ttlSeconds: deps.config.gatewaySessionTtlSeconds,
     });
     await attachLogin(trx, tx.id, user.id, session.id);
@@ -140,7 +139,7 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
 
 /** GET /v1/auth/resume: after central onboarding, re-evaluate on the server and continue. */
 export async function resumeLogin(deps: AppDeps, principal: Principal, transactionId: string): Promise<URL> {
-  if (principal.via !== 'cookie' || !principal.userId) throw new ApiError('UNAUTHENTICATED', 'Resume needs the gateway session cookie.');
+  if (principal.via !== 'session' || !principal.userId) throw new ApiError('UNAUTHENTICATED', 'Resume needs the gateway session cookie.');
   const tx = await findConsumedTransactionOfUser(deps.db, transactionId, principal.userId);
   if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'No completed sign-in of yours has this transaction id.');
   const platform = await findActivePlatformById(deps.db, tx.platformId);

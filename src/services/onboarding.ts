@@ -1,16 +1,9 @@
 import type { Db } from '../db/knex.ts';
+import type { OnboardingStatus, OnboardingStatusValue } from '../domain/types.ts';
 import type { PlatformRow } from '../db/repositories/platforms.ts';
 import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from '../db/repositories/onboarding.ts';
 
-export type OnboardingStatusValue = 'NOT_STARTED' | 'IN_PROGRESS' | 'COMPLETE';
-
-/** The contract's OnboardingStatus object; always calculated by the server. */
-export interface OnboardingStatus {
-  status: OnboardingStatusValue;
-  requirementVersion: number;
-  missingFields: string[];
-  canCompleteCentrally: boolean;
-}
+export type { OnboardingStatus, OnboardingStatusValue } from '../domain/types.ts';
 
 /** An empty scalar is null (or a blank string); an empty multi-select is []. */
 export function isEmptyValue(value: unknown): boolean {

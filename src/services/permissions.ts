@@ -1,7 +1,6 @@
-import type { Permission } from '../api/types.ts';
+import { GATEWAY_PERMISSIONS, type Permission } from '../domain/types.ts';
 
-/** The only scopes the gateway copies from an access token (spec: Gateway session). */
-export const GATEWAY_PERMISSIONS: readonly Permission[] = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
+export { GATEWAY_PERMISSIONS };
 
 /** Exactly those gateway permissions present in a space-separated OAuth `scope` (RFC 6749 §3.3). */
 export function permissionsFromScope(scope: string | string[] | undefined): Permission[] {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { KeyRing } from '../security/crypto.ts';
-import type { Permission } from '../api/types.ts';
+import type { Permission } from '../domain/types.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
 import { insertSession } from '../db/repositories/sessions.ts';
 

@@ -2,10 +2,13 @@ import type { Express } from 'express';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
-import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
+import { generateKeyRingSpec, parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
-import type { AppDeps } from '../../src/api/deps.ts';
+import type { AppDeps } from '../../src/deps.ts';
 import type { Db } from '../../src/db/knex.ts';
+
+/** One random key ring per test file (never the published development ring). */
+const TEST_KEY_RING = generateKeyRingSpec('test');
 
 export interface TestAppOptions {
   db: Db;
@@ -30,6 +33,8 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     NODE_ENV: 'test',
     PUBLIC_BASE_URL: 'http://gateway.test',
     ACCOUNT_CENTER_URL: 'http://account.test',
+    // A gateway with its own issuer is not the embedded dev stack: it needs a real key ring.
+    ...(options.oidc ? { ENCRYPTION_KEYS: TEST_KEY_RING } : {}),
     ...(options.oidc
       ? {
           OIDC_ISSUER: options.oidc.issuer,

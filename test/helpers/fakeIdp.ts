@@ -270,7 +270,7 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
       const defaults: Record<string, unknown> = {
         iss: issuer,
         sub,
-        aud: options.accessTokenAudience ?? 'urn:fake-idp:api',
+        aud: options.accessTokenAudience ?? options.clientId,
         client_id: clientId,
         iat: now,
         exp: now + 300,

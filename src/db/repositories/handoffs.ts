@@ -1,6 +1,6 @@
 import type { Db } from '../knex.ts';
-import type { Permission } from '../../api/types.ts';
-import type { OnboardingStatus } from '../../services/onboarding.ts';
+import type { Permission } from '../../domain/types.ts';
+import type { OnboardingStatus } from '../../domain/types.ts';
 
 export interface NewHandoff {
   codeDigest: Buffer;

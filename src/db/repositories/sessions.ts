@@ -1,5 +1,5 @@
 import type { Db } from '../knex.ts';
-import type { Permission } from '../../api/types.ts';
+import type { Permission } from '../../domain/types.ts';
 
 export interface SessionPrincipalRow {
   id: string;

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
-import type { Db } from '../db/knex.ts';
-import type { KeyRing } from '../security/crypto.ts';
-import type { RelyingParty } from '../oidc/relyingParty.ts';
+import type { Config } from './config/index.ts';
+import type { Db } from './db/knex.ts';
+import type { KeyRing } from './security/crypto.ts';
+import type { RelyingParty } from './oidc/relyingParty.ts';
 
 /** Everything an operation may use, built once at boot and passed down explicitly. */
 export interface AppDeps {

@@ -1,0 +1,48 @@
+// Domain types shared by operations, services and repositories. They live below
+// all three so that dependencies point down: a service never imports the router's
+// module, and SQL never imports domain logic (GUIDE §7).
+
+/** The only permissions the gateway knows (spec: Gateway session). */
+export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write';
+
+export const GATEWAY_PERMISSIONS: readonly Permission[] = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
+
+export type OnboardingStatusValue = 'NOT_STARTED' | 'IN_PROGRESS' | 'COMPLETE';
+
+/** The contract's OnboardingStatus object; always calculated by the server. */
+export interface OnboardingStatus {
+  status: OnboardingStatusValue;
+  requirementVersion: number;
+  missingFields: string[];
+  canCompleteCentrally: boolean;
+}
+
+/**
+ * The three credentials and their powers (GUIDE §5, contract "Authentication"):
+ * - `session`: the browser session cookie set by the callback (the person's own browser,
+ *   the account center): the user's full permissions; origin-checked on writes.
+ * - `platform`: a platform's own credential, returned by the exchange and sent by the
+ *   platform BFF as the gateway cookie. Bound to one gateway session and one platform;
+ *   acts for the user on user routes and its own platform's onboarding; never
+ *   `platforms:admin`.
+ * - `bearer`: an access token issued for this service by a trusted client.
+ */
+export type CredentialKind = 'session' | 'platform' | 'bearer';
+
+/** Who is calling a user or admin route, resolved by the security handlers. */
+export interface Principal {
+  via: CredentialKind;
+  /** Local user id; null for a bearer token whose subject never logged in through the gateway. */
+  userId: string | null;
+  sub: string;
+  /** The permissions this credential may exercise (a platform credential never carries platforms:admin). */
+  permissions: Permission[];
+  /** The permissions the user holds, whatever this credential may exercise (reported, never enforced). */
+  heldPermissions: Permission[];
+  /** The gateway session behind a session or platform credential; null for Bearer. */
+  session: { id: string; expiresAt: Date } | null;
+  /** The platform a platform credential is bound to; null otherwise. */
+  platform: { id: string; key: string } | null;
+  /** The client a Bearer token was issued to (`client_id`, else `azp`); null otherwise. */
+  clientId: string | null;
+}
