@@ -30,11 +30,15 @@ export interface paths {
          *        target `403 RETURN_TO_NOT_ALLOWED`. An `onboardingMode` that differs from the
          *        registered `defaultOnboardingMode` gives `403 ONBOARDING_MODE_MISMATCH`: it is only
          *        an assertion and never overrides the registry.
-         *     6. Persist the authentication transaction (about 10 minutes).
+         *     6. Persist the authentication transaction (`AUTH_TRANSACTION_TTL_SECONDS`, default 10
+         *        minutes) with the optional `handoffChallenge`, and bind it to this browser: a cookie
+         *        `{GATEWAY_COOKIE_NAME}_login_{transactionId}` that the callback requires.
          *     7. Answer `302` to the identity provider's authorize endpoint with `client_id` (the
          *        central OIDC client), `redirect_uri` (the fixed `AUTH_CALLBACK_URL`),
          *        `response_type=code`, the configured scopes, `state`, `nonce`, `code_challenge` and
          *        `code_challenge_method=S256`.
+         *
+         *     `HEAD` is answered `405` with `Allow: GET`: it must never create a login.
          *
          *     Errors are problem+json, or an HTML page for a browser that sends `Accept: text/html`.
          */
@@ -66,6 +70,9 @@ export interface paths {
          *     Behavior, in order:
          *     1. Atomically consume the transaction by the digest of `state`; invalid, expired or
          *        used gives `404 TRANSACTION_NOT_FOUND`.
+         *     1a. Require this browser's login binding cookie (set by start) and clear it; without it,
+         *        or with another value, `403 LOGIN_BROWSER_MISMATCH` (the login is spent; the HTML
+         *        page offers to start again).
          *     2. Exchange `code` with the stored PKCE verifier at the fixed redirect URI
          *        (`401 IDP_CODE_EXCHANGE_FAILED`; `503 IDP_UNAVAILABLE` when unreachable).
          *     3. Verify the ID token: RS256 signature, issuer, audience equal to the central OIDC
@@ -75,7 +82,8 @@ export interface paths {
          *     5. Provision the local user just in time and attach it to the transaction.
          *     6. Bootstrap platform membership and evaluate onboarding.
          *     7. Create the gateway session with the permissions copied from the access token.
-         *     8. Set the gateway cookie (`HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` in production).
+         *     8. Set the gateway cookie (`HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` in production
+         *        and whenever the gateway is served over https).
          *     9. Answer `302`: in `central` mode with onboarding not `COMPLETE`, to
          *        `{ACCOUNT_CENTER_URL}/onboarding/{platformKey}?resume={transactionId}`; otherwise to
          *        the platform's registered `callbackUrl` with `code=handoff_…`. Redirect targets come
@@ -102,12 +110,14 @@ export interface paths {
         /**
          * Resume a login after central onboarding
          * @description Continues a consumed login transaction after central onboarding, called by the
-         *     browser (the account center navigates here). Requires the gateway cookie; Bearer
-         *     tokens are not accepted.
+         *     browser (the account center navigates here). Requires the browser session cookie;
+         *     Bearer tokens and platform credentials are not accepted.
          *
          *     The transaction must be consumed, bound to the same local user as the session, and
          *     belong to an active platform (otherwise `404 TRANSACTION_NOT_FOUND` or
-         *     `404 PLATFORM_NOT_FOUND`). Onboarding is re-bootstrapped and re-evaluated on the
+         *     `404 PLATFORM_NOT_FOUND`). A resume is accepted until `AUTH_RESUME_TTL_SECONDS`
+         *     (default one hour) after the callback, and never once the login's gateway session has
+         *     ended; after that `404 TRANSACTION_NOT_FOUND`, whose HTML page offers to start again. Onboarding is re-bootstrapped and re-evaluated on the
          *     server; no client flag is trusted.
          *
          *     * Central onboarding still incomplete: `302` back to
@@ -143,11 +153,17 @@ export interface paths {
          *     and returns the gateway session, the user (`id`, `sub`), the onboarding status, the
          *     session permissions and the allowlisted `returnTo` captured at start.
          *
-         *     No identity-provider token is ever returned. Keep `session.gatewayToken` server side
-         *     and forward it to the gateway as the gateway cookie; never expose it to browser scripts.
+         *     No identity-provider token is ever returned. `session.gatewayToken` is the platform's
+         *     own credential for this user, distinct from the browser's cookie: bound to the gateway
+         *     session (same `session.id`, same expiry, revoked with it) and to this platform, and
+         *     never able to exercise `platforms:admin` (see "Authentication and permissions").
+         *     `permissions` still reports what the user holds, for the platform's own UI. Keep the
+         *     token server side and forward it to the gateway as the gateway cookie; never expose it
+         *     to browser scripts.
          *
-         *     A code that is invalid, expired, already used or issued for another platform gives the
-         *     same `404 HANDOFF_CODE_INVALID`. Bad or missing credentials give
+         *     A code that is invalid, expired, already used, issued for another platform, or whose
+         *     `handoffVerifier` does not match the login's `handoffChallenge` gives the same
+         *     `404 HANDOFF_CODE_INVALID`. Bad or missing credentials give
          *     `401 INVALID_CLIENT_CREDENTIALS` with `WWW-Authenticate: Basic realm="auth-gateway"`.
          */
         post: operations["exchangeAuthenticationHandoff"];
@@ -598,7 +614,8 @@ export interface paths {
          *     correct (`403 FORBIDDEN` otherwise); the identity provider's password policy may reject
          *     the new one (`400 VALIDATION_FAILED`, pointer `/body/newPassword`). Passwords are never
          *     logged or stored by the gateway. Cookie-authenticated requests are origin checked
-         *     (`403 ORIGIN_NOT_ALLOWED`).
+         *     (`403 ORIGIN_NOT_ALLOWED`). The person acts for themselves here: a platform's
+         *     credential gives `403 FORBIDDEN`.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -622,7 +639,8 @@ export interface paths {
          * @description Soft-deletes the local user: the account is marked deleted, and the user's gateway
          *     sessions are revoked and pending handoffs invalidated, so the gateway cookie and any
          *     forwarded gateway token stop working at once.
-         *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`).
+         *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`). The person
+         *     acts for themselves here: a platform's credential gives `403 FORBIDDEN`.
          */
         delete: operations["deleteMyAccount"];
         options?: never;
@@ -740,7 +758,8 @@ export interface components {
          *     | `ID_TOKEN_INVALID` | 401 | The ID token failed verification. |
          *     | `ACCESS_TOKEN_INVALID` | 401 | The access token failed verification or introspection. |
          *     | `TOKEN_SUBJECT_MISMATCH` | 401 | Access-token and ID-token subjects differ. |
-         *     | `FORBIDDEN` | 403 | A required permission or platform claim is missing. |
+         *     | `FORBIDDEN` | 403 | A required permission or platform claim is missing, or a platform credential may not act here. |
+         *     | `LOGIN_BROWSER_MISMATCH` | 403 | The callback came to a browser that did not start the login. |
          *     | `ORIGIN_NOT_ALLOWED` | 403 | Cookie-authenticated write from an origin that is not allowed. |
          *     | `RETURN_TO_NOT_ALLOWED` | 403 | `returnTo` outside the platform's allowlist. |
          *     | `ONBOARDING_MODE_MISMATCH` | 403 | `onboardingMode` differs from the registry. |
@@ -765,7 +784,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -811,6 +830,11 @@ export interface components {
         HandoffExchangeRequest: {
             /** @description The one-time handoff code (`handoff_` followed by an opaque part). */
             code: string;
+            /**
+             * @description The secret whose `BASE64URL(SHA-256())` was sent as `handoffChallenge` at start.
+             *     Required exactly when the login was started with a challenge.
+             */
+            handoffVerifier?: string;
         };
         /** @description The gateway session description returned to the platform BFF. Never contains identity-provider tokens. */
         HandoffExchangeResponse: {
@@ -827,8 +851,9 @@ export interface components {
                  */
                 expiresAt: string;
                 /**
-                 * @description Opaque session credential. Keep it server side only and forward it to the gateway
-                 *     as the gateway cookie; never expose it to browser scripts.
+                 * @description The platform's own credential for this user (`gwp_…`), bound to this session and
+                 *     platform. Keep it server side only and forward it to the gateway as the gateway
+                 *     cookie; never expose it to browser scripts.
                  */
                 gatewayToken: string;
             };
@@ -854,7 +879,11 @@ export interface components {
                 key: components["schemas"]["PlatformKey"];
             };
             onboarding: components["schemas"]["OnboardingStatus"];
-            /** @description Permissions captured on the session at callback time; may be empty. */
+            /**
+             * @description Permissions the user holds, captured on the session at callback time; may be empty.
+             *     Reported for the platform's own UI: the platform's credential never exercises
+             *     `platforms:admin`.
+             */
             permissions: components["schemas"]["Permission"][];
             /**
              * Format: uri
@@ -1595,7 +1624,7 @@ export interface components {
                 "text/html": components["schemas"]["HtmlErrorPage"];
             };
         };
-        /** @description `RETURN_TO_NOT_ALLOWED` (returnTo outside the allowlist) or `ONBOARDING_MODE_MISMATCH` (onboardingMode differs from the registry). */
+        /** @description `RETURN_TO_NOT_ALLOWED` (returnTo outside the allowlist), `ONBOARDING_MODE_MISMATCH` (onboardingMode differs from the registry) or, on the callback, `LOGIN_BROWSER_MISMATCH`. */
         BrowserForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1682,6 +1711,14 @@ export interface components {
          * @example gw_session=gwt_Zk3pQ8rT1vX5yB7nM2cL4hJ6gF9dS0aW3eR5tY7uI1o; Path=/; Expires=Sun, 01 Jun 2025 18:30:00 GMT; HttpOnly; Secure; SameSite=Lax
          */
         SetGatewayCookie: string;
+        /**
+         * @description Binds the login to this browser (RFC 9700 §4.7.1): a cookie named
+         *     `{GATEWAY_COOKIE_NAME}_login_{transactionId}`, `HttpOnly`, `SameSite=Lax`, `Path` = the
+         *     path of `AUTH_CALLBACK_URL`, `Max-Age` = the transaction lifetime, `Secure` in production
+         *     and on https. The callback requires and clears it.
+         * @example gw_session_login_3f6c1a52-9d4e-4b7a-8c21-5e0f7a9b2d13=Yx2…; Max-Age=600; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax
+         */
+        SetLoginBindingCookie: string;
         /** @description Bearer challenge (RFC 6750 §3), with `error="invalid_token"` when a presented token was refused. */
         WwwAuthenticateBearer: string;
         /** @description Basic authentication challenge for the platform credentials. */
@@ -1710,6 +1747,13 @@ export interface operations {
                  *     never overrides the registry.
                  */
                 onboardingMode?: components["schemas"]["OnboardingMode"];
+                /**
+                 * @description Optional binding of the handoff code to the platform back end that started this
+                 *     login (the RFC 7636 pattern, beyond the spec): `BASE64URL(SHA-256(verifier))` of a
+                 *     secret the back end keeps. The exchange then requires `handoffVerifier`.
+                 * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+                 */
+                handoffChallenge?: string;
             };
             header?: never;
             path?: never;
@@ -1721,6 +1765,7 @@ export interface operations {
             302: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["SetLoginBindingCookie"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -1776,6 +1821,8 @@ export interface operations {
             400: components["responses"]["BrowserBadRequest"];
             /** @description `IDP_ERROR`, `IDP_CODE_EXCHANGE_FAILED`, `ID_TOKEN_INVALID`, `ACCESS_TOKEN_INVALID` or `TOKEN_SUBJECT_MISMATCH`. */
             401: components["responses"]["BrowserUnauthorized"];
+            /** @description `LOGIN_BROWSER_MISMATCH`: the login was started in another browser (or this browser keeps no cookies). */
+            403: components["responses"]["BrowserForbidden"];
             /** @description `TRANSACTION_NOT_FOUND`: the state is invalid, expired or already used. */
             404: components["responses"]["BrowserNotFound"];
             503: components["responses"]["BrowserServiceUnavailable"];

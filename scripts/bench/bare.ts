@@ -12,7 +12,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { parseKeyRing, randomToken, sha256 } from '../../src/security/crypto.ts';
-import { sessionTokenAad } from '../../src/services/sessions.ts';
 import type { PlatformRow } from '../../src/db/repositories/platforms.ts';
 import type { RedeemedHandoff } from '../../src/db/repositories/handoffs.ts';
 import { captureGatewayStatements, queryFor } from './statements.ts';
@@ -65,6 +64,7 @@ async function main(): Promise<void> {
     const state = randomToken(32);
     const nonce = randomToken(32);
     const codeVerifier = randomToken(32);
+    const browserBinding = randomToken(32);
     await pool.query(
       queryFor(statements.insertTransaction, {
         id,
@@ -76,6 +76,8 @@ async function main(): Promise<void> {
         onboardingMode: mode,
         platformCallbackUrl: platform.callbackUrl,
         returnTo: returnTo.href,
+        browserBindingDigest: sha256(browserBinding),
+        handoffChallenge: null,
         ttlSeconds: TRANSACTION_TTL_SECONDS,
       }),
     );
@@ -89,7 +91,11 @@ async function main(): Promise<void> {
       code_challenge: createHash('sha256').update(codeVerifier).digest('base64url'),
       code_challenge_method: 'S256',
     });
-    res.writeHead(302, { location: `${authorizationEndpoint}?${query}`, 'cache-control': 'no-store' }).end();
+    res.writeHead(302, {
+      location: `${authorizationEndpoint}?${query}`,
+      'cache-control': 'no-store',
+      'set-cookie': `gw_session_login_${id}=${browserBinding}; Max-Age=${TRANSACTION_TTL_SECONDS}; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax`,
+    }).end();
   }
 
   async function exchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -109,24 +115,23 @@ async function main(): Promise<void> {
     }
     if (typeof code !== 'string' || !code.startsWith('handoff_') || code.length > 200) return problem(res, 400);
 
+    const platformCredential = `gwp_${randomToken(32)}`;
     const { rows } = await pool.query<RedeemedHandoff>(
       queryFor(statements.redeemHandoff, {
         clientId: decoded.slice(0, colon),
         secretDigest: sha256(decoded.slice(colon + 1)),
         codeDigest: sha256(code),
+        handoffChallenge: null,
+        credentialDigest: sha256(platformCredential),
       }),
     );
     const row = rows[0]!;
     if (!row.credentialsValid) return problem(res, 401);
-    if (!row.sessionId || !row.tokenSealed || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
+    if (!row.sessionId || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
       return problem(res, 404);
     }
     const body = JSON.stringify({
-      session: {
-        id: row.sessionId,
-        expiresAt: row.sessionExpiresAt!.toISOString(),
-        gatewayToken: keyRing.open(row.tokenSealed, sessionTokenAad(row.sessionId)),
-      },
+      session: { id: row.sessionId, expiresAt: row.sessionExpiresAt!.toISOString(), gatewayToken: platformCredential },
       user: { id: row.userId, sub: row.sub },
       platform: { key: row.platformKey },
       onboarding: row.onboarding,

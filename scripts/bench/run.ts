@@ -215,14 +215,14 @@ async function checkEquivalence(ctx: Context): Promise<void> {
     throw new Error(`the authorize URLs differ: bare ${authorizeParams.bare.join()} vs gateway ${authorizeParams.gateway.join()}`);
   }
 
-  const batch = await seedHandoffs(ctx.client, ctx.keyRing, ctx.seedTarget, 2);
+  const batch = await seedHandoffs(ctx.client, ctx.seedTarget, 2);
   const authorization = basic(ctx.platform.clientId, ctx.platform.clientSecret);
   const bodies: unknown[] = [];
   for (const [index, side] of (['bare', 'gateway'] as const).entries()) {
     const server = ctx.servers[side];
     const first = await postExchange(server, authorization, batch.codes[index]!);
-    const token = (first.body as { session?: { gatewayToken?: string } } | null)?.session?.gatewayToken;
-    if (first.status !== 200 || token !== batch.tokens[index]) throw new Error(`${side}: exchange answered ${first.status} ${JSON.stringify(first.body)}`);
+    const session = (first.body as { session?: { id?: string; gatewayToken?: string } } | null)?.session;
+    if (first.status !== 200 || session?.id !== batch.sessionIds[index] || !session?.gatewayToken?.startsWith('gwp_')) throw new Error(`${side}: exchange answered ${first.status} ${JSON.stringify(first.body)}`);
     bodies.push(first.body);
     const again = await postExchange(server, authorization, batch.codes[index]!);
     if (again.status !== 404) throw new Error(`${side}: a second exchange of one code answered ${again.status}, expected 404`);
@@ -354,7 +354,7 @@ async function runOnce(ctx: Context, endpoint: Endpoint, side: Side, phase: RunR
     const rate = ctx.fastestExchange > 0 ? ctx.fastestExchange : INITIAL_SEED_RATE;
     const count = Math.ceil((rate * seconds * SEED_MARGIN) / 1000) * 1000;
     const seeding = Date.now();
-    batch = await seedHandoffs(ctx.client, ctx.keyRing, ctx.seedTarget, count);
+    batch = await seedHandoffs(ctx.client, ctx.seedTarget, count);
     progress(`  seeded ${count} handoff codes for ${side} in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
   }
   await settleDatabase(ctx.client);

@@ -1,21 +1,18 @@
-// Bulk test data for POST /v1/auth/exchange. Handoff codes are single use and
-// each exchange erases its session's sealed token, so every request of a run
-// needs its own consumed transaction, gateway session and handoff code. They are
-// written here in three INSERT … SELECT FROM unnest(…) statements in one
-// transaction, shaped exactly like the rows the callback writes: the token sealed
-// with the run's key ring under `gateway_sessions:token:<sessionId>`, only
-// digests of the token and the code stored.
+// Bulk test data for POST /v1/auth/exchange. Handoff codes are single use, so
+// every request of a run needs its own consumed transaction, gateway session and
+// handoff code. They are written here in three INSERT … SELECT FROM unnest(…)
+// statements in one transaction, shaped exactly like the rows the callback
+// writes: only digests of the session token and the code stored.
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { randomToken, sha256, type KeyRing } from '../../src/security/crypto.ts';
-import { sessionTokenAad } from '../../src/services/sessions.ts';
+import { randomToken, sha256 } from '../../src/security/crypto.ts';
 import { HANDOFF_PREFIX } from '../../src/services/handoff.ts';
 
 export interface HandoffBatch {
   codes: string[];
-  /** The gatewayToken each code's exchange must return (same index). */
-  tokens: string[];
+  /** The gateway session each code's exchange must describe (same index). */
+  sessionIds: string[];
 }
 
 export interface SeedTarget {
@@ -28,33 +25,29 @@ export interface SeedTarget {
 
 const ONBOARDING_COMPLETE = JSON.stringify({ status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true });
 
-export async function seedHandoffs(client: pg.Client, keyRing: KeyRing, target: SeedTarget, count: number): Promise<HandoffBatch> {
+export async function seedHandoffs(client: pg.Client, target: SeedTarget, count: number): Promise<HandoffBatch> {
   const codes: string[] = new Array(count);
-  const tokens: string[] = new Array(count);
   const sessionIds: string[] = new Array(count);
   const transactionIds: string[] = new Array(count);
   const tokenDigests: string[] = new Array(count);
-  const tokensSealed: string[] = new Array(count);
   const codeDigests: string[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const sessionId = randomUUID();
     const token = randomToken(32);
     const code = `${HANDOFF_PREFIX}${randomToken(32)}`;
     codes[i] = code;
-    tokens[i] = token;
     sessionIds[i] = sessionId;
     transactionIds[i] = randomUUID();
     tokenDigests[i] = sha256(token).toString('hex');
-    tokensSealed[i] = keyRing.seal(token, sessionTokenAad(sessionId));
     codeDigests[i] = sha256(code).toString('hex');
   }
   await client.query('BEGIN');
   try {
     await client.query(
-      `INSERT INTO gateway_sessions (id, user_id, token_digest, token_sealed, permissions, expires_at)
-       SELECT s.id, $1, decode(s.digest, 'hex'), s.sealed, '{}', now() + interval '8 hours'
-         FROM unnest($2::uuid[], $3::text[], $4::text[]) AS s(id, digest, sealed)`,
-      [target.userId, sessionIds, tokenDigests, tokensSealed],
+      `INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at)
+       SELECT s.id, $1, decode(s.digest, 'hex'), '{}', now() + interval '8 hours'
+         FROM unnest($2::uuid[], $3::text[]) AS s(id, digest)`,
+      [target.userId, sessionIds, tokenDigests],
     );
     // Consumed transactions (as after the callback): secrets erased, user and session attached.
     await client.query(
@@ -76,5 +69,5 @@ export async function seedHandoffs(client: pg.Client, keyRing: KeyRing, target: 
     await client.query('ROLLBACK');
     throw error;
   }
-  return { codes, tokens };
+  return { codes, sessionIds };
 }

@@ -82,7 +82,7 @@ export function queryFor<K extends string>(statement: Statement<K>, input: Recor
 
 export type PlatformKeys = 'platformKey';
 export type TransactionKeys = keyof NewTransaction;
-export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest';
+export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest' | 'handoffChallenge' | 'credentialDigest';
 
 export interface GatewayStatements {
   /** GET /v1/auth/start, step 1: findActivePlatformByKey. */
@@ -96,11 +96,11 @@ export interface GatewayStatements {
 export async function captureGatewayStatements(): Promise<GatewayStatements> {
   const transactionKeys: TransactionKeys[] = [
     'id', 'platformId', 'stateDigest', 'nonceDigest', 'pkceVerifierSealed', 'nonceSealed',
-    'onboardingMode', 'platformCallbackUrl', 'returnTo', 'ttlSeconds',
+    'onboardingMode', 'platformCallbackUrl', 'returnTo', 'browserBindingDigest', 'handoffChallenge', 'ttlSeconds',
   ];
   return {
     activePlatform: await capture(['platformKey'], (db, input) => findActivePlatformByKey(db, input.platformKey)),
     insertTransaction: await capture(transactionKeys, (db, input) => insertTransaction(db, input)),
-    redeemHandoff: await capture(['clientId', 'secretDigest', 'codeDigest'], (db, input) => redeemHandoff(db, input)),
+    redeemHandoff: await capture(['clientId', 'secretDigest', 'codeDigest', 'handoffChallenge', 'credentialDigest'], (db, input) => redeemHandoff(db, input)),
   };
 }

@@ -3,7 +3,8 @@ import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
-import { findSessionByTokenDigest } from '../db/repositories/sessions.ts';
+import { findPlatformCredentialByDigest, findSessionByTokenDigest } from '../db/repositories/sessions.ts';
+import { PLATFORM_CREDENTIAL_PREFIX } from '../services/sessions.ts';
 import { findUserBySub } from '../db/repositories/users.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
@@ -23,19 +24,7 @@ export function createSecurityHandlers(deps: AppDeps) {
     async gatewayCookieAuth(c: Context, req: Request): Promise<Principal | undefined> {
       const token = req.cookies?.[deps.config.gatewayCookieName] as string | undefined;
       if (!token) return undefined;
-      const session = await findSessionByTokenDigest(deps.db, sha256(token));
-      if (!session) throw new ApiError('UNAUTHENTICATED', 'The gateway session is not valid. Sign in again.');
-      if (session.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign in again.');
-      return {
-        via: 'session',
-        userId: session.userId,
-        sub: session.sub,
-        permissions: session.permissions,
-        heldPermissions: session.permissions,
-        session: { id: session.id, expiresAt: session.expiresAt },
-        platform: null,
-        clientId: null,
-      };
+      return token.startsWith(PLATFORM_CREDENTIAL_PREFIX) ? platformCredentialPrincipal(deps, token) : browserSessionPrincipal(deps, token);
     },
 
     async bearerAuth(c: Context, req: Request): Promise<Principal | undefined> {
@@ -60,6 +49,45 @@ export function createSecurityHandlers(deps: AppDeps) {
     platformBasicAuth(c: Context, req: Request): BasicCredentials | undefined {
       return parseBasic(req.headers.authorization);
     },
+  };
+}
+
+/** The browser session set by the callback: the person's own browser, with the user's full permissions. */
+async function browserSessionPrincipal(deps: AppDeps, token: string): Promise<Principal> {
+  const session = await findSessionByTokenDigest(deps.db, sha256(token));
+  if (!session) throw new ApiError('UNAUTHENTICATED', 'The gateway session is not valid. Sign in again.');
+  if (session.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign in again.');
+  return {
+    via: 'session',
+    userId: session.userId,
+    sub: session.sub,
+    permissions: session.permissions,
+    heldPermissions: session.permissions,
+    session: { id: session.id, expiresAt: session.expiresAt },
+    platform: null,
+    clientId: null,
+  };
+}
+
+/**
+ * A platform's own credential from the exchange, sent by its back end as the gateway
+ * cookie. It acts for the user, bound to its session and its platform, and never
+ * exercises `platforms:admin`: a platform back end that an administrator signed in to
+ * must not be able to administer the registry as that administrator.
+ */
+async function platformCredentialPrincipal(deps: AppDeps, token: string): Promise<Principal> {
+  const row = await findPlatformCredentialByDigest(deps.db, sha256(token));
+  if (!row) throw new ApiError('UNAUTHENTICATED', 'The platform credential is not valid. Sign the user in again.');
+  if (row.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign the user in again.');
+  return {
+    via: 'platform',
+    userId: row.userId,
+    sub: row.sub,
+    permissions: row.permissions.filter((permission) => permission !== 'platforms:admin'),
+    heldPermissions: row.permissions,
+    session: { id: row.id, expiresAt: row.expiresAt },
+    platform: { id: row.platformId, key: row.platformKey },
+    clientId: null,
   };
 }
 
@@ -106,17 +134,30 @@ export function unauthorizedError(c: Context): ApiError {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Authorisation after authentication: the permissions an operation declares in
- * `x-required-permissions`, and the allowed-origin check the spec requires for
- * cookie-authenticated writes (a CSRF defence; SameSite=Lax alone still lets a
- * sibling subdomain post).
+ * Authorisation after authentication:
+ * - the permissions an operation declares in `x-required-permissions`;
+ * - what a platform's own credential may reach: not operations marked
+ *   `x-platform-credential: false` (the person acts for themselves there), and no
+ *   operation on another platform (a `platformKey` path parameter other than its own);
+ * - the allowed-origin check the spec requires for cookie-authenticated writes (a CSRF
+ *   defence; SameSite=Lax alone still lets a sibling subdomain post).
  */
 export function authorize(c: Context, req: Request, config: Config): void {
   const principal = [c.security?.gatewayCookieAuth, c.security?.bearerAuth].find(
     (result): result is Principal => Boolean(result) && !(result as { error?: unknown }).error,
   );
   if (!principal) return;
-  const required = ((c.operation as { 'x-required-permissions'?: Permission[] })['x-required-permissions'] ?? []);
+  const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean };
+  if (principal.via === 'platform') {
+    if (operation['x-platform-credential'] === false) {
+      throw new ApiError('FORBIDDEN', "A platform's credential cannot do this: it needs the person's own browser session or a Bearer access token.");
+    }
+    const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
+    if (platformKey !== undefined && platformKey !== principal.platform?.key) {
+      throw new ApiError('FORBIDDEN', "A platform's credential acts only on its own platform.");
+    }
+  }
+  const required = operation['x-required-permissions'] ?? [];
   if (!hasPermissions(principal.permissions, required)) {
     throw new ApiError('FORBIDDEN', `This operation needs the permission ${required.join(' and ')}.`);
   }

@@ -240,6 +240,10 @@ export function loadConfig(env: Env = process.env): Config {
   } else if (!config.encryptionKeys && !ownDevStack && !isProduction) {
     reader.problems.push('ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set (the published development key ring is only for the embedded dev stack)');
   }
+  // The login binding cookie set by start (on PUBLIC_BASE_URL) must reach the callback.
+  if (new URL(config.authCallbackUrl).origin !== new URL(config.publicBaseUrl).origin) {
+    reader.problems.push(`AUTH_CALLBACK_URL must be on the gateway's own origin ${new URL(config.publicBaseUrl).origin} (the login binding cookie set at start must reach it)`);
+  }
   if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
     reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
   }

@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   ACCESS_TOKEN_INVALID: { status: 401, title: 'The access token is not valid' },
   TOKEN_SUBJECT_MISMATCH: { status: 401, title: 'The access token and ID token subjects differ' },
   FORBIDDEN: { status: 403, title: 'The caller lacks a required permission' },
+  LOGIN_BROWSER_MISMATCH: { status: 403, title: 'The sign-in was started in another browser' },
   ORIGIN_NOT_ALLOWED: { status: 403, title: 'The request origin is not allowed' },
   RETURN_TO_NOT_ALLOWED: { status: 403, title: 'The return address is not allowed for this platform' },
   ONBOARDING_MODE_MISMATCH: { status: 403, title: 'The onboarding mode does not match the platform' },
@@ -55,8 +56,14 @@ export class ApiError extends Error {
   readonly detail: string | undefined;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
+  /** Where a person can start over (a fresh login); offered on the HTML error page. */
+  readonly restart: URL | undefined;
 
-  constructor(code: ErrorCode, detail?: string, extra: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    extra: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; restart?: URL } = {},
+  ) {
     super(detail ?? ERROR_CATALOGUE[code].title, { cause: extra.cause });
     this.name = 'ApiError';
     this.code = code;
@@ -64,6 +71,7 @@ export class ApiError extends Error {
     this.detail = detail;
     this.errors = extra.errors;
     this.headers = extra.headers;
+    this.restart = extra.restart;
   }
 }
 

@@ -39,19 +39,20 @@ export function wantsHtml(req: Request, operationId: string | undefined): boolea
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-function problemPage(problem: ProblemBody): string {
-  const again = problem.status >= 500
-    ? 'Please try again in a moment.'
-    : 'Please go back to the application you came from and sign in again.';
+function problemPage(problem: ProblemBody, restart: URL | undefined): string {
+  const again = restart
+    ? `<p><a class="button" href="${escapeHtml(restart.href)}">Start again</a></p>`
+    : `<p>${problem.status >= 500 ? 'Please try again in a moment.' : 'Please go back to the application you came from and sign in again.'}</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(problem.title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{color:#555}</style>
+<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{color:#555}
+a.button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border-radius:6px;text-decoration:none}</style>
 </head><body>
 <h1>${escapeHtml(problem.title)}</h1>
 ${problem.detail ? `<p>${escapeHtml(problem.detail)}</p>` : ''}
 ${problem.errors ? `<ul>${problem.errors.map((e) => `<li><code>${escapeHtml(e.pointer)}</code> ${escapeHtml(e.message)}</li>`).join('')}</ul>` : ''}
-<p>${again}</p>
+${again}
 <p><small>Reference: <code>${escapeHtml(problem.code)}</code> · request <code>${escapeHtml(problem.requestId)}</code></small></p>
 </body></html>
 `;
@@ -64,7 +65,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
   if (wantsHtml(req, operationId)) {
-    res.type('text/html; charset=utf-8').send(problemPage(problem));
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.restart));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));

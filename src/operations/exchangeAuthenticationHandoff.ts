@@ -6,6 +6,6 @@ import { exchangeHandoff } from '../services/handoff.ts';
 export const exchangeAuthenticationHandoff: OperationHandler<'exchangeAuthenticationHandoff'> = async ({ body, platformCredentials }, deps) => {
   // Parsed by the platformBasicAuth security handler; the secret is checked inside the exchange's SQL.
   if (!platformCredentials) throw invalidClientCredentials();
-  const result = await exchangeHandoff(deps, platformCredentials, body.code);
+  const result = await exchangeHandoff(deps, platformCredentials, { code: body.code, handoffVerifier: body.handoffVerifier });
   return { status: 200, body: result, headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } };
 };

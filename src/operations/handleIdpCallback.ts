@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { finishLogin } from '../services/loginFlow.ts';
-import { setSessionCookie } from '../api/cookies.ts';
+import { loginBindingCookies, setSessionCookie } from '../api/cookies.ts';
 
 /** GET /v1/auth/callback: the identity provider returns the browser here (AUTH_CALLBACK_URL). */
 export const handleIdpCallback: OperationHandler<'handleIdpCallback'> = async ({ query, req, res }, deps) => {
@@ -11,6 +11,7 @@ export const handleIdpCallback: OperationHandler<'handleIdpCallback'> = async ({
     ...(query.state ? { state: query.state } : {}),
     ...(query.error ? { error: query.error } : {}),
     callbackUrl,
+    browserBinding: loginBindingCookies(req, res, deps.config),
   });
   setSessionCookie(res, deps.config, outcome.session.token, outcome.session.expiresAt);
   return { status: 302, location: outcome.location, headers: { 'Cache-Control': 'no-store' } };

@@ -1,12 +1,15 @@
 import type { OperationHandler } from '../api/types.ts';
+import { setLoginBindingCookie } from '../api/cookies.ts';
 import { startLogin } from '../services/loginFlow.ts';
 
 /** GET /v1/auth/start: a platform BFF sends the browser here to log in or register. */
-export const startAuthentication: OperationHandler<'startAuthentication'> = async ({ query }, deps) => {
-  const location = await startLogin(deps, {
+export const startAuthentication: OperationHandler<'startAuthentication'> = async ({ query, res }, deps) => {
+  const started = await startLogin(deps, {
     platformKey: query.platformKey,
     returnTo: query.returnTo,
     ...(query.onboardingMode ? { onboardingMode: query.onboardingMode } : {}),
+    ...(query.handoffChallenge ? { handoffChallenge: query.handoffChallenge } : {}),
   });
-  return { status: 302, location, headers: { 'Cache-Control': 'no-store' } };
+  setLoginBindingCookie(res, deps.config, started.transactionId, started.browserBinding);
+  return { status: 302, location: started.authorizeUrl, headers: { 'Cache-Control': 'no-store' } };
 };

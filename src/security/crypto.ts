@@ -37,6 +37,14 @@ export function sha256(value: string): Buffer {
 }
 
 /**
+ * RFC 7636 §4.2, S256: BASE64URL(SHA256(ASCII(verifier))). Used for the PKCE challenge
+ * sent to the identity provider and for the handoff challenge a platform sends at start.
+ */
+export function s256Challenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/**
  * Constant-time equality of two digests. The length check is not secret
  * (digests have a fixed public length) and timingSafeEqual throws on unequal
  * lengths, so it comes first.

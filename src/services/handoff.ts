@@ -2,10 +2,10 @@ import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
 import type { Permission } from '../domain/types.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
-import { randomToken, sha256 } from '../security/crypto.ts';
+import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
 import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
-import { sessionTokenAad } from './sessions.ts';
+import { newPlatformCredential } from './sessions.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
@@ -44,28 +44,33 @@ export interface ExchangeResult {
   returnTo: string;
 }
 
-/** POST /v1/auth/exchange: one SQL round trip, then the sealed token is opened. */
+/**
+ * POST /v1/auth/exchange, in one SQL round trip. The `gatewayToken` returned is the
+ * platform's own credential, made here and stored only as a digest: bound to the
+ * gateway session and this platform, never the browser's cookie (issue 8 §3).
+ * `handoffVerifier` must match the `handoffChallenge` the platform sent at start, when
+ * it sent one (and must be absent when it did not).
+ */
 export async function exchangeHandoff(
-  deps: Pick<AppDeps, 'db' | 'keyRing'>,
+  deps: Pick<AppDeps, 'db'>,
   credentials: { clientId: string; clientSecret: string },
-  code: string,
+  input: { code: string; handoffVerifier?: string | undefined },
 ): Promise<ExchangeResult> {
+  const platformCredential = newPlatformCredential();
   const row = await redeemHandoff(deps.db, {
     clientId: credentials.clientId,
     secretDigest: sha256(credentials.clientSecret),
-    codeDigest: sha256(code),
+    codeDigest: sha256(input.code),
+    handoffChallenge: input.handoffVerifier === undefined ? null : s256Challenge(input.handoffVerifier),
+    credentialDigest: sha256(platformCredential),
   });
   if (!row.credentialsValid) throw invalidClientCredentials('The platform client id or secret is not valid.');
-  // Unknown, expired, used and other-platform codes all look the same to the caller.
-  if (!row.sessionId || !row.tokenSealed || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
+  // Unknown, expired, used, other-platform and challenge-mismatched codes all look the same to the caller.
+  if (!row.sessionId || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
     throw new ApiError('HANDOFF_CODE_INVALID', 'The handoff code is invalid, expired or already used.');
   }
   return {
-    session: {
-      id: row.sessionId,
-      expiresAt: row.sessionExpiresAt!.toISOString(),
-      gatewayToken: deps.keyRing.open(row.tokenSealed, sessionTokenAad(row.sessionId)),
-    },
+    session: { id: row.sessionId, expiresAt: row.sessionExpiresAt!.toISOString(), gatewayToken: platformCredential },
     user: { id: row.userId, sub: row.sub },
     platform: { key: row.platformKey },
     onboarding: row.onboarding,

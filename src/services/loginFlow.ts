@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps.ts';
 import type { Principal } from '../domain/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
-import { randomToken, sha256 } from '../security/crypto.ts';
+import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
 import { resolveReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
 import { attachLogin, consumeTransactionByState, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
@@ -30,10 +30,22 @@ export interface StartInput {
   platformKey: string;
   returnTo: string;
   onboardingMode?: OnboardingMode;
+  /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (optional). */
+  handoffChallenge?: string;
+}
+
+export interface StartedLogin {
+  authorizeUrl: URL;
+  transactionId: string;
+  /**
+   * The secret of this login's browser binding (RFC 9700 §4.7.1): the operation sets it
+   * as a cookie of this browser, and the callback requires it. Only its digest is stored.
+   */
+  browserBinding: string;
 }
 
 /** GET /v1/auth/start, steps 1 to 7. Returns the identity provider's authorize URL. */
-export async function startLogin(deps: AppDeps, input: StartInput): Promise<URL> {
+export async function startLogin(deps: AppDeps, input: StartInput): Promise<StartedLogin> {
   const oidc = requireOidc(deps);
   // 1. the active platform
   const platform = await findActivePlatformByKey(deps.db, input.platformKey);
@@ -62,6 +74,7 @@ export async function startLogin(deps: AppDeps, input: StartInput): Promise<URL>
   const state = randomToken(32);
   const nonce = randomToken(32);
   const codeVerifier = randomToken(32); // 43 characters, RFC 7636 §4.1
+  const browserBinding = randomToken(32);
   const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier });
   await insertTransaction(deps.db, {
     id,
@@ -73,10 +86,12 @@ export async function startLogin(deps: AppDeps, input: StartInput): Promise<URL>
     onboardingMode: mode,
     platformCallbackUrl: platform.callbackUrl,
     returnTo: returnTo.url.href,
+    browserBindingDigest: sha256(browserBinding),
+    handoffChallenge: input.handoffChallenge ?? null,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
   // 7.
-  return authorizeUrl;
+  return { authorizeUrl, transactionId: id, browserBinding };
 }
 
 export interface CallbackInput {
@@ -84,6 +99,8 @@ export interface CallbackInput {
   error?: string;
   /** The full URL the provider sent the browser to (code, state, iss). */
   callbackUrl: URL;
+  /** This browser's binding cookie of a transaction: read it, and clear it once the transaction is spent. */
+  browserBinding: { read(transactionId: string): string | undefined; clear(transactionId: string): void };
 }
 
 export interface LoginOutcome {
@@ -100,6 +117,16 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
   // 1. consume the transaction atomically; nothing else decides whether this state is good
   const tx = await consumeTransactionByState(deps.db, sha256(input.state));
   if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.');
+  // The login must come back to the browser that started it (RFC 9700 §4.7.1): otherwise a
+  // callback link sent to a victim would sign the victim in as whoever started the login.
+  // Checked before the code is redeemed; the transaction is spent either way.
+  const binding = input.browserBinding.read(tx.id);
+  input.browserBinding.clear(tx.id);
+  if (!binding || !tx.browserBindingDigest || !digestEquals(sha256(binding), tx.browserBindingDigest)) {
+    throw new ApiError('LOGIN_BROWSER_MISMATCH', 'This sign-in was started in another browser, or this browser does not keep cookies. Start again here.', {
+      restart: restartUrl(deps, tx),
+    });
+  }
   if (input.error) {
     // The provider ended the login (e.g. access_denied); the transaction is spent.
     throw new ApiError('IDP_ERROR', 'The identity provider did not complete the sign-in.');
@@ -125,7 +152,7 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
     // 6. membership and onboarding
     const onboarding = await bootstrapAndEvaluate(trx, user.id, platform);
     // 7. the gateway session with the permissions of the access token
-    const session = await createSession(trx, deps.keyRing, {
+    const session = await createSession(trx, {
       userId: user.id,
       permissions: login.permissions,
       ttlSeconds: deps.config.gatewaySessionTtlSeconds,
@@ -140,14 +167,33 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
 /** GET /v1/auth/resume: after central onboarding, re-evaluate on the server and continue. */
 export async function resumeLogin(deps: AppDeps, principal: Principal, transactionId: string): Promise<URL> {
   if (principal.via !== 'session' || !principal.userId) throw new ApiError('UNAUTHENTICATED', 'Resume needs the gateway session cookie.');
-  const tx = await findConsumedTransactionOfUser(deps.db, transactionId, principal.userId);
+  const userId = principal.userId;
+  const tx = await findConsumedTransactionOfUser(deps.db, { transactionId, userId, resumeTtlSeconds: deps.config.authResumeTtlSeconds });
   if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'No completed sign-in of yours has this transaction id.');
+  // Onboarding forms are filled in at a person's own pace, so a resume is accepted for
+  // AUTH_RESUME_TTL_SECONDS after the callback, never once the session has ended.
+  if (!tx.resumable) {
+    throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in has expired. Start again.', { restart: restartUrl(deps, tx) });
+  }
   const platform = await findActivePlatformById(deps.db, tx.platformId);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
   return deps.db.transaction(async (trx) => {
-    const onboarding = await bootstrapAndEvaluate(trx, principal.userId!, platform);
-    return continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId: principal.userId!, sessionId: tx.sessionId, onboarding });
+    const onboarding = await bootstrapAndEvaluate(trx, userId, platform);
+    return continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
   });
+}
+
+/**
+ * Where "Start again" leads after a refused callback or resume: a fresh login for the
+ * same platform and returnTo. A platform that bound its login with a handoff challenge
+ * must start it itself (only it holds the verifier), so the person goes back to it.
+ */
+function restartUrl(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null }): URL {
+  if (tx.handoffChallenge) return new URL(tx.returnTo);
+  const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
+  start.searchParams.set('platformKey', tx.platformKey);
+  start.searchParams.set('returnTo', tx.returnTo);
+  return start;
 }
 
 /**

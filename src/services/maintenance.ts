@@ -7,8 +7,8 @@ export const PURGE_GRACE_SECONDS = 24 * 3600;
 const PURGE_EVERY_MS = 15 * 60 * 1000;
 
 /**
- * Periodic clean-up of expired login transactions, handoff codes and sessions,
- * and of sealed tokens nobody can collect any more. Safe on many instances at
+ * Periodic clean-up of expired login transactions, handoff codes and sessions
+ * (with their platform credentials). Safe on many instances at
  * once (each run is one idempotent statement). Returns a stop function.
  */
 export function schedulePurge(db: Db, logger: Logger): () => void {

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
-import type { KeyRing } from '../security/crypto.ts';
 import type { Permission } from '../domain/types.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
 import { insertSession } from '../db/repositories/sessions.ts';
 
-/** AES-GCM additional data: the sealed token only opens for its own session row. */
-export const sessionTokenAad = (sessionId: string) => `gateway_sessions:token:${sessionId}`;
+/**
+ * The two kinds of token the gateway cookie can carry, told apart by their prefix so
+ * that one lookup in one table resolves either: the browser session token set by the
+ * callback, and a platform's own credential returned by the exchange.
+ */
+export const SESSION_TOKEN_PREFIX = 'gws_';
+export const PLATFORM_CREDENTIAL_PREFIX = 'gwp_';
 
 export interface CreatedSession {
   id: string;
@@ -14,24 +18,15 @@ export interface CreatedSession {
   expiresAt: Date;
 }
 
-/**
- * A gateway session: the token is stored as a digest (looked up by the cookie)
- * and, until the handoff is exchanged, sealed so the exchange can return it.
- */
-export async function createSession(
-  db: Db,
-  keyRing: KeyRing,
-  input: { userId: string; permissions: Permission[]; ttlSeconds: number },
-): Promise<CreatedSession> {
+/** A gateway session: only the digest of its browser token is stored (looked up by the cookie). */
+export async function createSession(db: Db, input: { userId: string; permissions: Permission[]; ttlSeconds: number }): Promise<CreatedSession> {
   const id = randomUUID();
-  const token = randomToken(32);
-  const { expiresAt } = await insertSession(db, {
-    id,
-    userId: input.userId,
-    tokenDigest: sha256(token),
-    tokenSealed: keyRing.seal(token, sessionTokenAad(id)),
-    permissions: input.permissions,
-    ttlSeconds: input.ttlSeconds,
-  });
+  const token = `${SESSION_TOKEN_PREFIX}${randomToken(32)}`;
+  const { expiresAt } = await insertSession(db, { id, userId: input.userId, tokenDigest: sha256(token), permissions: input.permissions, ttlSeconds: input.ttlSeconds });
   return { id, token, expiresAt };
+}
+
+/** A platform's own credential: 256 random bits; only its digest is stored (by the exchange). */
+export function newPlatformCredential(): string {
+  return `${PLATFORM_CREDENTIAL_PREFIX}${randomToken(32)}`;
 }

@@ -55,7 +55,7 @@ export async function startRegistryTestContext(db: Db): Promise<RegistryTestCont
 
   const cookieUser = async (sub: string, permissions: Permission[]) => {
     const user = await upsertUserFromIdp(db, { sub, email: null, emailVerified: false, displayName: sub, givenName: null, familyName: null });
-    const session = await createSession(db, gateway.deps.keyRing, { userId: user.id, permissions, ttlSeconds: 3600 });
+    const session = await createSession(db, { userId: user.id, permissions, ttlSeconds: 3600 });
     return { userId: user.id, sub, token: session.token };
   };
   const cookieAdmin = await cookieUser('cookie-admin', ['platforms:admin']);
@@ -146,9 +146,11 @@ export async function issueTestHandoff(gateway: TestApp, platformKey: string): P
     onboardingMode: platform.defaultOnboardingMode,
     platformCallbackUrl: platform.callbackUrl,
     returnTo: platform.allowedReturnUrls[0]!,
+    browserBindingDigest: randomBytes(32),
+    handoffChallenge: null,
     ttlSeconds: 600,
   });
-  const session = await createSession(db, gateway.deps.keyRing, { userId: user.id, permissions: [], ttlSeconds: 3600 });
+  const session = await createSession(db, { userId: user.id, permissions: [], ttlSeconds: 3600 });
   const target = await issueHandoff(db, gateway.config.authHandoffTtlSeconds, {
     transactionId,
     platformId: platform.id,

@@ -14,6 +14,7 @@ import { migrateLatest, migrateRollbackAll, type Db } from '../../src/db/knex.ts
 const TABLES = [
   'platforms',
   'users',
+  'platform_credentials',
   'profiles',
   'auth_transactions',
   'gateway_sessions',
@@ -92,6 +93,7 @@ describe('migrations', () => {
     ['handoff_codes', 'code_digest'],
     ['handoff_codes', 'transaction_id'],
     ['gateway_sessions', 'token_digest'],
+    ['platform_credentials', 'token_digest'],
     ['platforms', 'platform_key'],
     ['platforms', 'client_id'],
     ['users', 'sub'],

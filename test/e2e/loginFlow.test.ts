@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
+import { sha256 } from '../../src/security/crypto.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ADMIN = { username: 'admin', password: 'admin-password' };
@@ -66,13 +67,21 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
       permissions: [],
       returnTo: `${PLATFORM_ROOT}home`,
     });
-    // The gatewayToken is the cookie's value: the BFF can forward it as the gateway cookie.
-    expect(res.body.session.gatewayToken).toBe(browser.cookiesFor(`${harness.baseUrl}/`).gw_session);
+    // The gatewayToken is the platform's own credential, never the browser's cookie.
+    const browserToken = browser.cookiesFor(`${harness.baseUrl}/`).gw_session;
+    expect(browserToken).toMatch(/^gws_/);
+    expect(res.body.session.gatewayToken).toMatch(/^gwp_[A-Za-z0-9_-]{43}$/);
+    expect(res.body.session.gatewayToken).not.toBe(browserToken);
     // No identity-provider token anywhere in the body.
     expect(JSON.stringify(res.body)).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
-    // The sealed token was erased by the exchange.
-    const { rows } = await harness.database.db.raw('SELECT token_sealed FROM gateway_sessions WHERE id = ?', [res.body.session.id]);
-    expect(rows[0].token_sealed).toBeNull();
+    // Only the digest of the platform credential is stored, bound to the session and platform.
+    const { rows } = await harness.database.db.raw(
+      `SELECT c.token_digest, p.platform_key FROM platform_credentials c JOIN platforms p ON p.id = c.platform_id WHERE c.session_id = ?`,
+      [res.body.session.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].platform_key).toBe(platform.key);
+    expect(rows[0].token_digest).toEqual(sha256(res.body.session.gatewayToken));
   });
 
   it('copies exactly the permission scopes of the access token onto the session', async () => {
@@ -164,7 +173,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     it('401 SESSION_EXPIRED once the session has expired', async () => {
       const other = await browserLogin(harness, platform.key, ALICE);
       const token = other.browser.cookiesFor(`${harness.baseUrl}/`).gw_session!;
-      await harness.database.db.raw(`UPDATE gateway_sessions SET expires_at = now() - interval '1 second' WHERE token_sealed IS NOT NULL AND id = (SELECT session_id FROM auth_transactions WHERE id = ?)`, [other.location.searchParams.get('resume')]);
+      await harness.database.db.raw(`UPDATE gateway_sessions SET expires_at = now() - interval '1 second' WHERE id = (SELECT session_id FROM auth_transactions WHERE id = ?)`, [other.location.searchParams.get('resume')]);
       const res = await request(harness.gateway.app).get(`/v1/auth/resume?transaction=${other.location.searchParams.get('resume')}`).set('Cookie', `gw_session=${token}`).expect(401);
       expect(res.body.code).toBe('SESSION_EXPIRED');
     });
@@ -294,7 +303,9 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
       const afterLogin = await browser.loginAtDevIdp(toLogin.response, ALICE.username, ALICE.password);
       const followed = await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${harness.baseUrl}/v1/auth/callback`), maxHops: 10 });
       const callbackUrl = followed.stoppedAt!;
-      const results = await Promise.all(Array.from({ length: 20 }, () => new OidcBrowser().get(callbackUrl, { accept: 'application/json' })));
+      // The same browser's binding cookie on all twenty: only single use decides.
+      const cookie = Object.entries(browser.cookiesFor(callbackUrl)).map(([name, value]) => `${name}=${value}`).join('; ');
+      const results = await Promise.all(Array.from({ length: 20 }, () => new OidcBrowser().get(callbackUrl, { accept: 'application/json', cookie })));
       const statuses = results.map((res) => res.status);
       expect(statuses.filter((status) => status === 302)).toHaveLength(1);
       expect(statuses.filter((status) => status === 404)).toHaveLength(19);
@@ -325,6 +336,12 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(state);
     expect(stored).not.toContain(nonce);
-    expect(row.pkce_verifier_sealed).toMatch(/^v1\.dev\./);
+    expect(row.pkce_verifier_sealed).toMatch(/^v1\.test\./);
+    // The browser binding: a cookie for this transaction only, and only its digest stored.
+    const binding = res.headers['set-cookie']!.find((line: string) => line.startsWith(`gw_session_login_${row.id}=`));
+    expect(binding).toMatch(/; Max-Age=600; Path=\/v1\/auth\/callback; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    const secret = /=([^;]+)/.exec(binding!)![1]!;
+    expect(row.browser_binding_digest).toEqual(sha256(secret));
+    expect(JSON.stringify(row)).not.toContain(secret);
   });
 });

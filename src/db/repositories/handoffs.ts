@@ -28,7 +28,6 @@ export interface RedeemedHandoff {
   credentialsValid: boolean;
   sessionId: string | null;
   sessionExpiresAt: Date | null;
-  tokenSealed: string | null;
   permissions: Permission[] | null;
   userId: string | null;
   sub: string | null;
@@ -42,41 +41,46 @@ export interface RedeemedHandoff {
  *  - the platform's credentials are checked against the committed registry row,
  *    so a rotation that has committed refuses the old secret at once;
  *  - the code is consumed only when it belongs to that (active) platform, is
- *    unexpired and unused: `UPDATE … WHERE consumed_at IS NULL … RETURNING`;
- *  - the sealed gatewayToken is read and erased from the session in the same
- *    statement (data-modifying CTEs see the snapshot taken before they ran).
+ *    unexpired and unused, and the handoff challenge of its login matches the
+ *    verifier sent (both absent, or equal): `UPDATE … WHERE consumed_at IS NULL …
+ *    RETURNING`. A verifier for a login without a challenge does not match either,
+ *    so an injected code cannot be downgraded past a platform that uses them;
+ *  - the platform's own credential is stored (its digest) in the same statement,
+ *    bound to the session and the platform, only when the session is still live.
  * `credentialsValid` is false when the client id is unknown or the secret wrong.
  * The secret comparison is an equality of SHA-256 digests of 256-bit secrets:
  * timing can at most reveal digest bytes, which do not lead back to the secret.
  */
-export async function redeemHandoff(db: Db, input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer }): Promise<RedeemedHandoff> {
+export async function redeemHandoff(
+  db: Db,
+  input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; handoffChallenge: string | null; credentialDigest: Buffer },
+): Promise<RedeemedHandoff> {
   const { rows } = await db.raw<{ rows: RedeemedHandoff[] }>(
     `WITH platform AS (
        SELECT id, platform_key, active FROM platforms
         WHERE client_id = :clientId AND client_secret_digest = :secretDigest
      ), used AS (
        UPDATE handoff_codes h SET consumed_at = now()
-         FROM platform p
+         FROM platform p, auth_transactions t
         WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
           AND h.consumed_at IS NULL AND h.expires_at > now()
-       RETURNING h.session_id, h.user_id, h.transaction_id, h.onboarding, p.platform_key
+          AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
+       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, p.platform_key, t.return_to
      ), session AS (
-       SELECT s.id, s.expires_at, s.token_sealed, s.permissions
-         FROM gateway_sessions s JOIN used ON s.id = used.session_id
-        WHERE s.revoked_at IS NULL AND s.expires_at > now()
-     ), erased AS (
-       UPDATE gateway_sessions s SET token_sealed = NULL FROM used WHERE s.id = used.session_id
+       SELECT s.id, s.expires_at, s.permissions, u.sub
+         FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
+        WHERE s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL
+     ), credential AS (
+       INSERT INTO platform_credentials (session_id, platform_id, token_digest)
+       SELECT session.id, used.platform_id, :credentialDigest FROM session JOIN used ON used.session_id = session.id
      )
      SELECT EXISTS (SELECT 1 FROM platform) AS "credentialsValid",
-            session.id AS "sessionId", session.expires_at AS "sessionExpiresAt",
-            session.token_sealed AS "tokenSealed", session.permissions,
-            used.user_id AS "userId", u.sub, used.platform_key AS "platformKey",
-            used.onboarding, t.return_to AS "returnTo"
+            session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
+            used.user_id AS "userId", session.sub, used.platform_key AS "platformKey",
+            used.onboarding, used.return_to AS "returnTo"
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
-       LEFT JOIN session ON session.id = used.session_id
-       LEFT JOIN users u ON u.id = used.user_id
-       LEFT JOIN auth_transactions t ON t.id = used.transaction_id`,
+       LEFT JOIN session ON session.id = used.session_id`,
     input,
   );
   return rows[0]!;

@@ -4,16 +4,13 @@ export interface PurgeCounts {
   handoffCodes: number;
   transactions: number;
   sessions: number;
-  sealedTokensErased: number;
 }
 
 /**
  * Removes what can no longer be used, in one statement (a row goes only when
  * nothing that stays still refers to it; foreign keys are checked at its end):
- * - handoff codes, transactions and sessions expired longer ago than `graceSeconds`;
- * - sealed gatewayTokens of sessions whose pending handoff can no longer be
- *   exchanged (its code expired, or no code was issued within the grace period),
- *   so no ciphertext of a live token lingers at rest.
+ * handoff codes, transactions and sessions expired longer ago than `graceSeconds`.
+ * A session's platform credentials go with it (ON DELETE CASCADE).
  */
 export async function purgeExpired(db: Db, graceSeconds: number): Promise<PurgeCounts> {
   const { rows } = await db.raw<{ rows: PurgeCounts[] }>(
@@ -31,16 +28,9 @@ export async function purgeExpired(db: Db, graceSeconds: number): Promise<PurgeC
           AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id AND h.id NOT IN (SELECT id FROM codes))
           AND NOT EXISTS (SELECT 1 FROM auth_transactions t WHERE t.session_id = s.id AND t.id NOT IN (SELECT id FROM transactions))
        RETURNING s.id
-     ), erased AS (
-       UPDATE gateway_sessions s SET token_sealed = NULL FROM grace
-        WHERE s.token_sealed IS NOT NULL
-          AND s.created_at < grace.before
-          AND s.id NOT IN (SELECT id FROM sessions) -- one change per row and statement
-          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id AND h.consumed_at IS NULL AND h.expires_at > now())
-       RETURNING s.id
      )
      SELECT (SELECT count(*) FROM codes) AS "handoffCodes", (SELECT count(*) FROM transactions) AS transactions,
-            (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM erased) AS "sealedTokensErased"`,
+            (SELECT count(*) FROM sessions) AS sessions`,
     { graceSeconds },
   );
   return rows[0]!;
