@@ -20,9 +20,11 @@ import { readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  // The production profile: NODE_ENV=production, explicit keys, an external issuer.
+  // The production profile (explicit keys, an external issuer, Secure cookies), except that
+  // the benchmark's provider and URLs speak plain http on loopback, which NODE_ENV=production
+  // refuses: https changes nothing the benchmark measures (discovery is not measured).
   const config = loadConfig({
-    NODE_ENV: 'production',
+    NODE_ENV: 'test',
     PORT: '0',
     LOG_LEVEL: settings.logLevel,
     DATABASE_URL: settings.databaseUrl,

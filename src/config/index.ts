@@ -222,9 +222,9 @@ export function loadConfig(env: Env = process.env): Config {
     // provider or the published development key ring, and speaks only https.
     if (!config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
     if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
+    // AUTH_CALLBACK_URL shares PUBLIC_BASE_URL's origin (checked below), so its scheme too.
     const mustBeHttps: [string, string | null][] = [
       ['PUBLIC_BASE_URL', config.publicBaseUrl],
-      ['AUTH_CALLBACK_URL', config.authCallbackUrl],
       ['ACCOUNT_CENTER_URL', config.accountCenterUrl],
       ['OIDC_ISSUER', config.oidc.issuer],
     ];

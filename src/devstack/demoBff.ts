@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -7,6 +8,11 @@ import type { AddressInfo } from 'node:net';
  * send the browser to /v1/auth/start, receive the handoff code at its callback,
  * exchange it server to server with HTTP Basic, and keep the gatewayToken on the
  * server (here: it shows only that one was received).
+ *
+ * It also binds each login to itself with a handoff challenge (optional for
+ * platforms, the RFC 7636 pattern): a secret per login in an HttpOnly cookie of
+ * its own, its SHA-256 sent at start, the secret sent with the exchange. A handoff
+ * code injected into its callback from someone else's login is then refused.
  */
 export interface DemoBffOptions {
   port: number;
@@ -21,6 +27,16 @@ export interface DemoBffOptions {
 export interface DemoBff {
   url: string;
   close(): Promise<void>;
+}
+
+const VERIFIER_COOKIE = 'demo_handoff_verifier';
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -41,23 +57,36 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
       res.end(html);
     };
     if (url.pathname === '/') {
+      return send(200, page('Demo platform', `<h1>Demo platform</h1>
+<p>This is an example platform back end. Signing in goes through the authentication gateway and its identity provider.</p>
+<p><a class="button" id="sign-in" href="/login">Sign in</a></p>`));
+    }
+    if (url.pathname === '/login') {
+      // A fresh secret per login, kept in this BFF's own HttpOnly cookie (sent only to its callback).
+      const verifier = randomBytes(32).toString('base64url');
       const start = new URL('/v1/auth/start', options.gatewayUrl);
       start.searchParams.set('platformKey', options.platformKey);
       start.searchParams.set('returnTo', new URL('/welcome', selfUrl).href);
-      return send(200, page('Demo platform', `<h1>Demo platform</h1>
-<p>This is an example platform back end. Signing in goes through the authentication gateway and its identity provider.</p>
-<p><a class="button" id="sign-in" href="${escapeHtml(start.href)}">Sign in</a></p>`));
+      start.searchParams.set('handoffChallenge', createHash('sha256').update(verifier).digest('base64url'));
+      res.writeHead(302, {
+        Location: start.href,
+        'Cache-Control': 'no-store',
+        'Set-Cookie': `${VERIFIER_COOKIE}=${verifier}; Path=/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax`,
+      });
+      return res.end();
     }
     if (url.pathname === '/auth/callback') {
       const code = url.searchParams.get('code');
       if (!code) return send(400, page('No code', '<h1>No handoff code</h1><p><a href="/">Start again</a></p>'));
+      const handoffVerifier = readCookie(req.headers.cookie, VERIFIER_COOKIE);
+      res.setHeader('Set-Cookie', `${VERIFIER_COOKIE}=; Path=/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`);
       const response = await fetch(new URL('/v1/auth/exchange', options.gatewayUrl), {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
           Authorization: `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`,
         },
-        body: JSON.stringify({ code }),
+        body: JSON.stringify({ code, ...(handoffVerifier ? { handoffVerifier } : {}) }),
       }).catch(() => null);
       if (!response) return send(502, page('Gateway unreachable', '<h1>The gateway could not be reached</h1>'));
       const body = (await response.json()) as Record<string, unknown> & { session?: { gatewayToken?: string } };

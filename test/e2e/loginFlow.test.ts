@@ -338,7 +338,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     expect(stored).not.toContain(nonce);
     expect(row.pkce_verifier_sealed).toMatch(/^v1\.test\./);
     // The browser binding: a cookie for this transaction only, and only its digest stored.
-    const binding = res.headers['set-cookie']!.find((line: string) => line.startsWith(`gw_session_login_${row.id}=`));
+    const binding = (res.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith(`gw_session_login_${row.id}=`));
     expect(binding).toMatch(/; Max-Age=600; Path=\/v1\/auth\/callback; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
     const secret = /=([^;]+)/.exec(binding!)![1]!;
     expect(row.browser_binding_digest).toEqual(sha256(secret));

@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { ConfigError, loadConfig, loadDatabaseToolConfig } from '../../src/config/index.ts';
+import { DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -46,9 +47,31 @@ describe('loadConfig defaults', () => {
     expect(behindProxy.authCallbackUrl).toBe('https://gateway.example.com/v1/auth/callback');
   });
 
-  it('an explicit AUTH_CALLBACK_URL wins over the derived one', () => {
-    const explicit = loadConfig({ PUBLIC_BASE_URL: 'https://gateway.example.com', AUTH_CALLBACK_URL: 'https://login.example.com/cb' });
-    expect(explicit.authCallbackUrl).toBe('https://login.example.com/cb');
+  it('an explicit AUTH_CALLBACK_URL wins over the derived one, on the gateway\'s own origin', () => {
+    const explicit = loadConfig({ PUBLIC_BASE_URL: 'https://gateway.example.com', AUTH_CALLBACK_URL: 'https://gateway.example.com/login/cb' });
+    expect(explicit.authCallbackUrl).toBe('https://gateway.example.com/login/cb');
+    // The login binding cookie set by start must reach the callback.
+    const elsewhere = problemsOf({ PUBLIC_BASE_URL: 'https://gateway.example.com', AUTH_CALLBACK_URL: 'https://login.example.com/cb' });
+    expect(elsewhere).toEqual([expect.stringMatching(/AUTH_CALLBACK_URL must be on the gateway's own origin https:\/\/gateway\.example\.com/)]);
+  });
+
+  it('marks cookies Secure whenever the gateway is served over https, not only in production', () => {
+    expect(loadConfig({}).secureCookies).toBe(false);
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://gateway.example.com' }).secureCookies).toBe(true);
+  });
+
+  it('bounds the resume of a login: AUTH_RESUME_TTL_SECONDS, one hour by default, 60 s to one day', () => {
+    expect(loadConfig({}).authResumeTtlSeconds).toBe(3600);
+    expect(loadConfig({ AUTH_RESUME_TTL_SECONDS: '60' }).authResumeTtlSeconds).toBe(60);
+    expect(loadConfig({ AUTH_RESUME_TTL_SECONDS: '86400' }).authResumeTtlSeconds).toBe(86400);
+    expect(problemsOf({ AUTH_RESUME_TTL_SECONDS: '86401' })).toEqual([expect.stringMatching(/AUTH_RESUME_TTL_SECONDS=86401 is refused: allowed 60\.\.86400/)]);
+  });
+
+  it('reads the Bearer token rules: trusted clients as a list, the permissions source', () => {
+    const config = loadConfig({ OIDC_TRUSTED_CLIENT_IDS: ' a@proj, b@proj ,a@proj', OIDC_PERMISSIONS_FROM: 'zitadel-roles', OIDC_ACCESS_TOKEN_AUDIENCE: '2594' });
+    expect(config.oidc).toMatchObject({ trustedClientIds: ['a@proj', 'b@proj'], permissionsFrom: 'zitadel-roles', accessTokenAudience: '2594' });
+    expect(loadConfig({}).oidc).toMatchObject({ trustedClientIds: null, permissionsFrom: 'scope', accessTokenAudience: null });
+    expect(problemsOf({ OIDC_PERMISSIONS_FROM: 'roles' })).toEqual([expect.stringMatching(/OIDC_PERMISSIONS_FROM=roles is refused: allowed scope, zitadel-roles/)]);
   });
 
   it('CORS origins default to the account center origin, and must include it', () => {
@@ -89,7 +112,7 @@ describe('loadConfig refuses bad values, naming the variable and the rule', () =
     [{ GATEWAY_COOKIE_NAME: 'gw session' }, 'GATEWAY_COOKIE_NAME', /cookie name/],
     [{ GATEWAY_COOKIE_NAME: 'gw;session' }, 'GATEWAY_COOKIE_NAME', /cookie name/],
     [{ OIDC_SCOPES: 'profile email' }, 'OIDC_SCOPES', /openid/],
-    [{ OIDC_ISSUER: 'https://idp.example.com' }, 'OIDC_CLIENT_ID', /OIDC_ISSUER/],
+    [{ OIDC_ISSUER: 'https://idp.example.com', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'OIDC_CLIENT_ID', /OIDC_ISSUER/],
   ];
 
   it.each(cases)('%j is refused', (env, variable, rule) => {
@@ -113,6 +136,7 @@ describe('production', () => {
     DATABASE_URL: 'postgres://gateway@db.internal/gateway',
     ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     PUBLIC_BASE_URL: 'https://gateway.example.com',
+    ACCOUNT_CENTER_URL: 'https://account.example.com',
   };
 
   it('requires DATABASE_URL, ENCRYPTION_KEYS and an https PUBLIC_BASE_URL', () => {
@@ -135,10 +159,46 @@ describe('production', () => {
     expect(problems).toEqual([expect.stringMatching(/PUBLIC_BASE_URL.*https/)]);
   });
 
+  it.each([
+    ['ACCOUNT_CENTER_URL', 'http://account.example.com'],
+    ['OIDC_ISSUER', 'http://idp.example.com'],
+  ])('refuses an http %s in production', (variable, value) => {
+    const problems = problemsOf({ ...complete, [variable]: value });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`${variable} must be https`))]);
+  });
+
+  it('refuses the published development key ring in production', () => {
+    expect(problemsOf({ ...complete, ENCRYPTION_KEYS: DEV_ENCRYPTION_KEYS })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused: the published development key ring/)]);
+  });
+
   it('accepts a complete production environment', () => {
     const config = loadConfig(complete);
     expect(config.isProduction).toBe(true);
     expect(config.authCallbackUrl).toBe('https://gateway.example.com/v1/auth/callback');
+  });
+});
+
+describe('the published development key ring', () => {
+  it('is used only by the embedded dev stack (no OIDC_ISSUER, no DATABASE_URL)', () => {
+    expect(loadConfig({}).encryptionKeys).toBeNull();
+    expect(loadConfig({ ENCRYPTION_KEYS: DEV_ENCRYPTION_KEYS }).encryptionKeys).toBe(DEV_ENCRYPTION_KEYS);
+  });
+
+  it.each([
+    [{ DATABASE_URL: 'postgres://db.internal/gateway' }],
+    [{ OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }],
+  ])('is refused with %j: ENCRYPTION_KEYS is then required, and never the published ring', (env) => {
+    expect(problemsOf(env)).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set/)]);
+    expect(problemsOf({ ...env, ENCRYPTION_KEYS: DEV_ENCRYPTION_KEYS })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused/)]);
+    expect(loadConfig({ ...env, ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }).encryptionKeys).toMatch(/^k1:/);
+  });
+});
+
+describe('the database tools (migrations, operator CLI)', () => {
+  it('need only DATABASE_URL: no key ring, no public URLs, even in production', () => {
+    const config = loadDatabaseToolConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/gateway' });
+    expect(config).toEqual({ nodeEnv: 'production', isProduction: true, databaseUrl: 'postgres://db.internal/gateway', logLevel: 'info' });
+    expect(() => loadDatabaseToolConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL is required/);
   });
 });
 
