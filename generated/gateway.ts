@@ -1739,6 +1739,20 @@ export interface operations {
                  *     starting with a single `/` (resolved against the first allowed root). 1 to 2048
                  *     characters; no whitespace, control characters or backslashes. The normalized,
                  *     absolute value is returned to the platform in the exchange response.
+                 *
+                 *     Refused with `400 INVALID_REDIRECT`, rather than normalised, because another server
+                 *     could read them as a different path or host: a host not written in canonical form
+                 *     (an IPv4 address other than four plain decimal numbers, an IPv6 address not in its
+                 *     shortest form, percent-encoded or non-ASCII characters (send punycode), a trailing
+                 *     dot or an empty label); and in the path (not the query) a `;`, a malformed percent
+                 *     escape, percent-encoded bytes that are not UTF-8, a percent-encoded `.`, `/`, `\`,
+                 *     `;` or control character at any encoding depth (`%2e`, `%252e`, …), more than 8
+                 *     levels of nested percent-encoding, or a full-width or ideographic dot or any other
+                 *     character that Unicode normalisation turns into `. / \ ; % ? #`.
+                 *
+                 *     The path must be `/` or start with the root's path, read literally: a root registered
+                 *     with a trailing slash (`https://a.example/app/`) admits `/app/…` but not `/app`; a root
+                 *     without one (`https://a.example/app`) admits `/app`, `/app/…`, not `/application`.
                  */
                 returnTo: string;
                 /**

@@ -29,7 +29,9 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
   let platformKey: string;
   let platformBasic: string;
 
-  async function newPlatform(overrides: { defaultOnboardingMode?: 'none' | 'platform' | 'central'; centralOnboardingEnabled?: boolean } = {}) {
+  async function newPlatform(
+    overrides: { defaultOnboardingMode?: 'none' | 'platform' | 'central'; centralOnboardingEnabled?: boolean; allowedReturnUrls?: string[] } = {},
+  ) {
     const key = `RT_${randomBytes(4).toString('hex').toUpperCase()}`;
     const { platform, clientSecret } = await createPlatform(
       database.db,
@@ -37,7 +39,7 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
         platformKey: key,
         displayName: `Return-to ${key}`,
         callbackUrl: PLATFORM_CALLBACK,
-        allowedReturnUrls: ROOTS,
+        allowedReturnUrls: overrides.allowedReturnUrls ?? ROOTS,
         defaultOnboardingMode: overrides.defaultOnboardingMode ?? 'none',
         centralOnboardingEnabled: overrides.centralOnboardingEnabled ?? true,
       },
@@ -83,12 +85,12 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
       ['empty userinfo', 400, 'https://@app.example.com/app'],
       ['user:password', 400, 'https://user:pass@app.example.com/app'],
       ['allowed host as a subdomain of another', 403, 'https://app.example.com.evil.com/app'],
-      ['trailing-dot host', 403, 'https://app.example.com./app'],
+      ['trailing-dot host', 400, 'https://app.example.com./app'],
       ['another host', 403, 'https://evil.com/app'],
       ['path prefix without a segment boundary', 403, 'https://app.example.com/application'],
       ['dot segments leaving the root', 403, 'https://app.example.com/app/../admin'],
-      ['encoded dot segments leaving the root', 403, 'https://app.example.com/app/%2e%2e/admin'],
-      ['root-relative encoded dot segments', 403, '/app/%2e%2e/admin'],
+      ['encoded dot segments leaving the root', 400, 'https://app.example.com/app/%2e%2e/admin'],
+      ['root-relative encoded dot segments', 400, '/app/%2e%2e/admin'],
       ['root-relative outside the first root', 403, '/admin'],
       ['encoded slash in the path', 400, 'https://app.example.com/app/..%2fadmin'],
       ['root-relative encoded slashes', 400, '/%2F%2Fevil.com'],
@@ -124,6 +126,63 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.body.code).toMatch(status === 403 ? /^RETURN_TO_NOT_ALLOWED$/ : /^(INVALID_REDIRECT|VALIDATION_FAILED)$/);
       expect(await transactionCount()).toBe(before);
+    });
+
+    // Attack review: encodings another server reads as a different path, and host spellings
+    // another parser reads as a different host, are refused, never normalised away.
+    const invalidRedirect: [string, string][] = [
+      ['an encoded dot segment staying inside the root', 'https://app.example.com/app/x/%2e%2e/y'],
+      ['a double-encoded dot segment', '/app/%252e%252e/admin'],
+      ['a double-encoded slash', 'https://app.example.com/app/%252f%252fevil.com'],
+      ['a ; path parameter', '/app;jsessionid=x'],
+      ['a ..; segment', 'https://app.example.com/app/..;/admin'],
+      ['an encoded NUL', '/app/x%00.html'],
+      ['a malformed percent escape', '/app/%zz'],
+      ['an overlong UTF-8 dot', '/app/%c0%ae%c0%ae/admin'],
+      ['full-width dots', '/app/\uff0e\uff0e/admin'],
+      ['percent-encoded full-width dots', 'https://app.example.com/app/%EF%BC%8E%EF%BC%8E/admin'],
+      ['an ideographic full stop in the path', '/app/x\u3002y'],
+      ['an octal IPv4 host', 'https://0177.0.0.1/app'],
+      ['a shortened IPv4 host', 'https://127.1/app'],
+      ['a percent-encoded host', 'https://app.ex%61mple.com/app'],
+      ['a full-width host character', 'https://\uff41pp.example.com/app'],
+      ['an ideographic full stop in the host', 'https://app\u3002example.com/app'],
+      ['a non-canonical IPv6 host', 'https://[0:0:0:0:0:0:0:1]/app'],
+    ];
+
+    it.each(invalidRedirect)('%s → 400 INVALID_REDIRECT', async (_name, returnTo) => {
+      const before = await transactionCount();
+      const res = await request(gateway.app).get(`/v1/auth/start?platformKey=${platformKey}&returnTo=${enc(returnTo)}`);
+      expect({ status: res.status, code: res.body.code }, JSON.stringify(res.body)).toEqual({ status: 400, code: 'INVALID_REDIRECT' });
+      expect(res.headers.location).toBeUndefined();
+      expect(res.body.errors).toEqual([{ pointer: '/query/returnTo', message: expect.stringMatching(/^returnTo /) }]);
+      expect(await transactionCount()).toBe(before);
+    });
+
+    it('a %2F inside the query of returnTo is not refused', async () => {
+      const res = await request(gateway.app).get(`/v1/auth/start?platformKey=${platformKey}&returnTo=${enc('/app/x?next=%2F%2Fevil.com')}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(302);
+      expect(await storedReturnTo(res.headers.location as string)).toBe('https://app.example.com/app/x?next=%2F%2Fevil.com');
+    });
+
+    it('a root registered with a trailing slash does not admit the path without it', async () => {
+      const { key } = await newPlatform({ allowedReturnUrls: ['https://app.example.com/app/'] });
+      const start = (returnTo: string) => request(gateway.app).get(`/v1/auth/start?platformKey=${key}&returnTo=${enc(returnTo)}`);
+      for (const returnTo of ['/app', 'https://app.example.com/app', 'https://app.example.com/app?x=1']) {
+        const res = await start(returnTo);
+        expect({ returnTo, status: res.status, code: res.body.code }).toEqual({ returnTo, status: 403, code: 'RETURN_TO_NOT_ALLOWED' });
+      }
+      for (const returnTo of ['/app/', '/app/x', 'https://app.example.com/app/x?y=1']) {
+        expect((await start(returnTo)).status).toBe(302);
+      }
+      // ... while the shared platform's root "https://app.example.com/app" (no slash) admits "/app".
+      expect((await request(gateway.app).get(`/v1/auth/start?platformKey=${platformKey}&returnTo=%2Fapp`)).status).toBe(302);
+    });
+
+    it('the registry refuses a return root or callback whose host is not spelled canonically', async () => {
+      for (const url of ['https://0177.0.0.1/', 'https://app.example.com./', 'https://b\u00fccher.example/', 'https://[0:0::1]/']) {
+        await expect(newPlatform({ allowedReturnUrls: [url] }), url).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      }
     });
 
     it('an empty returnTo → 400', async () => {
@@ -189,7 +248,9 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
     it('hands the normalized returnTo to the platform in the exchange response', async () => {
       const start = await request(gateway.app).get(`/v1/auth/start?platformKey=${platformKey}&returnTo=${enc('/app/x?y=1')}`).expect(302);
       const back = await fake.authorize(start.headers.location as string);
-      const callback = await request(gateway.app).get(`/v1/auth/callback${back.search}`).expect(302);
+      // Carry the start's cookies (the login's browser binding) to the callback, as the browser does.
+      const cookies = ((start.headers['set-cookie'] as unknown as string[] | undefined) ?? []).map((line) => line.split(';')[0]!);
+      const callback = await request(gateway.app).get(`/v1/auth/callback${back.search}`).set('Cookie', cookies.join('; ')).expect(302);
       const handoff = new URL(callback.headers.location as string);
       expect(`${handoff.origin}${handoff.pathname}`).toBe(PLATFORM_CALLBACK);
       const exchange = await request(gateway.app)

@@ -26,8 +26,15 @@ describe('parseAbsoluteHttpUrl', () => {
     ['HTTPS://Platform.EXAMPLE:443', false, 'https://platform.example/'],
     ['https://platform.example/cb?tenant=a', true, 'https://platform.example/cb?tenant=a'],
     ['https://platform.example/cb?', true, 'https://platform.example/cb?'],
-    ['https://b\u00fccher.example/', false, 'https://xn--bcher-kva.example/'],
+    ['https://xn--bcher-kva.example/', false, 'https://xn--bcher-kva.example/'],
+    ['https://XN--BCHER-KVA.Example/', false, 'https://xn--bcher-kva.example/'],
     ['https://[::1]:8443/x', false, 'https://[::1]:8443/x'],
+    ['https://[::A:B]/', false, 'https://[::a:b]/'],
+    ['https://[2001:db8::1]/', false, 'https://[2001:db8::1]/'],
+    ['https://127.0.0.1:8080/cb', true, 'https://127.0.0.1:8080/cb'],
+    ['http://localhost/cb', true, 'http://localhost/cb'],
+    ['https://a.example:/cb', true, 'https://a.example/cb'],
+    ['https://platform.example/%2e%2e/cb', true, 'https://platform.example/cb'], // path rules are returnTo's; roots and callbacks keep WHATWG parsing
     ['https://platform.example/@x', false, 'https://platform.example/@x'],
   ];
   it.each(accepted)('accepts %j (allowQuery %s)', (raw, allowQuery, href) => {
@@ -65,6 +72,31 @@ describe('parseAbsoluteHttpUrl', () => {
     ['https://platform.example\\@evil.example/', true, /backslash/],
     ['https://platform.example/\tcb', true, /control/],
     ['', true, /absolute/],
+    // a host must be spelled exactly as the WHATWG parser serialises it (but for ASCII case)
+    ['https://0177.0.0.1/', true, /IPv4/],
+    ['https://0x7f.1/', true, /IPv4/],
+    ['https://0x7F000001/', true, /IPv4/],
+    ['https://127.1/', true, /IPv4/],
+    ['https://2130706433/', true, /IPv4/],
+    ['https://127.000.000.001/', true, /IPv4/],
+    ['https://1.2.3/', true, /IPv4/],
+    ['https://[0:0:0:0:0:0:0:1]/', true, /IPv6/],
+    ['https://[0:0::1]/', true, /IPv6/],
+    ['https://[::ffff:127.0.0.1]/', true, /IPv6/],
+    ['https://[2001:DB8:0::1]/', true, /IPv6/],
+    ['https://ex%61mple.com/', true, /percent-encoded/],
+    ['https://platform%2Eexample/', false, /percent-encoded/],
+    ['https://\uff45xample.com/', true, /ASCII/],
+    ['https://example\u3002com/', true, /ASCII/],
+    ['https://example\uff0ecom/', true, /ASCII/],
+    ['https://example\uff61com/', true, /ASCII/],
+    ['https://b\u00fccher.example/', true, /ASCII.*punycode/],
+    ['https://\u212Aelvin.example/', true, /ASCII/], // KELVIN SIGN lower-cases to "k" in JavaScript
+    ['https://\u0430pple.example/', true, /ASCII/],
+    ['https://platform.example./cb', true, /dot/],
+    ['https://127.0.0.1./cb', true, /dot/],
+    ['https://platform..example/cb', true, /empty label/],
+    ['https://.platform.example/cb', true, /empty label/],
   ];
   it.each(rejected)('rejects %j (allowQuery %s)', (raw, allowQuery, reason) => {
     const result = parseAbsoluteHttpUrl(raw, { allowQuery });
@@ -84,19 +116,23 @@ describe('normalizeReturnRoot', () => {
   it.each([
     ['https://a.example', 'https://a.example/'],
     ['https://a.example/', 'https://a.example/'],
-    ['HTTPS://A.EXAMPLE:443/app/', 'https://a.example/app'],
+    ['HTTPS://A.EXAMPLE:443/app/', 'https://a.example/app/'],
     ['https://a.example/app', 'https://a.example/app'],
-    ['http://a.example:80/app/x/', 'http://a.example/app/x'],
+    ['http://a.example:80/app/x/', 'http://a.example/app/x/'],
     ['https://a.example:8443/app', 'https://a.example:8443/app'],
-    ['https://a.example/app//', 'https://a.example/app/'],
-    ['https://a.example/x/../app/./', 'https://a.example/app'],
+    ['https://a.example/app//', 'https://a.example/app//'],
+    ['https://a.example/x/../app/./', 'https://a.example/app/'],
     ['https://\uff41.example/app', 'https://a.example/app'],
   ])('%s -> %s', (raw, expected) => {
     expect(normalizeReturnRoot(new URL(raw))).toBe(expected);
   });
 
   it('makes equivalent roots equal for de-duplication', () => {
-    const roots = ['https://a.example/app', 'https://A.example:443/app/', 'https://a.example/app/x/..'];
+    const roots = ['https://a.example/app/', 'https://A.example:443/app/', 'https://a.example/app/x/..'];
     expect(new Set(roots.map((r) => normalizeReturnRoot(new URL(r)))).size).toBe(1);
+  });
+
+  it('keeps a trailing slash: "/app/" and "/app" admit different paths, so they are different roots', () => {
+    expect(normalizeReturnRoot(new URL('https://a.example/app/'))).not.toBe(normalizeReturnRoot(new URL('https://a.example/app')));
   });
 });
