@@ -949,8 +949,9 @@ export interface components {
          * @description Absolute `http`/`https` URL of the platform BFF handoff endpoint, without userinfo or
          *     fragment; the browser's destination after login, with `code=handoff_…` appended (so it
          *     must not carry a `code` query parameter of its own). Stored in its parsed, normalized
-         *     form (lower-case scheme and host, default port dropped). `null` when not configured
-         *     (the platform cannot be active then).
+         *     form (lower-case scheme and host, default port dropped); a host not spelled canonically
+         *     is refused, as for `returnTo`. https is required when the gateway runs with
+         *     `NODE_ENV=production`. `null` when not configured (the platform cannot be active then).
          */
         PlatformCallbackUrl: string | null;
         /**
@@ -958,12 +959,19 @@ export interface components {
          *     equal to or below the root's path). Without userinfo, query or fragment. At least one
          *     is required for an active platform; the first one resolves root-relative `returnTo`.
          *     Stored in parsed, normalized form; roots that are equal after normalization (case of
-         *     scheme and host, default port, one trailing slash) are stored once, in the order given.
+         *     scheme and host, default port) are stored once, in the order given. A trailing slash
+         *     matters: `…/app/` admits paths below `/app/` only, `…/app` also `/app` itself. https is
+         *     required when the gateway runs with `NODE_ENV=production`.
          */
         AllowedReturnUrls: string[];
         /** @description Path of a platform-hosted onboarding UI (mode `platform`), starting with a single `/`; `null` when none. */
         PlatformOnboardingPath: string | null;
-        /** @description Free-form JSON object for the platform's own use; at most 100 top-level properties and 16 KiB serialized (UTF-8). Never interpreted by the gateway. */
+        /**
+         * @description Free-form JSON object for the platform's own use; at most 100 top-level properties and
+         *     16 KiB serialized (UTF-8). Never interpreted by the gateway. The keys `__proto__`,
+         *     `constructor` and `prototype` are refused at any depth (`400 VALIDATION_FAILED` at
+         *     `/body/metadata/<path to the key>`).
+         */
         PlatformMetadata: {
             [key: string]: unknown;
         };
@@ -1696,7 +1704,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Correlation id of the request; equal to `requestId` in problem bodies and present in the logs.
+         * @description Correlation id of the request, made by the gateway; equal to `requestId` in problem bodies and audit events, and present in the logs.
          * @example 5f0c6e1e-8a4b-4c1f-9a57-2f5d8c3b9e10
          */
         RequestId: string;
@@ -2238,7 +2246,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
             404: components["responses"]["NotFound"];
-            /** @description `PLATFORM_MISSING_CALLBACK_URL`, `PLATFORM_MISSING_RETURN_URLS` or `PLATFORM_MISSING_CREDENTIALS`. */
+            /** @description `PLATFORM_MISSING_CALLBACK_URL`, `PLATFORM_MISSING_RETURN_URLS`, `PLATFORM_MISSING_CREDENTIALS`, or (in production) `CONFLICT` when a stored `callbackUrl` or allowed return URL is not https. */
             409: components["responses"]["Conflict"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

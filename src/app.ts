@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import cookieParser from 'cookie-parser';
+import { parse as parseCookieHeader } from 'cookie';
 import cors from 'cors';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
@@ -19,8 +19,50 @@ export interface AppOptions {
   handlers?: HandlerMap;
 }
 
-/** An incoming X-Request-Id is kept only when it is a harmless token (it reaches logs and bodies). */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+/**
+ * A client's X-Request-Id is logged (as `clientRequestId`, to correlate with a proxy's
+ * logs) only when it is a harmless token. It is never adopted as the request id: that
+ * id is what audit rows record, so only the gateway chooses it.
+ */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+function clientRequestIdOf(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : undefined;
+}
+
+/**
+ * The policy of every response, for the HTML problem pages of the flow endpoints in
+ * particular (one inline <style>, links, no script); the docs page sets its own.
+ */
+const DEFAULT_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/**
+ * Cookies as a plain name → string map (RFC 6265 §5.2 via the `cookie` package).
+ * cookie-parser JSON-decodes values that start with `j:` and unsigns `s:` ones, so
+ * `gw_session=j:{}` reached the session lookup as an object (GUIDE §9). The map has
+ * no prototype: a cookie name such as `constructor` never finds an inherited value.
+ */
+function plainCookies(req: Request, _res: Response, next: NextFunction): void {
+  const cookies: Record<string, string> = Object.create(null);
+  const header = req.headers.cookie;
+  if (header) {
+    for (const [name, value] of Object.entries(parseCookieHeader(header))) {
+      if (typeof value === 'string') cookies[name] = value;
+    }
+  }
+  req.cookies = cookies;
+  next();
+}
+
+/** body-parser's error when the client closed the connection before its body arrived. */
+const isClientAbort = (error: unknown) => (error as { type?: string } | null)?.type === 'request.aborted';
 
 export async function createApp(deps: AppDeps, options: AppOptions = {}) {
   const app = express();
@@ -35,14 +77,18 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.use(
     pinoHttp({
       logger: deps.logger,
-      genReqId: (req: IncomingMessage, res: ServerResponse) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      genReqId: (_req: IncomingMessage, res: ServerResponse) => {
+        const id = randomUUID();
         res.setHeader('X-Request-Id', id);
         return id;
       },
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: loggableUrl(req.url) }),
+        req: (req: { id: string; method: string; url: string; headers: IncomingMessage['headers'] }) => ({
+          id: req.id,
+          method: req.method,
+          url: loggableUrl(req.url),
+          clientRequestId: clientRequestIdOf(req.headers['x-request-id']),
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
@@ -56,6 +102,7 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
       // Handoff codes travel in redirect URLs: never leak them through Referer.
       'Referrer-Policy': 'no-referrer',
       'X-Frame-Options': 'DENY',
+      'Content-Security-Policy': DEFAULT_CONTENT_SECURITY_POLICY,
     });
     next();
   });
@@ -73,7 +120,7 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
       maxAge: 600,
     }),
   );
-  app.use(cookieParser());
+  app.use(plainCookies);
   app.use(express.json({ limit: '64kb', type: ['application/json', 'application/*+json'] }));
 
   const dispatch = await createBackend(options.handlers ?? defaultHandlers, deps, {
@@ -85,6 +132,13 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   // Body-parser failures and anything that escaped the dispatcher.
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (isClientAbort(error)) {
+      // Not our failure and nobody is left to answer: an info line, no 500 (the client,
+      // or a proxy's timeout, hung up mid-body). pino-http logs the request on 'close'.
+      req.log.info({ received: (error as { received?: number }).received }, 'client closed the request');
+      if (!req.socket.destroyed && !res.headersSent) sendProblem(req, res, new ApiError('MALFORMED_REQUEST', 'The request body ended early.'));
+      return;
+    }
     if (res.headersSent) return next(error);
     const type = (error as { type?: string })?.type;
     if (type === 'entity.too.large') return sendProblem(req, res, new ApiError('PAYLOAD_TOO_LARGE', 'The body may be at most 64 KiB.'));

@@ -1,4 +1,4 @@
-import { OpenAPIBackend, type Context, type Request as OpenApiRequest } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type ParsedRequest, type Request as OpenApiRequest } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -50,9 +50,11 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
   api.register({
     // Remembered for the error path: problem pages and response checks depend on the operation.
     // It also runs when routing failed (404/405), without an operation.
-    postRoutingHandler: (c: Context, _req: Request, res: Response) => {
+    postRoutingHandler: (c: Context, req: Request, res: Response) => {
       res.locals.operationId = c.operation?.operationId;
-      if (c.operation) dropUnknownQueryParameters(c, res.locals.apiRequest as OpenApiRequest);
+      if (!c.operation) return;
+      refuseHeadOnLoginSteps(c, req);
+      dropUnknownQueryParameters(c, res.locals.apiRequest as OpenApiRequest);
     },
     notFound: () => {
       throw new ApiError('NOT_FOUND', 'No operation is published at this path.');
@@ -70,6 +72,7 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
       if (!c.security?.authorized && (c.operation.security?.length ?? 0) > 0) return;
       authorize(c, req, deps.config);
       requireJsonBody(c, req);
+      refuseUndecodablePathParameters(c);
     },
     validationFail: (c: Context) => {
       throw validationError(toFieldErrors(c.validation.errors ?? []));
@@ -112,6 +115,20 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     Object.fromEntries(
       Object.entries(apiRequest.query ?? {}).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]),
     );
+  // Path parameters are percent-decoded with decodeURIComponent, which throws on an
+  // escape that is not UTF-8 (`%ff`, `%zz`, a lone `%`): a 500. Such a segment is handed
+  // over as the literal text the client sent and remembered, so that the operation
+  // answers 400 at /path/<name> once the caller is authenticated (401 and 403 first).
+  const parseRequest = api.router.parseRequest.bind(api.router);
+  api.router.parseRequest = (apiRequest, operation) => {
+    if (!operation) return parseRequest(apiRequest);
+    const segments = apiRequest.path.split('/');
+    if (segments.every(isDecodable)) return parseRequest(apiRequest, operation);
+    const literalPath = segments.map((segment) => (isDecodable(segment) ? segment : segment.replaceAll('%', '%25'))).join('/');
+    const parsed: ParsedRequest & PathDecoding = parseRequest({ ...apiRequest, path: literalPath }, operation);
+    parsed.undecodablePathParameters = undecodablePathParameters(operation.path, segments);
+    return parsed;
+  };
 
   /** Express middleware: every request that reaches it is a contract operation or a 404/405. */
   return async function dispatch(req: Request, res: Response): Promise<void> {
@@ -140,13 +157,61 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
 
 const ROUTABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
 
-/** The methods the contract publishes for a path (HEAD wherever GET is). */
+/**
+ * GETs that create or spend a login: start writes a transaction, the callback and
+ * resume consume one. They are GETs only because browsers follow redirects with GET.
+ * HEAD must never change state (RFC 9110 §9.2.1, GUIDE §5), and Express would run the
+ * GET handler for it, so on these three HEAD is not a method of the resource at all.
+ */
+const NO_HEAD_OPERATIONS: ReadonlySet<string> = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication']);
+
+/** The methods the contract publishes for a path (HEAD wherever GET is, but for the login steps). */
 function allowedMethods(api: OpenAPIBackend, path: string): string[] {
-  const allowed: string[] = ROUTABLE_METHODS.filter((method) =>
-    api.router.matchOperation({ method, path, headers: {} }, false) !== undefined,
-  );
-  if (allowed.includes('GET')) allowed.splice(1, 0, 'HEAD');
+  const allowed: string[] = [];
+  for (const method of ROUTABLE_METHODS) {
+    const operation = api.router.matchOperation({ method, path, headers: {} }, false);
+    if (!operation) continue;
+    allowed.push(method);
+    if (method === 'GET' && !NO_HEAD_OPERATIONS.has(operation.operationId ?? '')) allowed.push('HEAD');
+  }
   return allowed;
+}
+
+/** Runs right after routing: before any security handler, so a HEAD never reaches a session lookup either. */
+function refuseHeadOnLoginSteps(c: Context, req: Request): void {
+  if (req.method === 'HEAD' && NO_HEAD_OPERATIONS.has(c.operation.operationId ?? '')) {
+    // RFC 9110 §15.5.6: the 405 lists the methods the resource does support.
+    throw new ApiError('METHOD_NOT_ALLOWED', 'This step of the login is only followed with GET.', { headers: { Allow: 'GET' } });
+  }
+}
+
+/** What the path-decoding step remembers on the parsed request. */
+interface PathDecoding {
+  undecodablePathParameters?: string[];
+}
+
+/** A path segment decodes when its percent escapes are UTF-8 octets (RFC 3986 §2.1, RFC 3987 §3.2). */
+function isDecodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The names of the template's parameters (whole segments, as in this contract) whose segment does not decode. */
+function undecodablePathParameters(template: string, segments: string[]): string[] {
+  return template.split('/').flatMap((part, index) => {
+    const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+    return name !== undefined && !isDecodable(segments[index] ?? '') ? [name] : [];
+  });
+}
+
+function refuseUndecodablePathParameters(c: Context): void {
+  const names = (c.request as PathDecoding).undecodablePathParameters ?? [];
+  if (names.length === 0) return;
+  throw validationError(names.map((name) => ({ pointer: `/path/${escapePointer(name)}`, message: 'is not valid percent-encoded UTF-8' })));
 }
 
 /**

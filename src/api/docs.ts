@@ -3,6 +3,30 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { loadContract } from './contract.ts';
 
 /**
+ * The files of swagger-ui-dist the page loads, and nothing else: the package also ships
+ * a stock index.html (its initializer points the UI at an outside demo contract),
+ * oauth2-redirect.html (an OAuth callback page) and other bundles and source maps.
+ */
+const UI_ASSETS: ReadonlySet<string> = new Set(['/swagger-ui-bundle.js', '/swagger-ui.css', '/favicon-32x32.png', '/favicon-16x16.png']);
+
+/**
+ * The docs page's policy (replaces the default one set in app.ts): scripts, styles and
+ * requests only from the gateway. Swagger UI sets inline styles and draws icons from
+ * data: URLs; the page itself has no inline script (init.js is a file for that reason).
+ */
+const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join('; ');
+
+/**
  * `/openapi.json` (the contract as JSON) and `/docs` (Swagger UI). The UI's
  * assets come from the swagger-ui-dist package, so the page works offline.
  */
@@ -15,12 +39,14 @@ export function docsRouter(): Router {
   });
 
   router.get('/docs', (_req, res) => {
-    res.type('text/html').send(PAGE);
+    res.type('text/html').set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY).send(PAGE);
   });
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(INIT);
   });
-  router.use('/docs', express.static(getAbsoluteFSPath(), { index: false, fallthrough: true, maxAge: '1h' }));
+  // Anything else under /docs falls through to the dispatcher's 404 NOT_FOUND.
+  const serveAsset = express.static(getAbsoluteFSPath(), { index: false, redirect: false, fallthrough: true, maxAge: '1h' });
+  router.use('/docs', (req, res, next) => (UI_ASSETS.has(req.path) ? serveAsset(req, res, next) : next()));
   return router;
 }
 
@@ -30,7 +56,8 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <title>Authentication gateway API</title>
   <link rel="stylesheet" href="/docs/swagger-ui.css">
-  <link rel="icon" href="/docs/favicon-32x32.png">
+  <link rel="icon" type="image/png" sizes="32x32" href="/docs/favicon-32x32.png">
+  <link rel="icon" type="image/png" sizes="16x16" href="/docs/favicon-16x16.png">
 </head>
 <body>
   <div id="swagger-ui"></div>

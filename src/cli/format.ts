@@ -25,6 +25,9 @@ const OPTION_OF_POINTER: Record<string, string> = {
 export function describeFieldError(error: FieldError): string {
   const item = /^\/body\/allowedReturnUrls\/(\d+)$/.exec(error.pointer);
   if (item) return `--return-url #${Number(item[1]) + 1}: ${error.message}`;
+  // A key inside the --metadata JSON, as its JSON pointer below metadata (`a/b/0/constructor`).
+  const inMetadata = /^\/body\/metadata\/(.+)$/.exec(error.pointer);
+  if (inMetadata) return `--metadata ${inMetadata[1]}: ${error.message}`;
   return `${OPTION_OF_POINTER[error.pointer] ?? error.pointer}: ${error.message}`;
 }
 

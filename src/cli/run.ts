@@ -16,6 +16,7 @@ import {
   updatePlatform,
   type PlatformCreateInput,
   type PlatformUpdateInput,
+  type RegistryRules,
 } from '../services/platformRegistry.ts';
 import { describeFieldError, formatAuditList, formatCredentials, formatPlatform, formatPlatformList } from './format.ts';
 
@@ -92,7 +93,8 @@ const LIST_OPTIONS = { active: { type: 'string' }, limit: { type: 'string' }, cu
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const COMMON_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
-type Command = (db: Db, io: CliIo, json: boolean) => Promise<void>;
+/** `rules` come from the same NODE_ENV as the service's: production requires https URLs. */
+type Command = (db: Db, io: CliIo, json: boolean, rules: RegistryRules) => Promise<void>;
 
 /** Runs one command line; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -128,7 +130,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let database: OpenedDatabase | null = null;
   try {
     database = await openDatabase(config.databaseUrl, logger, { migrate: true });
-    await command(database.db, io, argv.includes('--json'));
+    await command(database.db, io, argv.includes('--json'), { requireHttps: config.isProduction });
     return EXIT_OK;
   } catch (error) {
     return reportFailure(error, io, logger);
@@ -186,8 +188,8 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       if (values['onboarding-path'] !== undefined) input.platformOnboardingPath = values['onboarding-path'];
       if (values.metadata !== undefined) input.metadata = jsonOption('--metadata', values.metadata) as PlatformCreateInput['metadata'];
       if (values.inactive) input.active = false;
-      return async (db, _io, json) => {
-        const { platform, clientSecret } = await createPlatform(db, input, CLI_ACTOR);
+      return async (db, _io, json, rules) => {
+        const { platform, clientSecret } = await createPlatform(db, input, CLI_ACTOR, rules);
         warnSecretShownOnce(io, platform.platformKey);
         if (json) io.stdout(toJson({ ...platform, clientSecret }));
         else io.stdout(`${formatPlatform(platform)}\n${formatCredentials({ clientId: platform.clientId!, clientSecret })}`);
@@ -205,8 +207,8 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       if (values['onboarding-path'] !== undefined) patch.platformOnboardingPath = values['onboarding-path'] === '' ? null : values['onboarding-path'];
       if (values.metadata !== undefined) patch.metadata = jsonOption('--metadata', values.metadata) as PlatformUpdateInput['metadata'];
       if (Object.keys(patch).length === 0) throw new UsageError('platforms update needs at least one option to change');
-      return async (db, _io, json) => {
-        const platform = await updatePlatform(db, key, patch, CLI_ACTOR);
+      return async (db, _io, json, rules) => {
+        const platform = await updatePlatform(db, key, patch, CLI_ACTOR, rules);
         io.stdout(json ? toJson(platform) : formatPlatform(platform));
       };
     }
@@ -224,8 +226,8 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       const { values, key } = parseWithKey(args, {}, action);
       if (values.help) return null;
       const change = action === 'activate' ? activatePlatform : deactivatePlatform;
-      return async (db, _io, json) => {
-        const platform = await change(db, key, CLI_ACTOR);
+      return async (db, _io, json, rules) => {
+        const platform = await change(db, key, CLI_ACTOR, rules);
         io.stdout(json ? toJson(platform) : formatPlatform(platform));
       };
     }

@@ -4,6 +4,8 @@ import { updatePlatform as patchPlatform } from '../services/platformRegistry.ts
 
 /** PATCH /v1/platforms/{platformKey}: merge semantics; only the properties sent change. */
 export const updatePlatform: OperationHandler<'updatePlatform'> = async (ctx, deps) => {
-  const platform = await patchPlatform(deps.db, ctx.params.platformKey, ctx.body, actorFromPrincipal(ctx.principal, ctx.requestId));
+  const platform = await patchPlatform(deps.db, ctx.params.platformKey, ctx.body, actorFromPrincipal(ctx.principal, ctx.requestId), {
+    requireHttps: deps.config.isProduction,
+  });
   return { status: 200, body: platform };
 };

@@ -3,7 +3,7 @@ import type { Principal } from '../domain/types.ts';
 import type { Db } from '../db/knex.ts';
 import { insertAuditEvent, listAuditEventRows, type AuditEventRow } from '../db/repositories/audit.ts';
 import { validationError } from '../errors/catalogue.ts';
-import { decodeCursor, encodeCursor, pageSize } from './cursor.ts';
+import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from './cursor.ts';
 
 export type AuditAction = components['schemas']['AuditAction'];
 export type AuditEventView = components['schemas']['AuditEvent'];
@@ -68,7 +68,6 @@ export interface AuditEventListQuery {
 
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const EXACT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** Newest first, filtered by platform and action, keyset paginated on (occurredAt, id). */
 export async function listAuditEvents(db: Db, query: AuditEventListQuery): Promise<AuditEventList> {
@@ -83,7 +82,7 @@ export async function listAuditEvents(db: Db, query: AuditEventListQuery): Promi
     query.cursor === undefined
       ? null
       : decodeCursor(query.cursor, (value) =>
-          typeof value.o === 'string' && EXACT_TIMESTAMP.test(value.o) && typeof value.i === 'string' && UUID.test(value.i)
+          isExactTimestamp(value.o) && typeof value.i === 'string' && UUID.test(value.i)
             ? { occurredAt: value.o, id: value.i }
             : null,
         );

@@ -29,6 +29,24 @@ export function decodeCursor<T>(raw: string, accept: (value: Record<string, unkn
   return position;
 }
 
+const EXACT_TIMESTAMP = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/**
+ * A UTC timestamp with microseconds, as PostgreSQL's to_char writes the keyset
+ * position, that names a real instant: month 01-12, a day the month has, 00:00:00 to
+ * 23:59:59, year 0001 or later. The shape alone let `2026-13-45T99:99:99` reach the
+ * query, where PostgreSQL refused it (a 500), and let `24:00:00` or `:60` through as
+ * another instant than the one written.
+ */
+export function isExactTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const match = EXACT_TIMESTAMP.exec(value);
+  if (!match || Number(match[1]) < 1) return false;
+  // Date rolls impossible fields over (Feb 30 → Mar 2) or refuses them: either way the round trip differs.
+  const milliseconds = Date.parse(`${value.slice(0, 19)}Z`);
+  return !Number.isNaN(milliseconds) && new Date(milliseconds).toISOString().slice(0, 19) === value.slice(0, 19);
+}
+
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 

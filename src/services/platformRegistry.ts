@@ -38,6 +38,32 @@ export type PlatformUpdateInput = components['schemas']['PlatformUpdateRequest']
 export type PlatformCredentialsView = components['schemas']['PlatformCredentials'];
 
 export const PLATFORM_KEY_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
+
+/**
+ * Rules that depend on where the gateway runs. Callers pass them from their own
+ * configuration (the API from its Config, the CLI from its database-tool config), so
+ * this service never reads the environment.
+ */
+export interface RegistryRules {
+  /**
+   * Production: every callbackUrl and allowed return URL must be https. Handoff codes
+   * travel in the callback URL, as authorization codes do in a redirect URI, which
+   * RFC 6749 §3.1.2.1 wants behind TLS; and a person lands on the return URL signed in.
+   */
+  requireHttps: boolean;
+}
+const DEFAULT_RULES: RegistryRules = Object.freeze({ requireHttps: false });
+const HTTPS_REQUIRED = 'must use https in production';
+
+/**
+ * Metadata keys refused at any depth: whoever reads metadata into a JavaScript object
+ * and merges or copies it (Object.assign, a deep merge) can have `__proto__` change
+ * that object's prototype, or `constructor.prototype` reach a shared one. JSON.parse
+ * makes `__proto__` an ordinary own property, so such a key is stored and served back
+ * unless refused here.
+ */
+const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 export const ONBOARDING_MODES: readonly OnboardingMode[] = ['none', 'platform', 'central'];
 /** Serialized (UTF-8) size limit of `metadata`: it rides along on every registry read. */
 export const METADATA_MAX_BYTES = 16 * 1024;
@@ -109,8 +135,9 @@ export async function createPlatform(
   db: Db,
   input: PlatformCreateInput,
   actor: Actor,
+  rules: RegistryRules = DEFAULT_RULES,
 ): Promise<{ platform: PlatformView; clientSecret: string }> {
-  const value = validateCreate(input);
+  const value = validateCreate(input, rules);
   const clientSecret = newClientSecret();
   const row = await db.transaction(async (trx) => {
     const inserted = await insertPlatform(trx, { ...value, clientId: newClientId(), clientSecretDigest: sha256(clientSecret) });
@@ -128,8 +155,14 @@ export async function createPlatform(
  * must still satisfy the registry rules. Only properties whose value actually
  * changes are written and audited; a patch that changes nothing writes nothing.
  */
-export async function updatePlatform(db: Db, platformKey: string, patch: PlatformUpdateInput, actor: Actor): Promise<PlatformView> {
-  const changes = validateUpdate(patch);
+export async function updatePlatform(
+  db: Db,
+  platformKey: string,
+  patch: PlatformUpdateInput,
+  actor: Actor,
+  rules: RegistryRules = DEFAULT_RULES,
+): Promise<PlatformView> {
+  const changes = validateUpdate(patch, rules);
   const row = await db.transaction(async (trx) => {
     const current = await lockPlatform(trx, platformKey);
     const merged = { ...current, ...changes };
@@ -164,9 +197,11 @@ export async function deactivatePlatform(db: Db, platformKey: string, actor: Act
 /**
  * Re-activation; idempotent. An active platform needs a callback URL, an allowed
  * return URL and credentials; each lack has its own 409 code so the caller knows
- * what to fix.
+ * what to fix. In production its stored URLs must also be https (409 CONFLICT naming
+ * them): a record written before the rule, or outside production, is not put back
+ * into service over plain http. An already active platform is left as it is.
  */
-export async function activatePlatform(db: Db, platformKey: string, actor: Actor): Promise<PlatformView> {
+export async function activatePlatform(db: Db, platformKey: string, actor: Actor, rules: RegistryRules = DEFAULT_RULES): Promise<PlatformView> {
   const row = await db.transaction(async (trx) => {
     const current = await lockPlatform(trx, platformKey);
     if (current.active) return current;
@@ -179,6 +214,7 @@ export async function activatePlatform(db: Db, platformKey: string, actor: Actor
     if (!current.clientId || !current.hasCredentials) {
       throw new ApiError('PLATFORM_MISSING_CREDENTIALS', `Rotate the credentials of ${platformKey} before activating it.`);
     }
+    refuseInsecureUrls(current, rules);
     const updated = await setPlatformActive(trx, platformKey, true);
     await recordAuditEvent(trx, { action: 'platform.activate', platformKey, changedFields: ['active'] }, actor);
     return updated!;
@@ -238,7 +274,7 @@ interface ValidCreate extends PlatformSettings {
 }
 
 /** Every problem of a create body at once, each under its own `/body/<field>` pointer. */
-export function validateCreate(input: unknown): ValidCreate {
+export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RULES): ValidCreate {
   const errors: FieldError[] = [];
   if (!isPlainObject(input)) throw validationError([{ pointer: '/body', message: 'must be a JSON object' }]);
   for (const key of Object.keys(input)) {
@@ -246,8 +282,8 @@ export function validateCreate(input: unknown): ValidCreate {
   }
   const platformKey = checkPlatformKey(input.platformKey, errors);
   const displayName = checkDisplayName(input.displayName, errors, true);
-  const callbackUrl = input.callbackUrl === undefined ? null : checkCallbackUrl(input.callbackUrl, errors);
-  const allowedReturnUrls = input.allowedReturnUrls === undefined ? [] : checkReturnUrls(input.allowedReturnUrls, errors);
+  const callbackUrl = input.callbackUrl === undefined ? null : checkCallbackUrl(input.callbackUrl, errors, rules);
+  const allowedReturnUrls = input.allowedReturnUrls === undefined ? [] : checkReturnUrls(input.allowedReturnUrls, errors, rules);
   const defaultOnboardingMode = input.defaultOnboardingMode === undefined ? 'central' : checkMode(input.defaultOnboardingMode, errors);
   const centralOnboardingEnabled =
     input.centralOnboardingEnabled === undefined ? true : checkBoolean('centralOnboardingEnabled', input.centralOnboardingEnabled, errors);
@@ -278,7 +314,7 @@ export function validateCreate(input: unknown): ValidCreate {
 }
 
 /** A patch: the present properties, each valid on its own (cross-field rules run on the merged record). */
-export function validateUpdate(input: unknown): PlatformChanges {
+export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RULES): PlatformChanges {
   const errors: FieldError[] = [];
   if (!isPlainObject(input)) throw validationError([{ pointer: '/body', message: 'must be a JSON object' }]);
   const changes: PlatformChanges = {};
@@ -292,8 +328,8 @@ export function validateUpdate(input: unknown): PlatformChanges {
     if (value !== undefined) changes[field] = value;
   };
   if ('displayName' in input) assign('displayName', checkDisplayName(input.displayName, errors, false));
-  if ('callbackUrl' in input) assign('callbackUrl', checkCallbackUrl(input.callbackUrl, errors));
-  if ('allowedReturnUrls' in input) assign('allowedReturnUrls', checkReturnUrls(input.allowedReturnUrls, errors));
+  if ('callbackUrl' in input) assign('callbackUrl', checkCallbackUrl(input.callbackUrl, errors, rules));
+  if ('allowedReturnUrls' in input) assign('allowedReturnUrls', checkReturnUrls(input.allowedReturnUrls, errors, rules));
   if ('defaultOnboardingMode' in input) assign('defaultOnboardingMode', checkMode(input.defaultOnboardingMode, errors));
   if ('centralOnboardingEnabled' in input) assign('centralOnboardingEnabled', checkBoolean('centralOnboardingEnabled', input.centralOnboardingEnabled, errors));
   if ('platformOnboardingPath' in input) assign('platformOnboardingPath', checkOnboardingPath(input.platformOnboardingPath, errors));
@@ -322,12 +358,13 @@ function checkDisplayName(value: unknown, errors: FieldError[], required: boolea
 }
 
 /** The stored form is the parsed URL's serialization, so what the browser is sent is what was checked. */
-function checkCallbackUrl(value: unknown, errors: FieldError[]): string | null | undefined {
+function checkCallbackUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
   if (value === null) return null;
   if (typeof value !== 'string') return fail(errors, 'callbackUrl', 'must be a string or null');
   if (value.length > URL_MAX_LENGTH) return fail(errors, 'callbackUrl', `must be at most ${URL_MAX_LENGTH} characters`);
   const parsed = parseAbsoluteHttpUrl(value, { allowQuery: true });
   if (!parsed.ok) return fail(errors, 'callbackUrl', parsed.reason);
+  if (rules.requireHttps && parsed.url.protocol !== 'https:') return fail(errors, 'callbackUrl', HTTPS_REQUIRED);
   // The gateway sets `code` on the callback; a registered one would be overwritten or, worse, confused with it.
   if (parsed.url.searchParams.has('code')) return fail(errors, 'callbackUrl', 'must not carry a code query parameter (the gateway adds it)');
   if (parsed.url.href.length > URL_MAX_LENGTH) return fail(errors, 'callbackUrl', `must be at most ${URL_MAX_LENGTH} characters`);
@@ -339,7 +376,7 @@ function checkCallbackUrl(value: unknown, errors: FieldError[]): string | null |
  * scheme and host, default port, one trailing slash) are kept once, in the order
  * given: the first root resolves root-relative returnTo values.
  */
-function checkReturnUrls(value: unknown, errors: FieldError[]): string[] | undefined {
+function checkReturnUrls(value: unknown, errors: FieldError[], rules: RegistryRules): string[] | undefined {
   if (!Array.isArray(value)) return fail(errors, 'allowedReturnUrls', 'must be an array of URLs');
   if (value.length > MAX_RETURN_URLS) return fail(errors, 'allowedReturnUrls', `must hold at most ${MAX_RETURN_URLS} URLs`);
   const roots: string[] = [];
@@ -351,6 +388,7 @@ function checkReturnUrls(value: unknown, errors: FieldError[]): string[] | undef
     if (item.length > URL_MAX_LENGTH) return void fail(errors, at, `must be at most ${URL_MAX_LENGTH} characters`);
     const parsed = parseAbsoluteHttpUrl(item, { allowQuery: false });
     if (!parsed.ok) return void fail(errors, at, parsed.reason);
+    if (rules.requireHttps && parsed.url.protocol !== 'https:') return void fail(errors, at, HTTPS_REQUIRED);
     const key = normalizeReturnRoot(parsed.url);
     if (seen.has(key)) return;
     seen.add(key);
@@ -383,6 +421,11 @@ function checkOnboardingPath(value: unknown, errors: FieldError[]): string | nul
 
 function checkMetadata(value: unknown, errors: FieldError[]): Record<string, unknown> | undefined {
   if (!isPlainObject(value)) return fail(errors, 'metadata', 'must be a JSON object');
+  const reserved = reservedKeyPointers(value);
+  if (reserved.length > 0) {
+    for (const at of reserved) fail(errors, `metadata${at}`, `is a reserved key (${[...RESERVED_METADATA_KEYS].join(', ')} are refused at any depth)`);
+    return undefined;
+  }
   if (Object.keys(value).length > METADATA_MAX_PROPERTIES) return fail(errors, 'metadata', `must have at most ${METADATA_MAX_PROPERTIES} properties`);
   let text: string;
   try {
@@ -394,6 +437,43 @@ function checkMetadata(value: unknown, errors: FieldError[]): Record<string, unk
   if (text.includes('\\u0000')) return fail(errors, 'metadata', 'must not contain NUL characters');
   if (Buffer.byteLength(text, 'utf8') > METADATA_MAX_BYTES) return fail(errors, 'metadata', `must be at most ${METADATA_MAX_BYTES} bytes serialized`);
   return JSON.parse(text) as Record<string, unknown>;
+}
+
+/**
+ * JSON pointers (below `metadata`, RFC 6901) of every reserved key, at any depth.
+ * Iterative: a 64 KiB body can nest tens of thousands of levels.
+ */
+function reservedKeyPointers(metadata: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const pending: [value: unknown, at: string][] = [[metadata, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, at] = next;
+    if (value === null || typeof value !== 'object') continue;
+    const isArray = Array.isArray(value);
+    for (const [key, inner] of Object.entries(value)) {
+      const path = `${at}/${escapePointer(key)}`;
+      if (!isArray && RESERVED_METADATA_KEYS.has(key)) found.push(path);
+      else pending.push([inner, path]);
+    }
+  }
+  return found.sort();
+}
+
+const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Production: the stored URLs of a platform about to be activated must be https. */
+function refuseInsecureUrls(record: PlatformRow, rules: RegistryRules): void {
+  if (!rules.requireHttps) return;
+  // Stored URLs are serializations of parsed URLs (see checkCallbackUrl), so the scheme is lowercase.
+  const insecure = [
+    ...(record.callbackUrl !== null && !record.callbackUrl.startsWith('https:') ? ['callbackUrl'] : []),
+    ...(record.allowedReturnUrls.some((url) => !url.startsWith('https:')) ? ['allowedReturnUrls'] : []),
+  ];
+  if (insecure.length === 0) return;
+  throw new ApiError(
+    'CONFLICT',
+    `The ${insecure.join(' and ')} of ${record.platformKey} ${insecure.length > 1 ? 'use' : 'uses'} http; production requires https. Update ${insecure.length > 1 ? 'them' : 'it'} before activating the platform.`,
+  );
 }
 
 /** An active platform needs a callback URL and an allowed return root; `when` null means inactive (no rule). */

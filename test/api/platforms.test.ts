@@ -204,7 +204,7 @@ describe('platform registry API', () => {
       });
     });
 
-    it('normalizes URLs and de-duplicates equivalent return roots, keeping their order', async () => {
+    it('normalizes URLs and de-duplicates equivalent return roots, keeping their order (a trailing slash makes another root)', async () => {
       const res = await as(ctx.bearerAdmin, api().post('/v1/platforms'))
         .send(
           platformBody({
@@ -214,7 +214,8 @@ describe('platform registry API', () => {
         )
         .expect(201);
       expect(res.body.callbackUrl).toBe('https://bff.example.test/auth/callback');
-      expect(res.body.allowedReturnUrls).toEqual(['https://app.example.test/app/', 'https://other.example.test/']);
+      // `/app/` admits only paths below it, `/app` also `/app` itself: two different roots.
+      expect(res.body.allowedReturnUrls).toEqual(['https://app.example.test/app/', 'https://other.example.test/', 'https://app.example.test/app']);
     });
 
     it('an inactive platform may be created without callback and return URLs', async () => {

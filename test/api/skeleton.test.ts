@@ -48,6 +48,17 @@ function expectProblem(res: Response, status: number, code: ErrorCode): Record<s
   return body;
 }
 
+/** A Content-Security-Policy header as directive → sources. */
+function parsePolicy(header: string): Record<string, string[]> {
+  return Object.fromEntries(
+    header
+      .split(';')
+      .map((directive) => directive.trim().split(/\s+/))
+      .filter((words) => words[0])
+      .map(([name, ...sources]) => [name!, sources]),
+  );
+}
+
 function pointers(body: Record<string, unknown>): string[] {
   const errors = body.errors as Array<{ pointer: string; message: string }> | undefined;
   for (const error of errors ?? []) expect(error.message).toEqual(expect.stringMatching(/\S/));
@@ -73,10 +84,14 @@ describe('app skeleton', () => {
     });
 
     it('a wrong method on a known path gives 405 METHOD_NOT_ALLOWED with an Allow header', async () => {
-      const res = await request(gateway.app).delete('/v1/auth/start');
+      const res = await request(gateway.app).delete('/v1/platforms');
       expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
       // RFC 9110 §15.5.6: a 405 must list the methods the resource supports.
-      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.headers.allow).toBe('GET, HEAD, POST');
+      // The login flow's GETs create or spend a login: HEAD is not among their methods.
+      const start = await request(gateway.app).delete('/v1/auth/start');
+      expectProblem(start, 405, 'METHOD_NOT_ALLOWED');
+      expect(start.headers.allow).toBe('GET');
       const post = await request(gateway.app).get('/v1/auth/exchange');
       expectProblem(post, 405, 'METHOD_NOT_ALLOWED');
       expect(post.headers.allow).toBe('POST');
@@ -235,16 +250,20 @@ describe('app skeleton', () => {
       expect(res.headers['x-request-id']).toMatch(UUID);
     });
 
-    it('a safe incoming X-Request-Id is echoed, in the header and in problem bodies', async () => {
+    // A client-chosen id would be stored in the audit log as if the gateway had made it:
+    // the gateway always uses its own, and keeps a client's only in its log lines.
+    it('an incoming X-Request-Id is never adopted: the header and problem bodies carry the gateway\'s own', async () => {
       const id = 'bff-7f3a9c.req:42_x';
       const ok = await request(gateway.app).get('/health/live').set('X-Request-Id', id).expect(200);
-      expect(ok.headers['x-request-id']).toBe(id);
+      expect(ok.headers['x-request-id']).toMatch(UUID);
       const problem = await request(gateway.app).get('/v1/nothing').set('X-Request-Id', id);
-      expect(expectProblem(problem, 404, 'NOT_FOUND').requestId).toBe(id);
+      expect(problem.headers['x-request-id']).toMatch(UUID);
+      expect(expectProblem(problem, 404, 'NOT_FOUND').requestId).toBe(problem.headers['x-request-id']);
+      expect(problem.text).not.toContain(id);
     });
 
     it.each(['<script>alert(1)</script>', 'short', 'a b c d e f g h', 'x'.repeat(300), 'id"with\'quotes'])(
-      'an unsafe incoming X-Request-Id (%j) is replaced',
+      'an unsafe incoming X-Request-Id (%j) is not echoed either',
       async (unsafe) => {
         const res = await request(gateway.app).get('/v1/nothing').set('X-Request-Id', unsafe);
         const body = expectProblem(res, 404, 'NOT_FOUND');
@@ -267,6 +286,32 @@ describe('app skeleton', () => {
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['x-powered-by']).toBeUndefined();
     });
+  });
+
+  describe('Content-Security-Policy', () => {
+    const DEFAULT_POLICY = {
+      'default-src': ["'none'"],
+      'style-src': ["'unsafe-inline'"],
+      'img-src': ["'self'"],
+      'frame-ancestors': ["'none'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'self'"],
+    };
+
+    it('the HTML problem page of the flow endpoints allows only its inline style', async () => {
+      const res = await request(gateway.app).get('/v1/auth/start').set('Accept', 'text/html');
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(parsePolicy(String(res.headers['content-security-policy']))).toEqual(DEFAULT_POLICY);
+    });
+
+    it.each([['a success', '/health/live'], ['a problem', '/v1/nothing'], ['the contract', '/openapi.json']])(
+      '%s carries the default policy too',
+      async (_name, path) => {
+        const res = await request(gateway.app).get(path);
+        expect(parsePolicy(String(res.headers['content-security-policy']))).toEqual(DEFAULT_POLICY);
+      },
+    );
   });
 
   describe('CORS', () => {
@@ -346,6 +391,42 @@ describe('app skeleton', () => {
       expect(res.headers['content-type']).toMatch(/^(?:application|text)\/javascript/);
       expect(res.text).toContain("url: '/openapi.json'");
       expect(res.text).not.toMatch(/https?:\/\//i);
+    });
+
+    // Only what the page loads is served: swagger-ui-dist's stock index.html points the UI
+    // at an outside demo contract, and oauth2-redirect.html is an OAuth callback page.
+    it.each(['/docs/index.html', '/docs/oauth2-redirect.html', '/docs/oauth2-redirect.js', '/docs/swagger-initializer.js', '/docs/index.css', '/docs/swagger-ui.js', '/docs/swagger-ui-es-bundle.js', '/docs/swagger-ui-standalone-preset.js', '/docs/package.json', '/docs/README.md', '/docs/swagger-ui-bundle.js.map', '/docs/absolute-path.js'])(
+      'the stock swagger-ui-dist file %s is not served',
+      async (path) => {
+        const res = await request(gateway.app).get(path);
+        expectProblem(res, 404, 'NOT_FOUND');
+      },
+    );
+
+    it.each(['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png', '/docs/favicon-16x16.png', '/docs/init.js'])(
+      'the asset %s the page loads is served',
+      async (path) => {
+        await request(gateway.app).get(path).expect(200);
+        await request(gateway.app).head(path).expect(200);
+      },
+    );
+
+    it('the docs page carries its own Content-Security-Policy: scripts and connections only from the gateway', async () => {
+      const res = await request(gateway.app).get('/docs').expect(200);
+      const policy = parsePolicy(String(res.headers['content-security-policy']));
+      expect(policy).toEqual({
+        'default-src': ["'none'"],
+        'script-src': ["'self'"],
+        'style-src': ["'self'", "'unsafe-inline'"],
+        'img-src': ["'self'", 'data:'],
+        'connect-src': ["'self'"],
+        'frame-ancestors': ["'none'"],
+        'base-uri': ["'none'"],
+        'form-action': ["'none'"],
+        'object-src': ["'none'"],
+      });
+      // No inline script on the page: script-src 'self' would block it.
+      expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
     });
 
     it('an unknown docs asset is a 404 NOT_FOUND problem, not a 500', async () => {

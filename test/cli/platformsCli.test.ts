@@ -28,7 +28,10 @@ describe('operator CLI (npm run gateway -- platforms …)', () => {
   });
 
   function cli(...args: string[]): Promise<CliResult> {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'test' };
+    return cliWithEnv({}, ...args);
+  }
+  function cliWithEnv(extraEnv: Record<string, string>, ...args: string[]): Promise<CliResult> {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'test', ...extraEnv };
     delete env.LOG_LEVEL;
     return new Promise((resolve) => {
       execFile(process.execPath, [MAIN, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
@@ -193,6 +196,47 @@ describe('operator CLI (npm run gateway -- platforms …)', () => {
         expect(res.code, commands[index]).toBe(1);
         expect(res.stderr, commands[index]).toMatch(/PLATFORM_NOT_FOUND/);
       }
+    });
+
+    it('reserved metadata keys (__proto__, constructor, prototype) exit 1 at any depth, naming --metadata', async () => {
+      for (const [metadata, where] of [
+        ['{"__proto__":{"isAdmin":true}}', '__proto__'],
+        ['{"a":{"constructor":{"prototype":1}}}', 'a/constructor'],
+        ['{"list":[{"prototype":{}}]}', 'list/0/prototype'],
+      ] as const) {
+        const res = await cli('platforms', 'create', '--key', 'CLI_PROTO', '--name', 'x', '--inactive', '--metadata', metadata);
+        expect(res.code, metadata).toBe(1);
+        expect(res.stderr, metadata).toMatch(/VALIDATION_FAILED/);
+        expect(res.stderr, metadata).toContain(`--metadata ${where}: `);
+      }
+      expect(await digestOf('CLI_PROTO')).toBeUndefined();
+      expect((await cli('platforms', 'create', '--key', 'CLI_PROTO_OK', '--name', 'x', '--inactive')).code).toBe(0);
+      const update = await cli('platforms', 'update', 'CLI_PROTO_OK', '--metadata', '{"x":{"__proto__":{}}}');
+      expect(update.code).toBe(1);
+      expect(update.stderr).toContain('--metadata x/__proto__: ');
+    });
+
+    it('with NODE_ENV=production, http callback and return URLs exit 1 naming the options', async () => {
+      const production = { NODE_ENV: 'production' };
+      const create = await cliWithEnv(production, 'platforms', 'create', '--key', 'CLI_HTTP', '--name', 'x', '--callback-url', 'http://x.test/cb', '--return-url', 'https://x.test/', '--return-url', 'http://y.test/');
+      expect(create.code, create.stderr).toBe(1);
+      expect(create.stderr).toMatch(/--callback-url: must use https/);
+      expect(create.stderr).toMatch(/--return-url #2: must use https/);
+      expect(await digestOf('CLI_HTTP')).toBeUndefined();
+
+      // The same record is fine outside production; production then refuses to activate it or to set http again.
+      expect((await cli('platforms', 'create', '--key', 'CLI_HTTP', '--name', 'x', '--callback-url', 'http://x.test/cb', '--return-url', 'http://x.test/', '--inactive')).code).toBe(0);
+      const update = await cliWithEnv(production, 'platforms', 'update', 'CLI_HTTP', '--callback-url', 'http://x.test/other');
+      expect(update.code).toBe(1);
+      expect(update.stderr).toMatch(/--callback-url: must use https/);
+      const activate = await cliWithEnv(production, 'platforms', 'activate', 'CLI_HTTP');
+      expect(activate.code).toBe(1);
+      expect(activate.stderr).toMatch(/CONFLICT/);
+      expect(activate.stderr).toMatch(/https/);
+      const fixed = await cliWithEnv(production, 'platforms', 'update', 'CLI_HTTP', '--callback-url', 'https://x.test/cb', '--return-url', 'https://x.test/');
+      expect(fixed.code, fixed.stderr).toBe(0);
+      const activated = await cliWithEnv(production, 'platforms', 'activate', 'CLI_HTTP');
+      expect(activated.code, activated.stderr).toBe(0);
     });
 
     it('usage errors exit 2', async () => {

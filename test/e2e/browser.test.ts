@@ -90,14 +90,30 @@ describe.skipIf(!hasChromium)(`in headless Chromium${hasChromium ? '' : ' (skipp
       external.push(url.href);
       return route.abort();
     });
+    // Everything the Content-Security-Policy blocks shows up as a console error and a
+    // securitypolicyviolation event: the page must render without either.
+    const violations: string[] = [];
+    await context.addInitScript({
+      content: `document.addEventListener('securitypolicyviolation', (event) => {
+        console.error('Content Security Policy violation: ' + event.effectiveDirective + ' ' + event.blockedURI);
+      });`,
+    });
     const page = await context.newPage();
-    await page.goto(`${harness.baseUrl}/docs`);
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(`${harness.baseUrl}/docs`);
+    expect(await response?.headerValue('content-security-policy')).toMatch(/script-src 'self'/);
     await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    // Open one operation: its rendering (models, examples, inline styles) must not be blocked either.
+    await page.locator('.opblock-summary-control').first().click({ timeout: 5_000 });
+    await page.waitForSelector('.opblock-body', { timeout: 5_000 });
     const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((node) => node.textContent?.trim()));
     expect(paths).toContain('/v1/auth/start');
     expect(paths).toContain('/v1/auth/exchange');
     expect(await page.textContent('.title')).toMatch(/gateway/i);
     expect(external).toEqual([]);
+    expect(violations).toEqual([]);
     await context.close();
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { createLogger, loggableUrl, LOGGED_CONTAINERS } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
@@ -162,5 +164,45 @@ describe('request logs of the app', () => {
     expect(text).toContain('/v1/auth/exchange?code=…&state=…');
     // … and no secret reached any line.
     for (const secret of secrets) expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
+  });
+
+  it('keep a well-formed client X-Request-Id as clientRequestId next to the gateway\'s own id', async () => {
+    const res = await request(app).get('/v1/nothing').set('X-Request-Id', 'proxy-7f3a9c.req:42_x');
+    const requestId = String(res.headers['x-request-id']);
+    expect(requestId).not.toBe('proxy-7f3a9c.req:42_x');
+    await logged(requestId);
+    const line = JSON.parse(sink.lines.find((entry) => entry.includes(requestId))!);
+    expect(line.req).toMatchObject({ id: requestId, clientRequestId: 'proxy-7f3a9c.req:42_x' });
+
+    // A malformed one is not logged at all (log lines are not for arbitrary client text).
+    const odd = await request(app).get('/v1/nothing').set('X-Request-Id', 'a b <c>');
+    await logged(String(odd.headers['x-request-id']));
+    expect(sink.text()).not.toContain('a b <c>');
+  });
+
+  it('a client that goes away while its body is read is logged at info, never as a 500 error', async () => {
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const before = sink.lines.length;
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // Promise 1000 bytes, send a few, then hang up: body-parser raises request.aborted.
+      socket.write('POST /v1/auth/exchange HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"code":"hand');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      const closed = () => sink.lines.slice(before).some((line) => line.includes('client closed the request'));
+      for (let attempt = 0; attempt < 200 && !closed(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      // pino-http's own line for the request follows on 'close'.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const entries = sink.lines.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string; res?: { statusCode: number } });
+    expect(entries.find((entry) => entry.msg === 'client closed the request')?.level, JSON.stringify(entries)).toBe(30);
+    expect(entries.filter((entry) => entry.level >= 40)).toEqual([]);
+    expect(entries.filter((entry) => entry.res?.statusCode === 500)).toEqual([]);
+    expect(entries.map((entry) => entry.msg)).not.toContain('unhandled error');
   });
 });
