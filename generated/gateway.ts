@@ -817,9 +817,31 @@ export interface components {
              * @example /body/code
              */
             pointer: string;
-            /** @description What is wrong with it. */
+            /** @description What is wrong with it, for a person. */
             message: string;
+            reason?: components["schemas"]["FieldErrorReason"];
         };
+        /**
+         * @description Stable machine-readable reason, given for onboarding values and profile properties so a
+         *     client can show its own text beside the input. The `message` is for people.
+         *
+         *     | Reason | Meaning |
+         *     |---|---|
+         *     | `UNKNOWN_FIELD` | No active field definition has this key. |
+         *     | `ARCHIVED_FIELD` | The field definition is archived; its value can no longer be written. |
+         *     | `WRONG_TYPE` | The JSON type does not fit the field type (for example a string for `NUMBER`). |
+         *     | `TOO_SHORT` / `TOO_LONG` | Shorter than `minLength` / longer than `maxLength` (characters). |
+         *     | `BELOW_MIN` / `ABOVE_MAX` | A number below `min` / above `max`. |
+         *     | `INVALID_DATE` | Not `YYYY-MM-DD`, or not a day of the calendar. |
+         *     | `NOT_AN_OPTION` | A value that is not one of the field's options. |
+         *     | `DUPLICATE_OPTION` | A multi-select value listed twice. |
+         *     | `INVALID_COUNTRY` | Not an assigned ISO 3166-1 alpha-2 code in upper case. |
+         *     | `INVALID_PHONE` | Not a valid international phone number (with a leading `+`). |
+         *     | `INVALID_EMAIL` | Not an e-mail address (as an HTML e-mail input accepts it, with a dot in the domain). |
+         *     | `INVALID_URL` | Not an absolute `http` or `https` URL. |
+         * @enum {string}
+         */
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL";
         /**
          * @description A small HTML page with the same status, telling the person what happened and how to
          *     start again (answered to browsers sending `Accept: text/html` on start, callback and

@@ -1,3 +1,5 @@
+import type { components } from '../../generated/gateway.ts';
+
 /**
  * The one error catalogue: every stable `code` the service answers with, its HTTP
  * status and title. The contract's ErrorCode enum lists the same codes; a drift
@@ -43,10 +45,15 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+export type FieldErrorReason = components['schemas']['FieldErrorReason'];
+
 export interface FieldError {
   /** JSON pointer (RFC 6901) to the offending input, e.g. `/query/returnTo` or `/body/code`. */
   pointer: string;
+  /** For people. */
   message: string;
+  /** Stable, for clients (onboarding values and profile properties). */
+  reason?: FieldErrorReason;
 }
 
 /** An expected, client-facing failure. Anything else thrown becomes a 500 INTERNAL_ERROR. */
