@@ -90,7 +90,11 @@ declare module 'oidc-provider' {
     jti: string;
     accountId?: string;
     clientId: string;
+    grantId?: string;
     scope?: string;
+    aud?: string | string[];
+    iat?: number;
+    exp?: number;
     isValid: boolean;
   }
 

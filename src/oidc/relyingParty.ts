@@ -1,11 +1,20 @@
+// The gateway as the single OpenID Connect client of its identity provider (openid-client v6):
+// discovery, the authorize URL (PKCE S256, state, nonce), and the callback's code exchange with
+// ID token and access token verification. Which tokens count as access tokens for this service,
+// for the callback and for Bearer authentication alike, is decided in accessTokens.ts.
+
 import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
-import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import { oidcClientConfigured, type Config, type PermissionsSource } from '../config/index.ts';
 import type { Permission } from '../domain/types.ts';
-import { permissionsFromScope } from '../services/permissions.ts';
+import { createPermissionReader, unionPermissions, type PermissionReader } from '../services/permissions.ts';
+import { CLOCK_TOLERANCE_SECONDS, createAccessTokenVerifier, type AccessTokenClaims, type AccessTokenVerifier } from './accessTokens.ts';
+import { isNetworkError, unavailable } from './providerErrors.ts';
+
+export type { AccessTokenClaims } from './accessTokens.ts';
 
 export interface RelyingPartySettings {
   issuer: string;
@@ -34,21 +43,16 @@ export interface IdTokenClaims {
   familyName: string | null;
 }
 
-/** A verified access token: issued for this service (`aud`) by a trusted client. */
-export interface AccessTokenClaims {
-  sub: string;
-  /** The client the token was issued to: `client_id`, else `azp`. */
-  clientId: string;
-  /** The gateway permissions the token grants, read as OIDC_PERMISSIONS_FROM says. */
-  permissions: Permission[];
-  /** Every claim of the token (JWT payload or introspection answer), for rules that need more. */
-  claims: Readonly<Record<string, unknown>>;
-}
-
 export interface VerifiedLogin {
   idToken: IdTokenClaims;
   accessToken: AccessTokenClaims;
-  /** The permissions the new gateway session gets. */
+  /**
+   * The permissions the new gateway session gets. `scope`: the access token's. `zitadel-roles`:
+   * those the access token (JWT claims or introspection answer) or the ID token grants. Zitadel
+   * puts roles into the ID token only with idTokenRoleAssertion and into a JWT access token only
+   * with accessTokenRoleAssertion, so either may be the one that carries them; both were issued
+   * to this client for the same subject in the same token response, and both are verified.
+   */
   permissions: Permission[];
 }
 
@@ -59,7 +63,11 @@ export interface RelyingParty {
   authorizationUrl(input: { state: string; nonce: string; codeVerifier: string }): Promise<URL>;
   /** Steps 2 to 4 of the callback: code exchange, ID token and access token verification. */
   completeLogin(input: { callbackUrl: URL; state: string; nonce: string; codeVerifier: string }): Promise<VerifiedLogin>;
-  /** Bearer tokens on user and admin routes, verified like the callback's access token. */
+  /**
+   * Bearer tokens on user and admin routes, verified like the callback's access token: only an
+   * access token issued for OIDC_ACCESS_TOKEN_AUDIENCE to one of OIDC_TRUSTED_CLIENT_IDS
+   * (accessTokens.ts).
+   */
   verifyAccessToken(token: string): Promise<AccessTokenClaims>;
 }
 
@@ -90,36 +98,38 @@ export function relyingPartyFromConfig(
   );
 }
 
-/** Asymmetric algorithms only: `none` and HMAC (a shared secret) are never accepted for access tokens. */
-const ACCESS_TOKEN_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
-/** Clock skew allowed between the gateway and the provider (openid-client's default is 30 s too). */
-const CLOCK_TOLERANCE_SECONDS = 30;
 /** An ID token fresh from the token endpoint was just minted: one issued in the future or hours ago is refused. */
 const ID_TOKEN_MAX_AGE_SECONDS = 3600;
 /** RFC 9068 explicit typing: a JWT that says it is an access token is never accepted as an ID token. */
-const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
+const ACCESS_TOKEN_TYPS = new Set(['at+jwt', 'application/at+jwt']);
+
+/** What discovery yields, built once per provider. */
+interface Discovered {
+  config: client.Configuration;
+  issuer: string;
+  /** Keys for the tokens of the callback (see discover()). */
+  tokenEndpointJwks: ReturnType<typeof createRemoteJWKSet>;
+  accessTokens: AccessTokenVerifier;
+}
 
 export function createRelyingParty(settings: RelyingPartySettings, logger: Logger): RelyingParty {
   const timeoutMs = settings.timeoutMs ?? 5000;
   const fetchWithTimeout: client.CustomFetch = (url, options) =>
     fetch(url, { ...options, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
+  if (!settings.accessTokenAudience) throw new Error('createRelyingParty: accessTokenAudience is required (default: the client id)');
+  if (settings.trustedClientIds.length === 0) throw new Error('createRelyingParty: trustedClientIds must name at least one client');
+  // OIDC_PERMISSIONS_FROM. In zitadel-roles mode the roles claim of the project named by the
+  // audience is read too (when OIDC_ACCESS_TOKEN_AUDIENCE is the Zitadel project id).
+  const readPermissions: PermissionReader = createPermissionReader(settings.permissionsFrom, { projectIds: [settings.accessTokenAudience] });
 
-  let configuration: Promise<client.Configuration> | undefined;
-  /** Keys for Bearer tokens, which anyone can send: an unknown `kid` refetches at most every 5 s. */
-  let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
-  /**
-   * Keys for the tokens of the callback, which come straight from the token endpoint (back
-   * channel, client authentication), so no caller can choose their `kid`: an unknown `kid`
-   * means the provider rotated its keys, and the set is refetched at once, once per token.
-   */
-  let tokenEndpointJwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  let discovered: Promise<Discovered> | undefined;
 
   /**
    * Discovery happens on first use and is retried after a failure, so the
    * service starts (and reports ready) while the provider is still down.
    */
-  function discover(): Promise<client.Configuration> {
-    configuration ??= (async () => {
+  function discover(): Promise<Discovered> {
+    discovered ??= (async () => {
       const config = await client.discovery(
         new URL(settings.issuer),
         settings.clientId,
@@ -145,56 +155,34 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       const metadata = config.serverMetadata();
       if (!metadata.jwks_uri) throw new Error('the identity provider publishes no jwks_uri');
       const jwksUri = new URL(metadata.jwks_uri);
-      jwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 5000 });
-      tokenEndpointJwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 0 });
+      // Keys for the tokens of the callback, which come straight from the token endpoint (back
+      // channel, client authentication), so no caller can choose their `kid`: an unknown `kid`
+      // means the provider rotated its keys, and the set is refetched at once, once per token.
+      const tokenEndpointJwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 0 });
+      const accessTokens = createAccessTokenVerifier({
+        rules: {
+          issuer: metadata.issuer,
+          audience: settings.accessTokenAudience,
+          trustedClientIds: settings.trustedClientIds,
+          readPermissions,
+        },
+        // Keys for Bearer tokens, which anyone can send: an unknown `kid` refetches at most every 5 s.
+        bearerKeys: createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 5000 }),
+        tokenEndpointKeys: tokenEndpointJwks,
+        introspect: metadata.introspection_endpoint
+          ? async (token) => (await client.tokenIntrospection(config, token)) as Record<string, unknown>
+          : null,
+        waitTimeoutMs: timeoutMs,
+        logger,
+      });
       logger.info({ issuer: metadata.issuer }, 'OpenID provider discovered');
-      return config;
+      return { config, issuer: metadata.issuer, tokenEndpointJwks, accessTokens };
     })().catch((error: unknown) => {
-      configuration = undefined;
+      discovered = undefined;
       logger.warn({ err: error, issuer: settings.issuer }, 'OpenID provider discovery failed');
       throw new ApiError('IDP_UNAVAILABLE', 'The identity provider could not be reached. Try again shortly.', { cause: error });
     });
-    return configuration;
-  }
-
-  async function verifyAccessToken(token: string, keys?: ReturnType<typeof createRemoteJWKSet>): Promise<AccessTokenClaims> {
-    const config = await discover();
-    if (token.split('.').length === 3) return verifyJwtAccessToken(token, config, keys ?? jwks!);
-    return introspect(token, config);
-  }
-
-  /** RFC 9068: signature against the issuer's JWKS, `iss`, `exp`, and `aud` when configured. */
-  async function verifyJwtAccessToken(token: string, config: client.Configuration, keys: ReturnType<typeof createRemoteJWKSet>): Promise<AccessTokenClaims> {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, keys, {
-        issuer: config.serverMetadata().issuer,
-        algorithms: ACCESS_TOKEN_ALGORITHMS,
-        ...(settings.accessTokenAudience ? { audience: settings.accessTokenAudience } : {}),
-        requiredClaims: ['sub', 'exp'],
-      }));
-    } catch (error) {
-      if (isNetworkError(error)) throw unavailable(error);
-      throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token could not be verified.', { cause: error });
-    }
-    return accessTokenClaims(payload);
-  }
-
-  /** RFC 7662 for opaque access tokens. */
-  async function introspect(token: string, config: client.Configuration): Promise<AccessTokenClaims> {
-    let result: client.IntrospectionResponse;
-    try {
-      result = await client.tokenIntrospection(config, token);
-    } catch (error) {
-      throw classify(error, 'ACCESS_TOKEN_INVALID');
-    }
-    if (!result.active || typeof result.sub !== 'string' || !result.sub) {
-      throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token is not active.');
-    }
-    if (settings.accessTokenAudience && !audiences(result.aud).includes(settings.accessTokenAudience)) {
-      throw new ApiError('ACCESS_TOKEN_INVALID', 'The access token is not meant for this service.');
-    }
-    return accessTokenClaims(result as Record<string, unknown>);
+    return discovered;
   }
 
   /**
@@ -202,12 +190,12 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
    * already checked alg, iss, aud, azp, exp, sub and nonce), and its `iat`: not in the future,
    * not older than an hour. A JWT typed as an access token is not an ID token.
    */
-  async function verifyIdTokenSignature(idToken: string, config: client.Configuration): Promise<void> {
+  async function verifyIdTokenSignature(idToken: string, { issuer, tokenEndpointJwks }: Discovered): Promise<void> {
     let typ: string | undefined;
     try {
-      ({ protectedHeader: { typ } } = await jwtVerify(idToken, tokenEndpointJwks!, {
+      ({ protectedHeader: { typ } } = await jwtVerify(idToken, tokenEndpointJwks, {
         algorithms: ['RS256'],
-        issuer: config.serverMetadata().issuer,
+        issuer,
         audience: settings.clientId,
         requiredClaims: ['sub', 'exp', 'iat'],
         maxTokenAge: ID_TOKEN_MAX_AGE_SECONDS,
@@ -217,7 +205,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       if (isNetworkError(error)) throw unavailable(error);
       throw new ApiError('ID_TOKEN_INVALID', 'The ID token could not be verified.', { cause: error });
     }
-    if (typ !== undefined && ACCESS_TOKEN_TYPES.has(typ.toLowerCase())) {
+    if (typ !== undefined && ACCESS_TOKEN_TYPS.has(typ.toLowerCase())) {
       throw new ApiError('ID_TOKEN_INVALID', 'The ID token is typed as an access token.');
     }
   }
@@ -226,7 +214,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     issuer: settings.issuer,
 
     async authorizationUrl({ state, nonce, codeVerifier }) {
-      const config = await discover();
+      const { config } = await discover();
       return client.buildAuthorizationUrl(config, {
         redirect_uri: settings.redirectUri,
         response_type: 'code',
@@ -242,7 +230,8 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     },
 
     async completeLogin({ callbackUrl, state, nonce, codeVerifier }) {
-      const config = await discover();
+      const discovery = await discover();
+      const { config } = discovery;
       // RFC 9207: an `iss` in the authorization response must name our issuer
       // (mix-up defence). openid-client checks it too; this gives a clear error.
       const iss = callbackUrl.searchParams.get('iss');
@@ -261,17 +250,24 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
           idTokenExpected: true,
         });
       } catch (error) {
-        throw classify(error, 'ID_TOKEN_INVALID');
+        throw classify(error);
       }
       const claims = tokens.claims();
       if (!claims || !tokens.id_token || typeof claims.sub !== 'string' || !claims.sub) {
         throw new ApiError('ID_TOKEN_INVALID', 'The ID token carries no subject.');
       }
-      await verifyIdTokenSignature(tokens.id_token, config);
-      const accessToken = await verifyAccessToken(tokens.access_token, tokenEndpointJwks);
+      await verifyIdTokenSignature(tokens.id_token, discovery);
+      // The same rules as a Bearer token (audience, trusted client, not an ID token): this one
+      // comes from the token endpoint for our own client, so a conformant provider's passes.
+      const accessToken = await discovery.accessTokens.verify(tokens.access_token, 'token-endpoint');
       if (accessToken.sub !== claims.sub) {
         throw new ApiError('TOKEN_SUBJECT_MISMATCH', 'The access token was issued for another subject than the ID token.');
       }
+      // zitadel-roles: what either token grants (see VerifiedLogin.permissions); scope: the
+      // access token's alone (an ID token carries no scope).
+      const permissions = settings.permissionsFrom === 'zitadel-roles'
+        ? unionPermissions(accessToken.permissions, readPermissions(claims))
+        : accessToken.permissions;
       return {
         idToken: {
           sub: claims.sub,
@@ -282,48 +278,22 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
           familyName: typeof claims.family_name === 'string' ? claims.family_name : null,
         },
         accessToken,
-        permissions: accessToken.permissions,
+        permissions,
       };
     },
 
-    verifyAccessToken: (token: string) => verifyAccessToken(token),
+    async verifyAccessToken(token: string) {
+      return (await discover()).accessTokens.verify(token, 'bearer');
+    },
   };
 }
 
-// TODO(issue 8 §1-2, in progress): client and typ rules, permissions from Zitadel roles.
-function accessTokenClaims(claims: Record<string, unknown>): AccessTokenClaims {
-  const clientId = typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : '';
-  return { sub: String(claims.sub), clientId, permissions: permissionsFromScope(scopeOf(claims.scope ?? claims.scp)), claims };
-}
-
-function scopeOf(value: unknown): string {
-  if (Array.isArray(value)) return value.filter((item) => typeof item === 'string').join(' ');
-  return typeof value === 'string' ? value : '';
-}
-
-function audiences(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
-  return typeof value === 'string' ? [value] : [];
-}
-
-function isNetworkError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'TimeoutError' || error.name === 'AbortError') return true;
-  if (error instanceof joseErrors.JWKSTimeout) return true;
-  // undici: TypeError('fetch failed') with the socket error as cause.
-  return error instanceof TypeError && error.message === 'fetch failed';
-}
-
-function unavailable(cause: unknown): ApiError {
-  return new ApiError('IDP_UNAVAILABLE', 'The identity provider could not be reached. Try again shortly.', { cause });
-}
-
 /**
- * Maps openid-client failures onto the spec's answers: the provider refusing
- * (an OAuth error body) is 401, the provider down or failing (network, 5xx) is
- * 503, and a response that fails validation is the given code.
+ * Maps openid-client failures of the code exchange onto the spec's answers: the provider
+ * refusing (an OAuth error body) is 401, the provider down or failing (network, 5xx) is 503,
+ * and a response that fails validation (the ID token) is 401 ID_TOKEN_INVALID.
  */
-function classify(error: unknown, validationCode: 'ID_TOKEN_INVALID' | 'ACCESS_TOKEN_INVALID'): ApiError {
+function classify(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isNetworkError(error) || (error instanceof Error && isNetworkError(error.cause))) return unavailable(error);
   if (error instanceof client.ResponseBodyError) {
@@ -338,5 +308,5 @@ function classify(error: unknown, validationCode: 'ID_TOKEN_INVALID' | 'ACCESS_T
   if (typeof status === 'number' && status >= 400) {
     return new ApiError('IDP_CODE_EXCHANGE_FAILED', 'The identity provider refused the authorization code.', { cause: error });
   }
-  return new ApiError(validationCode, validationCode === 'ID_TOKEN_INVALID' ? 'The ID token could not be verified.' : 'The access token could not be verified.', { cause: error });
+  return new ApiError('ID_TOKEN_INVALID', 'The ID token could not be verified.', { cause: error });
 }

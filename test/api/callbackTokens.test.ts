@@ -54,9 +54,24 @@ function startPath(platformKey: string, returnTo = '/home'): string {
   return `/v1/auth/start?${new URLSearchParams({ platformKey, returnTo })}`;
 }
 
-async function start(app: Express, platformKey: string): Promise<URL> {
+interface Started {
+  /** The authorize URL the gateway redirected to. */
+  location: URL;
+  /** The login's browser binding cookie (`name=value`), which the callback needs (RFC 9700 §4.7.1). */
+  cookie: string;
+}
+
+async function start(app: Express, platformKey: string): Promise<Started> {
   const res = await request(app).get(startPath(platformKey)).expect(302);
-  return new URL(res.headers.location as string);
+  const lines = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  const binding = lines.find((line) => line.includes('_login_'));
+  expect(binding, 'start sets a login binding cookie').toBeDefined();
+  return { location: new URL(res.headers.location as string), cookie: binding!.split(';')[0]! };
+}
+
+/** The callback, from the browser that started the login. */
+function callback(app: Express, path: string, started: Started): request.Test {
+  return request(app).get(path).set('Cookie', started.cookie);
 }
 
 interface LoginAttempt {
@@ -66,6 +81,7 @@ interface LoginAttempt {
   callbackPath: string;
   /** The provider's redirect back (code, state, iss or error). */
   returned: URL;
+  started: Started;
 }
 
 /**
@@ -78,27 +94,33 @@ async function login(
   platformKey: string,
   options: { tokens?: TokenScript; authorize?: AuthorizeBehaviour; accept?: string } = {},
 ): Promise<LoginAttempt> {
-  const authorizeUrl = await start(app, platformKey);
+  const started = await start(app, platformKey);
   if (options.tokens) fake.scriptNext(options.tokens);
   if (options.authorize) fake.nextAuthorize(options.authorize);
-  const returned = await fake.authorize(authorizeUrl.href);
+  const returned = await fake.authorize(started.location.href);
   expect(`${returned.origin}${returned.pathname}`).toBe(GATEWAY_CALLBACK);
   const callbackPath = `/v1/auth/callback${returned.search}`;
-  const call = request(app).get(callbackPath);
+  const call = callback(app, callbackPath, started);
   const res = await (options.accept ? call.set('Accept', options.accept) : call);
-  return { res, callbackPath, returned };
+  return { res, callbackPath, returned, started };
+}
+
+/** No gateway session cookie is set (clearing the login's binding cookie is fine). */
+function expectNoSession(res: request.Response): void {
+  const lines = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  expect(lines.filter((line) => line.startsWith('gw_session='))).toEqual([]);
 }
 
 function expectProblem(res: request.Response, status: number, code: string): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.headers.location).toBeUndefined();
-  expect(res.headers['set-cookie']).toBeUndefined();
+  expectNoSession(res);
 }
 
 /** The transaction is spent: the same callback again is 404 TRANSACTION_NOT_FOUND. */
 async function expectSpent(app: Express, attempt: LoginAttempt): Promise<void> {
-  const replay = await request(app).get(attempt.callbackPath);
+  const replay = await callback(app, attempt.callbackPath, attempt.started);
   expectProblem(replay, 404, 'TRANSACTION_NOT_FOUND');
 }
 
@@ -180,8 +202,8 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
     });
 
     it('uses fresh state, nonce and challenge for every start', async () => {
-      const first = (await start(gateway.app, platform.key)).searchParams;
-      const second = (await start(gateway.app, platform.key)).searchParams;
+      const first = (await start(gateway.app, platform.key)).location.searchParams;
+      const second = (await start(gateway.app, platform.key)).location.searchParams;
       for (const name of ['state', 'nonce', 'code_challenge']) expect(first.get(name)).not.toBe(second.get(name));
     });
   });
@@ -238,7 +260,7 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
       expect(attempt.res.headers['content-type']).toMatch(/^text\/html/);
       expect(attempt.res.text).toMatch(/<!doctype html>/i);
       expect(attempt.res.text).toContain('ID_TOKEN_INVALID');
-      expect(attempt.res.headers['set-cookie']).toBeUndefined();
+      expectNoSession(attempt.res);
       await expectSpent(gateway.app, attempt);
     });
   });
@@ -294,7 +316,31 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
       expectHandoff(attempt.res);
     });
 
-    it('checks the access token audience when OIDC_ACCESS_TOKEN_AUDIENCE is set', async () => {
+    it('refuses an access token for another audience: OIDC_CLIENT_ID by default', async () => {
+      const other = await login(gateway.app, fake, platform.key, { tokens: { accessToken: { claims: { aud: 'another-api' } } } });
+      expectProblem(other.res, 401, 'ACCESS_TOKEN_INVALID');
+      await expectSpent(gateway.app, other);
+    });
+
+    // The same rules as for Bearer tokens (test/api/bearerTokens.test.ts): the token endpoint
+    // answers our own client, so a conformant provider's tokens pass them.
+    const notForUs: [string, () => TokenScript][] = [
+      ["another client's token (client_id)", () => ({ accessToken: { claims: { client_id: 'another-client' } } })],
+      ['no client_id and no azp', () => ({ accessToken: { claims: { client_id: undefined } } })],
+      ['ID-token claims (nonce, at_hash)', () => ({ accessToken: { typ: 'JWT', claims: { nonce: 'n-1', at_hash: 'x' } } })],
+      ['a logout token typ', () => ({ accessToken: { typ: 'logout+jwt' } })],
+    ];
+    it.each(notForUs)('refuses a JWT access token with %s: 401 ACCESS_TOKEN_INVALID', async (_name, script) => {
+      const attempt = await login(gateway.app, fake, platform.key, { tokens: script() });
+      expectProblem(attempt.res, 401, 'ACCESS_TOKEN_INVALID');
+      await expectSpent(gateway.app, attempt);
+    });
+
+    it('accepts a JWT access token naming the client in azp only', async () => {
+      expectHandoff((await login(gateway.app, fake, platform.key, { tokens: { accessToken: { claims: { client_id: undefined, azp: CLIENT_ID } } } })).res);
+    });
+
+    it('checks the access token audience OIDC_ACCESS_TOKEN_AUDIENCE names', async () => {
       const app = (
         await createTestApp({
           db: database.db,
@@ -337,6 +383,19 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
         expectProblem(attempt.res, 401, 'ACCESS_TOKEN_INVALID');
       });
 
+      const refused: [string, Record<string, unknown>][] = [
+        ['a refresh token', { token_type: 'refresh_token' }],
+        ["another client's token", { client_id: 'another-client' }],
+        ['a token for another audience', { aud: 'another-api' }],
+      ];
+      it.each(refused)('refuses %s: 401 ACCESS_TOKEN_INVALID', async (_name, answer) => {
+        const attempt = await login(gateway.app, fake, platform.key, {
+          tokens: { accessToken: { format: 'opaque', introspection: { active: true, sub: SUB, ...answer } } },
+        });
+        expectProblem(attempt.res, 401, 'ACCESS_TOKEN_INVALID');
+        await expectSpent(gateway.app, attempt);
+      });
+
       it('refuses an active token of another subject: 401 TOKEN_SUBJECT_MISMATCH', async () => {
         const attempt = await login(gateway.app, fake, platform.key, {
           tokens: { accessToken: { format: 'opaque', introspection: { active: true, sub: 'someone-else' } } },
@@ -376,6 +435,68 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
         .send({ code: expectHandoff(attempt.res) })
         .expect(200);
       expect(exchange.body.permissions).toEqual([]);
+    });
+
+    describe('from Zitadel roles (OIDC_PERMISSIONS_FROM=zitadel-roles)', () => {
+      // Zitadel puts roles into the ID token only with idTokenRoleAssertion, into a JWT access
+      // token only with accessTokenRoleAssertion, and into introspection answers for opaque
+      // tokens: the session gets what either verified token grants.
+      const ROLES = 'urn:zitadel:iam:org:project:roles';
+      const ORG = { '200000000000000009': 'acme.zitadel.test' };
+      let zitadelApp: Express;
+
+      beforeAll(async () => {
+        zitadelApp = (await createTestApp({
+          db: database.db,
+          env: { OIDC_PERMISSIONS_FROM: 'zitadel-roles' },
+          oidc: { issuer: fake.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+        })).app;
+      });
+
+      async function sessionPermissions(tokens: TokenScript): Promise<string[]> {
+        const attempt = await login(zitadelApp, fake, platform.key, { tokens });
+        const exchange = await request(zitadelApp)
+          .post('/v1/auth/exchange')
+          .set('Authorization', platform.basic)
+          .set('Content-Type', 'application/json')
+          .send({ code: expectHandoff(attempt.res) })
+          .expect(200);
+        return [...exchange.body.permissions].sort();
+      }
+
+      it('reads roles from the ID token alone (idTokenRoleAssertion)', async () => {
+        expect(await sessionPermissions({ idToken: { claims: { [ROLES]: { 'platforms:admin': ORG } } }, accessToken: { typ: 'JWT', claims: { scope: undefined } } }))
+          .toEqual(['platforms:admin']);
+      });
+
+      it('reads roles from the JWT access token alone (accessTokenRoleAssertion)', async () => {
+        expect(await sessionPermissions({ accessToken: { typ: 'JWT', claims: { scope: undefined, [ROLES]: { 'onboarding:schema:read': ORG } } } }))
+          .toEqual(['onboarding:schema:read']);
+      });
+
+      it('unites the roles of both tokens', async () => {
+        expect(await sessionPermissions({
+          idToken: { claims: { [ROLES]: { 'platforms:admin': ORG } } },
+          accessToken: { typ: 'JWT', claims: { [ROLES]: { 'onboarding:schema:write': ORG } } },
+        })).toEqual(['onboarding:schema:write', 'platforms:admin']);
+      });
+
+      it('reads roles from the introspection answer of an opaque access token', async () => {
+        expect(await sessionPermissions({
+          accessToken: { format: 'opaque', introspection: { active: true, sub: SUB, scope: 'openid', [ROLES]: { 'onboarding:schema:read': ORG, 'unrelated-role': ORG } } },
+        })).toEqual(['onboarding:schema:read']);
+      });
+
+      it('ignores permission names in the scope', async () => {
+        expect(await sessionPermissions({ accessToken: { claims: { scope: 'openid platforms:admin' } } })).toEqual([]);
+      });
+
+      it('grants nothing for malformed roles claims, and the login still succeeds', async () => {
+        expect(await sessionPermissions({
+          idToken: { claims: { [ROLES]: ['platforms:admin'] } },
+          accessToken: { typ: 'JWT', claims: { [ROLES]: { 'platforms:admin': 'acme.zitadel.test', 'onboarding:schema:read': null } } },
+        })).toEqual([]);
+      });
     });
   });
 
@@ -441,14 +562,14 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
     });
 
     it('an expired transaction: 404 TRANSACTION_NOT_FOUND, without redeeming the code', async () => {
-      const authorizeUrl = await start(gateway.app, platform.key);
-      const returned = await fake.authorize(authorizeUrl.href);
+      const started = await start(gateway.app, platform.key);
+      const returned = await fake.authorize(started.location.href);
       const updated = await database.db.raw("UPDATE auth_transactions SET expires_at = now() - interval '1 second' WHERE state_digest = ?", [
         sha256(returned.searchParams.get('state')!),
       ]);
       expect(updated.rowCount).toBe(1);
       const tokenCalls = fake.counters.token;
-      const res = await request(gateway.app).get(`/v1/auth/callback${returned.search}`);
+      const res = await callback(gateway.app, `/v1/auth/callback${returned.search}`, started);
       expectProblem(res, 404, 'TRANSACTION_NOT_FOUND');
       expect(fake.counters.token).toBe(tokenCalls);
     });
@@ -489,7 +610,7 @@ describe('OpenID Connect relying party: start and callback against a scriptable 
 
         await own.reopen();
         const discoveries = own.counters.discovery;
-        const location = await start(app, platform.key);
+        const { location } = await start(app, platform.key);
         expect(`${location.origin}${location.pathname}`).toBe(`${own.issuer}/authorize`);
         expect(own.counters.discovery).toBe(discoveries + 1);
         expect(await transactionCount(database)).toBe(before + 1);

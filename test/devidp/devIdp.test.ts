@@ -63,7 +63,8 @@ describe('dev identity provider', () => {
   };
 
   const verifyAccessToken = (token: string) =>
-    jwtVerify(token, jwks, { issuer: idp.issuer, audience: 'urn:auth-gateway', typ: 'at+jwt', algorithms: ['RS256'] });
+    // Every client's access tokens carry the first client's id as `aud` (like Zitadel's project audience).
+    jwtVerify(token, jwks, { issuer: idp.issuer, audience: CLIENT.clientId, typ: 'at+jwt', algorithms: ['RS256'] });
 
   it('listens on a real port and uses it in the issuer', () => {
     expect(idp.port).toBeGreaterThan(0);
@@ -390,8 +391,26 @@ describe('dev identity provider', () => {
     expect(again.response.text).toContain('Sign in');
   });
 
-  it('rejects an accessTokenAudience that is not an absolute URI', async () => {
-    await expect(startDevIdp({ port: 0, clients: [CLIENT], accessTokenAudience: 'auth-gateway' })).rejects.toThrow(/absolute URI/);
+  it("puts the first client's id into `aud` of every client's access tokens; any string may replace it", async () => {
+    const second = { clientId: 'second-client', clientSecret: 'second-secret-with-enough-entropy-0123', redirectUris: [REDIRECT_URI] };
+    const shared = await startDevIdp({ port: 0, clients: [CLIENT, second] });
+    const custom = await startDevIdp({ port: 0, clients: [CLIENT], accessTokenAudience: 'auth-gateway' });
+    try {
+      const login = (issuer: string, client: typeof CLIENT | typeof second) => obtainTokens({
+        issuer, clientId: client.clientId, clientSecret: client.clientSecret, redirectUri: REDIRECT_URI,
+        username: 'alice', password: 'alice-password', scope: 'openid',
+      });
+      const claimsOf = (token: string, issuer: string, audience: string) =>
+        jwtVerify(token, createRemoteJWKSet(new URL(`${issuer}/jwks`)), { issuer, audience, typ: 'at+jwt' }).then((r) => r.payload);
+      const other = await claimsOf((await login(shared.issuer, second)).accessToken, shared.issuer, CLIENT.clientId);
+      expect(other).toMatchObject({ aud: CLIENT.clientId, client_id: 'second-client' });
+      // Not an absolute URI, and still fine: the resource indicator stays urn:auth-gateway.
+      const own = await claimsOf((await login(custom.issuer, CLIENT)).accessToken, custom.issuer, 'auth-gateway');
+      expect(own).toMatchObject({ aud: 'auth-gateway', client_id: CLIENT.clientId });
+    } finally {
+      await shared.close();
+      await custom.close();
+    }
   });
 
   it('refuses to start when NODE_ENV=production', async () => {

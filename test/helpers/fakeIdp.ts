@@ -8,7 +8,7 @@
 //   GET  /jwks                               the currently published public keys
 //   GET  /authorize                          records the request and redirects back with code, state, iss
 //   POST /token                              client_secret_basic, authorization_code, redirect_uri, PKCE S256
-//   POST /introspect                         RFC 7662, scripted per token
+//   POST /introspect                         RFC 7662, scripted per token (scriptIntrospection)
 //
 // What it checks is what a real provider checks, so that a passing baseline proves the
 // gateway sends a conformant token request (right client credentials, the redirect_uri of
@@ -46,6 +46,11 @@ export interface JwtScript {
   header?: Record<string, unknown>;
 }
 
+/**
+ * An introspection answer (RFC 7662 §2.2). For an active token the defaults are iss, client_id,
+ * aud (the access token audience), exp, iat and token_type Bearer; a member set to `undefined`
+ * is left out of the answer. Any other member (e.g. Zitadel's roles claims) is sent as given.
+ */
 export interface IntrospectionScript {
   active: boolean;
   sub?: string;
@@ -54,6 +59,8 @@ export interface IntrospectionScript {
   client_id?: string;
   exp?: number;
   iss?: string;
+  token_type?: string;
+  [member: string]: unknown;
 }
 
 export type AccessTokenScript =
@@ -123,6 +130,12 @@ export interface FakeIdp {
   readonly clientSecret: string;
   /** Discovery and JWKS fetches seen so far (for "refetched" assertions). */
   readonly counters: { discovery: number; jwks: number; token: number; introspection: number; authorize: number };
+  /** Introspection requests being answered right now, and the most seen at once. */
+  readonly introspectionLoad: { inFlight: number; maxInFlight: number };
+  /** Delay before each introspection answer (to observe concurrency), default 0. */
+  introspectionDelayMs: number;
+  /** What /introspect answers for this token (e.g. for Bearer tests); unknown tokens are inactive. */
+  scriptIntrospection(token: string, script: IntrospectionScript): void;
   readonly authorizeRequests: AuthorizeRecord[];
   readonly tokenRequests: TokenRequestRecord[];
   /** `authorization_response_iss_parameter_supported` in discovery, changeable at runtime. */
@@ -233,6 +246,7 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
   const introspection = new Map<string, IntrospectionScript>();
   const sockets = new Set<Socket>();
   const counters = { discovery: 0, jwks: 0, token: 0, introspection: 0, authorize: 0 };
+  const introspectionLoad = { inFlight: 0, maxInFlight: 0 };
   const authorizeRequests: AuthorizeRecord[] = [];
   const tokenRequests: TokenRequestRecord[] = [];
 
@@ -342,6 +356,17 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
 
   async function handleIntrospection(req: IncomingMessage, res: ServerResponse): Promise<void> {
     counters.introspection++;
+    introspectionLoad.inFlight++;
+    introspectionLoad.maxInFlight = Math.max(introspectionLoad.maxInFlight, introspectionLoad.inFlight);
+    try {
+      if (fake.introspectionDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.introspectionDelayMs));
+      await answerIntrospection(req, res);
+    } finally {
+      introspectionLoad.inFlight--;
+    }
+  }
+
+  async function answerIntrospection(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const caller = parseBasic(req.headers.authorization);
     if (!caller || caller.id !== clientId || !safeEqual(caller.secret, clientSecret)) {
@@ -355,7 +380,8 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
       return;
     }
     const now = nowSeconds();
-    sendJson(res, 200, { iss: issuer, client_id: clientId, exp: now + 300, iat: now, token_type: 'Bearer', ...script });
+    const aud = options.accessTokenAudience ?? clientId;
+    sendJson(res, 200, { iss: issuer, client_id: clientId, aud, exp: now + 300, iat: now, token_type: 'Bearer', ...script });
   }
 
   function handleAuthorize(url: URL, res: ServerResponse): void {
@@ -479,6 +505,9 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
     clientId,
     clientSecret,
     counters,
+    introspectionLoad,
+    introspectionDelayMs: 0,
+    scriptIntrospection: (token: string, script: IntrospectionScript) => void introspection.set(token, script),
     authorizeRequests,
     tokenRequests,
     get currentKid() {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { createTestApp, type TestApp } from './app.ts';
 import { OidcBrowser, basicAuth, type BrowserResponse } from './oidcBrowser.ts';
-import { startDevIdp, PERMISSION_SCOPES, type DevIdp } from '../../src/devidp/index.ts';
+import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpOptions } from '../../src/devidp/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { createPlatform } from '../../src/services/platformRegistry.ts';
 
@@ -23,15 +23,19 @@ export interface Harness {
 /**
  * The whole stack on one machine: a test database, the dev identity provider and
  * the gateway listening on a real port, so a browser-like client can follow
- * every redirect exactly as a person's browser would.
+ * every redirect exactly as a person's browser would. `devIdp` passes options through to the
+ * dev identity provider (e.g. `{ tokenShape: 'zitadel' }`).
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  devIdp: Omit<Partial<DevIdpOptions>, 'clients' | 'port'> = {},
+): Promise<Harness> {
   const database = await createTestDatabase();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const clientId = 'gateway-e2e';
   const clientSecret = randomBytes(24).toString('base64url');
-  const idp = await startDevIdp({ port: 0, clients: [{ clientId, clientSecret, redirectUris: [`${baseUrl}/v1/auth/callback`] }] });
+  const idp = await startDevIdp({ ...devIdp, port: 0, clients: [{ clientId, clientSecret, redirectUris: [`${baseUrl}/v1/auth/callback`] }] });
   const gateway = await createTestApp({
     db: database.db,
     env: { PUBLIC_BASE_URL: baseUrl, ...env },
