@@ -20,6 +20,7 @@ export interface BasicCredentials {
  * or throws an ApiError saying why a present credential is refused.
  */
 export function createSecurityHandlers(deps: AppDeps) {
+  const centralClientIds = new Set(deps.config.oidc.centralClientIds ?? [deps.config.oidc.clientId ?? '']);
   return {
     async gatewayCookieAuth(c: Context, req: Request): Promise<Principal | undefined> {
       const token = req.cookies?.[deps.config.gatewayCookieName] as string | undefined;
@@ -42,6 +43,8 @@ export function createSecurityHandlers(deps: AppDeps) {
         session: null,
         platform: null,
         clientId: claims.clientId,
+        central: centralClientIds.has(claims.clientId),
+        platformClaims: platformClaimsOf(claims.claims[deps.config.oidc.platformClaim]),
       };
     },
 
@@ -66,6 +69,8 @@ async function browserSessionPrincipal(deps: AppDeps, token: string): Promise<Pr
     session: { id: session.id, expiresAt: session.expiresAt },
     platform: null,
     clientId: null,
+    central: true,
+    platformClaims: [],
   };
 }
 
@@ -88,7 +93,16 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
     session: { id: row.id, expiresAt: row.expiresAt },
     platform: { id: row.platformId, key: row.platformKey },
     clientId: null,
+    central: false,
+    platformClaims: [row.platformKey],
   };
+}
+
+/** OIDC_PLATFORM_CLAIM: a string or an array of strings; anything else claims nothing. */
+function platformClaimsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return [];
 }
 
 /** RFC 7617 Basic credentials; client id and secret are form-urlencoded per RFC 6749 §2.3.1. */
@@ -136,6 +150,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Authorisation after authentication:
  * - the permissions an operation declares in `x-required-permissions`;
+ * - for operations marked `x-platform-claim` (the onboarding schema): a caller that is not
+ *   central must carry a platform claim equal to the path's `platformKey`, unless it holds
+ *   `platforms:admin`;
  * - what a platform's own credential may reach: not operations marked
  *   `x-platform-credential: false` (the person acts for themselves there), and no
  *   operation on another platform (a `platformKey` path parameter other than its own);
@@ -147,12 +164,12 @@ export function authorize(c: Context, req: Request, config: Config): void {
     (result): result is Principal => Boolean(result) && !(result as { error?: unknown }).error,
   );
   if (!principal) return;
-  const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean };
+  const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean; 'x-platform-claim'?: boolean };
+  const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
   if (principal.via === 'platform') {
     if (operation['x-platform-credential'] === false) {
       throw new ApiError('FORBIDDEN', "A platform's credential cannot do this: it needs the person's own browser session or a Bearer access token.");
     }
-    const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
     if (platformKey !== undefined && platformKey !== principal.platform?.key) {
       throw new ApiError('FORBIDDEN', "A platform's credential acts only on its own platform.");
     }
@@ -160,6 +177,10 @@ export function authorize(c: Context, req: Request, config: Config): void {
   const required = operation['x-required-permissions'] ?? [];
   if (!hasPermissions(principal.permissions, required)) {
     throw new ApiError('FORBIDDEN', `This operation needs the permission ${required.join(' and ')}.`);
+  }
+  if (operation['x-platform-claim'] && !principal.central && !principal.permissions.includes('platforms:admin')
+      && (typeof platformKey !== 'string' || !principal.platformClaims.includes(platformKey))) {
+    throw new ApiError('FORBIDDEN', `This caller acts for a platform other than ${String(platformKey)}: it needs a matching platform claim.`);
   }
   if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) {
     throw new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');

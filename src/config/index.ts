@@ -24,6 +24,13 @@ export interface OidcConfig {
   readonly trustedClientIds: readonly string[] | null;
   /** Where permissions come from (OIDC_PERMISSIONS_FROM): the `scope` claim, or Zitadel's project roles claims. */
   readonly permissionsFrom: PermissionsSource;
+  /**
+   * Clients whose Bearer tokens are central callers (OIDC_CENTRAL_CLIENT_IDS): they need no
+   * platform claim for schema operations; null means [OIDC_CLIENT_ID].
+   */
+  readonly centralClientIds: readonly string[] | null;
+  /** The claim naming the platform(s) a non-central Bearer token acts for (OIDC_PLATFORM_CLAIM). */
+  readonly platformClaim: string;
 }
 
 export type PermissionsSource = 'scope' | 'zitadel-roles';
@@ -68,6 +75,7 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
+const CLAIM_NAME = /^\S{1,200}$/;
 const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
 
 /** Collects problems instead of throwing at the first, so an operator sees them all at once. */
@@ -200,6 +208,8 @@ export function loadConfig(env: Env = process.env): Config {
       accessTokenAudience: reader.string('OIDC_ACCESS_TOKEN_AUDIENCE', null),
       trustedClientIds: readList(reader, 'OIDC_TRUSTED_CLIENT_IDS'),
       permissionsFrom: reader.oneOf<PermissionsSource>('OIDC_PERMISSIONS_FROM', 'scope', ['scope', 'zitadel-roles']),
+      centralClientIds: readList(reader, 'OIDC_CENTRAL_CLIENT_IDS'),
+      platformClaim: reader.pattern('OIDC_PLATFORM_CLAIM', CLAIM_NAME, 'must be a claim name (1..200 characters, no whitespace)') ?? 'platform_key',
     },
     authCallbackUrl: reader.url('AUTH_CALLBACK_URL', `${publicBaseUrl}/v1/auth/callback`),
     authHandoffTtlSeconds: reader.integer('AUTH_HANDOFF_TTL_SECONDS', 60, 30, 300),

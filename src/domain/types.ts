@@ -45,4 +45,13 @@ export interface Principal {
   platform: { id: string; key: string } | null;
   /** The client a Bearer token was issued to (`client_id`, else `azp`); null otherwise. */
   clientId: string | null;
+  /**
+   * A central caller acts for every platform (the browser session of the account center, or
+   * a Bearer token of a client in OIDC_CENTRAL_CLIENT_IDS). Every other caller needs a
+   * platform claim equal to the path's platform for schema operations, unless it holds
+   * platforms:admin.
+   */
+  central: boolean;
+  /** The platforms a non-central caller acts for: its bound platform, or the Bearer token's OIDC_PLATFORM_CLAIM. */
+  platformClaims: readonly string[];
 }
