@@ -189,6 +189,10 @@ export interface paths {
          *     onboarding field definitions, each with the calling user's `currentValue`
          *     (`null`, or `[]` for `MULTI_SELECT`, when empty). Clients render fields in ascending
          *     `sortOrder`. The platform must be active.
+         *
+         *     Callers: the browser session, a Bearer token, or a platform's own credential for its
+         *     own platform (another platform: `403 FORBIDDEN`). A Bearer caller that never signed in
+         *     through the gateway has no local user: `403 FORBIDDEN`.
          */
         get: operations["getOnboardingRequirements"];
         put?: never;
@@ -212,8 +216,17 @@ export interface paths {
         /**
          * Get the calculated onboarding status
          * @description Calculates the calling user's onboarding status for the platform against the current
-         *     schema: `missingFields` lists the keys of active required fields that are still empty.
-         *     A schema change after completion moves `COMPLETE` back to `IN_PROGRESS`.
+         *     schema, every time:
+         *
+         *     * `COMPLETE`: the user completed the current `requirementVersion` and no active required
+         *       field is empty (a platform with no active field is `COMPLETE` at once);
+         *     * `IN_PROGRESS`: any active field has a value (the first stored non-empty value turns
+         *       `NOT_STARTED` into `IN_PROGRESS`), or the user completed an earlier version (every
+         *       schema change raises `requirementVersion`, which moves `COMPLETE` back to `IN_PROGRESS`);
+         *     * `NOT_STARTED`: otherwise.
+         *
+         *     `missingFields` lists the keys of active required fields that are still empty. Callers as
+         *     for `getOnboardingRequirements`.
          */
         get: operations["getOnboardingStatus"];
         put?: never;
@@ -238,14 +251,23 @@ export interface paths {
         /**
          * Write the onboarding values
          * @description Upserts the calling user's values. The client sends the complete field map (every
-         *     active field it renders); values are validated dynamically against the current schema
-         *     and the per-`fieldType` rules of `OnboardingValue`. `PROFILE_FIELD` values are written
-         *     to the canonical profile; `CUSTOM_FIELD` values stay scoped to the platform.
+         *     active field it renders); keys the map leaves out keep their stored values. Values are
+         *     validated on the server against the current schema, the per-`fieldType` rules of
+         *     `OnboardingValue` and the definition's `validation`. `PROFILE_FIELD` values are written
+         *     to the canonical profile, shared by every platform that binds the same property;
+         *     `CUSTOM_FIELD` values stay scoped to the platform. `PHONE` values are stored and
+         *     returned in E.164.
          *
-         *     Validation failures give `400 VALIDATION_FAILED` with one `errors[]` entry per field,
-         *     pointer `/body/values/{fieldKey}`. A cookie-authenticated request from an origin that
-         *     is not allowed gives `403 ORIGIN_NOT_ALLOWED`. Writing values never completes
-         *     onboarding; call `completeOnboarding`.
+         *     A failing write changes nothing and gives `400 VALIDATION_FAILED` with one `errors[]`
+         *     entry per failing field: pointer `/body/values/{fieldKey}`, a stable `reason`
+         *     (`FieldErrorReason`: unknown and archived keys are `UNKNOWN_FIELD` and `ARCHIVED_FIELD`)
+         *     and a human `message`. A cookie-authenticated request from an origin that is not allowed
+         *     gives `403 ORIGIN_NOT_ALLOWED`.
+         *
+         *     Writing values never completes onboarding; call `completeOnboarding`. The first stored
+         *     non-empty value turns `NOT_STARTED` into `IN_PROGRESS`. A write that leaves an active
+         *     required field empty takes back an earlier completion (`COMPLETE` becomes
+         *     `IN_PROGRESS`). The answer carries every active field's current value and the status.
          */
         put: operations["putOnboardingValues"];
         post?: never;
@@ -269,11 +291,12 @@ export interface paths {
         put?: never;
         /**
          * Complete onboarding
-         * @description Marks onboarding complete when no active required field is missing, and returns the
-         *     resulting status. The answer is `200` even when required fields are still missing; the
-         *     status is then not `COMPLETE` and `missingFields` says why. Clients must require
-         *     `COMPLETE` before continuing (for example to `resumeAuthentication`); a failed request
-         *     is never completion. No request body.
+         * @description Marks onboarding complete for the current `requirementVersion` when no active required
+         *     field is missing, and returns the resulting status. The answer is `200` even when
+         *     required fields are still missing; the status is then not `COMPLETE` and
+         *     `missingFields` says why. Clients must require `COMPLETE` before continuing (for example
+         *     to `resumeAuthentication`); a failed request is never completion. Completing twice is
+         *     harmless. No request body.
          */
         post: operations["completeOnboarding"];
         delete?: never;
@@ -413,23 +436,30 @@ export interface paths {
          * List onboarding field definitions
          * @description Lists the platform's onboarding field definitions in ascending `sortOrder`, with the
          *     current `requirementVersion`. Archived definitions are included only with
-         *     `includeArchived=true`.
+         *     `includeArchived=true`. Works for inactive platforms too (schemas are prepared before
+         *     activation).
          *
          *     Requires `onboarding:schema:read`; `platforms:admin` also suffices. A caller that is
          *     not central must also carry a platform claim matching `platformKey`, unless it holds
-         *     `platforms:admin`.
+         *     `platforms:admin` (see `x-platform-claim` in "Authentication and permissions").
          */
         get: operations["listOnboardingFields"];
         put?: never;
         /**
          * Create an onboarding field definition
          * @description Creates one definition. `fieldKey` must be unique per platform (`409 CONFLICT`) and is
-         *     immutable afterwards. Increments the platform's `requirementVersion`; users whose
-         *     onboarding was `COMPLETE` are re-evaluated at their next login or status check.
+         *     immutable afterwards. Increments the platform's `requirementVersion` by exactly one, in
+         *     the same transaction: every user whose onboarding was `COMPLETE` is `IN_PROGRESS` from
+         *     then on, and the next login, resume or status check sends them back through onboarding.
+         *
+         *     With `dryRun=true` nothing is written or audited: the answer is `200` with an
+         *     `OnboardingSchemaChangePreview` (the definition as it would be stored, the next
+         *     `requirementVersion`, and how many users would go from `COMPLETE` to `IN_PROGRESS`).
          *
          *     Requires `onboarding:schema:write`; `platforms:admin` also suffices. A caller that is
          *     not central must also carry a platform claim matching `platformKey`, unless it holds
-         *     `platforms:admin`.
+         *     `platforms:admin` (see `x-platform-claim` in "Authentication and permissions").
+         *     Audited as `onboarding_field.*` with the field key and the changed properties.
          */
         post: operations["createOnboardingField"];
         delete?: never;
@@ -457,11 +487,17 @@ export interface paths {
          * Archive an onboarding field definition
          * @description Soft-deactivates one definition: `archived` becomes `true` and `archivedAt` is set; it
          *     no longer counts for onboarding, and historical values are kept. Increments the
-         *     platform's `requirementVersion`. Idempotent.
+         *     platform's `requirementVersion` by exactly one (reopening `COMPLETE` onboarding, as on
+         *     create). Idempotent: archiving an archived definition changes nothing, is not audited
+         *     and does not change `requirementVersion`.
+         *
+         *     With `dryRun=true` nothing is written or audited: the answer is an
+         *     `OnboardingSchemaChangePreview`.
          *
          *     Requires `onboarding:schema:write`; `platforms:admin` also suffices. A caller that is
          *     not central must also carry a platform claim matching `platformKey`, unless it holds
-         *     `platforms:admin`.
+         *     `platforms:admin` (see `x-platform-claim` in "Authentication and permissions").
+         *     Audited as `onboarding_field.*` with the field key and the changed properties.
          */
         delete: operations["archiveOnboardingField"];
         options?: never;
@@ -472,11 +508,17 @@ export interface paths {
          *     clears a nullable one). `fieldKey` is immutable and rejected. The merged definition
          *     must satisfy the same rules as on create (`profileField` with `PROFILE_FIELD`, options
          *     for `SELECT`/`MULTI_SELECT`), otherwise `400 VALIDATION_FAILED`. Increments the
-         *     platform's `requirementVersion`. Archived definitions can be updated (they stay archived).
+         *     platform's `requirementVersion` by exactly one (reopening `COMPLETE` onboarding, as on
+         *     create). An update that changes nothing writes nothing, is not audited and does not
+         *     change `requirementVersion`. Archived definitions can be updated (they stay archived).
+         *
+         *     With `dryRun=true` nothing is written or audited: the answer is an
+         *     `OnboardingSchemaChangePreview`.
          *
          *     Requires `onboarding:schema:write`; `platforms:admin` also suffices. A caller that is
          *     not central must also carry a platform claim matching `platformKey`, unless it holds
-         *     `platforms:admin`.
+         *     `platforms:admin` (see `x-platform-claim` in "Authentication and permissions").
+         *     Audited as `onboarding_field.*` with the field key and the changed properties.
          */
         patch: operations["updateOnboardingField"];
         trace?: never;
@@ -1118,6 +1160,8 @@ export interface components {
             occurredAt: string;
             action: components["schemas"]["AuditAction"];
             platformKey: components["schemas"]["PlatformKey"];
+            /** @description The onboarding field definition a schema change touched; `null` for registry changes. */
+            fieldKey: string | null;
             /** @description Who made the change. */
             actor: {
                 /**
@@ -1286,6 +1330,23 @@ export interface components {
             uiConfig?: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder?: components["schemas"]["OnboardingFieldPlaceholder"];
             description?: components["schemas"]["OnboardingFieldDescription"];
+        };
+        /**
+         * @description What a schema change would do (`dryRun=true`), computed exactly as the change itself
+         *     would be, with nothing written or audited. No identity product offers this: it lets an
+         *     administrator see the impact before publishing.
+         */
+        OnboardingSchemaChangePreview: {
+            /** @constant */
+            dryRun: true;
+            /** @description Whether the change would change anything (an update to the same values, or archiving an archived definition, would not). */
+            changed: boolean;
+            /** @description The properties the change would set (`archived` for an archive). */
+            changedFields: string[];
+            field: components["schemas"]["OnboardingFieldDefinition"];
+            requirementVersion: components["schemas"]["RequirementVersion"];
+            /** @description How many users' onboarding would go from `COMPLETE` to `IN_PROGRESS` (every user who completed the current version and has no required field empty). */
+            reopenedUsers: number;
         };
         /** @description A platform's field definitions with its current requirement version. */
         OnboardingFieldList: {
@@ -1714,6 +1775,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
+        DryRun: boolean;
         /** @description Key of the platform. */
         PlatformKeyPath: components["schemas"]["PlatformKey"];
         /** @description Key of the onboarding field definition. */
@@ -1963,9 +2026,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -1994,9 +2058,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2029,13 +2094,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`: cookie-authenticated write from an origin that is not allowed. */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2064,11 +2128,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`: cookie-authenticated write from an origin that is not allowed. */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2336,14 +2399,16 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };
     createOnboardingField: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Key of the platform. */
@@ -2357,6 +2422,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `dryRun=true`: what the creation would do; nothing was written. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSchemaChangePreview"];
+                };
+            };
             /** @description The created definition. */
             201: {
                 headers: {
@@ -2376,14 +2451,16 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };
     archiveOnboardingField: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Key of the platform. */
@@ -2395,14 +2472,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The archived definition. */
+            /** @description The archived definition, or (`dryRun=true`) what archiving would do. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OnboardingFieldDefinition"];
+                    "application/json": components["schemas"]["OnboardingFieldDefinition"] | components["schemas"]["OnboardingSchemaChangePreview"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2410,14 +2487,16 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND` or `FIELD_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
     };
     updateOnboardingField: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Key of the platform. */
@@ -2433,14 +2512,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated definition. */
+            /** @description The updated definition, or (`dryRun=true`) what the update would do. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OnboardingFieldDefinition"];
+                    "application/json": components["schemas"]["OnboardingFieldDefinition"] | components["schemas"]["OnboardingSchemaChangePreview"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2450,7 +2529,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2565,7 +2643,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`: cookie-authenticated write from an origin that is not allowed. */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2600,7 +2678,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`: cookie-authenticated write from an origin that is not allowed. */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2684,7 +2762,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`: cookie-authenticated write from an origin that is not allowed. */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];

@@ -14,6 +14,14 @@ import { deactivatePlatform } from '../operations/deactivatePlatform.ts';
 import { activatePlatform } from '../operations/activatePlatform.ts';
 import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentials.ts';
 import { listAuditEvents } from '../operations/listAuditEvents.ts';
+import { archiveOnboardingField } from '../operations/archiveOnboardingField.ts';
+import { updateOnboardingField } from '../operations/updateOnboardingField.ts';
+import { createOnboardingField } from '../operations/createOnboardingField.ts';
+import { listOnboardingFields } from '../operations/listOnboardingFields.ts';
+import { completeOnboarding } from '../operations/completeOnboarding.ts';
+import { putOnboardingValues } from '../operations/putOnboardingValues.ts';
+import { getOnboardingStatus } from '../operations/getOnboardingStatus.ts';
+import { getOnboardingRequirements } from '../operations/getOnboardingRequirements.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -26,10 +34,10 @@ export const handlers: HandlerMap = {
   resumeAuthentication,
   exchangeAuthenticationHandoff,
 
-  getOnboardingRequirements: pending('getOnboardingRequirements'),
-  getOnboardingStatus: pending('getOnboardingStatus'),
-  putOnboardingValues: pending('putOnboardingValues'),
-  completeOnboarding: pending('completeOnboarding'),
+  getOnboardingRequirements,
+  getOnboardingStatus,
+  putOnboardingValues,
+  completeOnboarding,
 
   listPlatforms,
   createPlatform,
@@ -40,10 +48,10 @@ export const handlers: HandlerMap = {
   rotatePlatformCredentials,
   listAuditEvents,
 
-  listOnboardingFields: pending('listOnboardingFields'),
-  createOnboardingField: pending('createOnboardingField'),
-  updateOnboardingField: pending('updateOnboardingField'),
-  archiveOnboardingField: pending('archiveOnboardingField'),
+  listOnboardingFields,
+  createOnboardingField,
+  updateOnboardingField,
+  archiveOnboardingField,
 
   getMe: pending('getMe'),
   getMyProfile: pending('getMyProfile'),

@@ -5,6 +5,7 @@ import * as loginFlow from '../../migrations/20261122000200_login_flow.ts';
 import * as onboarding from '../../migrations/20261122000300_onboarding.ts';
 import * as audit from '../../migrations/20261122000400_audit.ts';
 import * as platformCredentials from '../../migrations/20261122000500_platform_credentials_and_login_binding.ts';
+import * as onboardingSchemaAudit from '../../migrations/20261122000600_onboarding_schema_audit.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122000300_onboarding': onboarding,
   '20261122000400_audit': audit,
   '20261122000500_platform_credentials_and_login_binding': platformCredentials,
+  '20261122000600_onboarding_schema_audit': onboardingSchemaAudit,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

@@ -45,12 +45,13 @@ export function actorFromPrincipal(principal: Principal | null, requestId: strin
  */
 export async function recordAuditEvent(
   db: Db,
-  event: { action: AuditAction; platformKey: string; changedFields: readonly string[] },
+  event: { action: AuditAction; platformKey: string; fieldKey?: string; changedFields: readonly string[] },
   actor: Actor,
 ): Promise<void> {
   await insertAuditEvent(db, {
     action: event.action,
     platformKey: event.platformKey,
+    fieldKey: event.fieldKey ?? null,
     actorType: actor.type,
     actorUserId: actor.userId,
     actorSub: actor.sub,
@@ -106,6 +107,7 @@ function toView(row: AuditEventRow): AuditEventView {
     occurredAt: row.occurredAt.toISOString(),
     action: row.action as AuditAction,
     platformKey: row.platformKey,
+    fieldKey: row.fieldKey,
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub },
     changedFields: row.changedFields,
     requestId: row.requestId,

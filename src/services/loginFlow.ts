@@ -8,7 +8,7 @@ import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, t
 import { attachLogin, consumeTransactionByState, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../db/repositories/users.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
-import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding.ts';
+import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding/status.ts';
 import { issueHandoff } from './handoff.ts';
 import { createSession } from './sessions.ts';
 

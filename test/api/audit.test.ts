@@ -147,6 +147,7 @@ describe('audit log', () => {
         occurredAt: expect.any(String),
         action: 'platform.rotate_credentials',
         platformKey: key,
+        fieldKey: null,
         actor: { type: 'user', userId: ctx.cookieAdmin.userId, sub: 'cookie-admin' },
         changedFields: ['clientSecret'],
         requestId: expect.any(String),

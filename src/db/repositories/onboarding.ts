@@ -1,27 +1,40 @@
 import type { Db } from '../knex.ts';
+import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
+import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
 
-export interface FieldWithValue {
-  fieldKey: string;
-  fieldType: string;
-  required: boolean;
-  /** The user's current value: the profile column for PROFILE_FIELD, the platform-scoped value otherwise. */
+const FIELD_COLUMNS = `
+  f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,
+  f.profile_field AS "profileField", f.required, f.sort_order AS "sortOrder", f.options, f.validation,
+  f.ui_config AS "uiConfig", f.placeholder, f.description, f.archived_at AS "archivedAt",
+  f.created_at AS "createdAt", f.updated_at AS "updatedAt"`;
+
+/**
+ * A user's current value of field `f`: the canonical profile column for a PROFILE_FIELD
+ * (`p`, shared by every platform that binds it), the platform-scoped value otherwise (`v`).
+ * Profile columns come from a fixed list.
+ */
+const CURRENT_VALUE = `
+  CASE WHEN f.source = 'PROFILE_FIELD' THEN
+    CASE f.profile_field
+      ${(Object.entries(PROFILE_COLUMNS) as [ProfileField, string][])
+        .map(([property, column]) => `WHEN '${property}' THEN to_jsonb(${column === 'date_of_birth' ? "to_char(p.date_of_birth, 'YYYY-MM-DD')" : `p.${column}`})`)
+        .join('\n      ')}
+    END
+  ELSE v.value END`;
+
+/** Empty as the value rules define it: null, an empty multi-select, or a blank string. */
+const IS_EMPTY = (value: string) =>
+  `(${value} IS NULL OR ${value} = 'null'::jsonb OR ${value} = '[]'::jsonb OR (jsonb_typeof(${value}) = 'string' AND btrim(${value} #>> '{}') = ''))`;
+
+export interface FieldWithValue extends FieldDefinitionRow {
+  /** The user's current value: null (or [] for a multi-select) when empty. */
   value: unknown;
 }
 
 /** Active field definitions of a platform with one user's current values, in rendering order. */
 export async function activeFieldsWithValues(db: Db, platformId: string, userId: string): Promise<FieldWithValue[]> {
   const { rows } = await db.raw<{ rows: FieldWithValue[] }>(
-    `SELECT f.field_key AS "fieldKey", f.field_type AS "fieldType", f.required,
-            CASE WHEN f.source = 'PROFILE_FIELD' THEN
-              CASE f.profile_field
-                WHEN 'firstName' THEN to_jsonb(p.first_name)
-                WHEN 'lastName' THEN to_jsonb(p.last_name)
-                WHEN 'displayName' THEN to_jsonb(p.display_name)
-                WHEN 'dateOfBirth' THEN to_jsonb(to_char(p.date_of_birth, 'YYYY-MM-DD'))
-                WHEN 'phone' THEN to_jsonb(p.phone)
-                WHEN 'country' THEN to_jsonb(p.country)
-              END
-            ELSE v.value END AS value
+    `SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
        FROM onboarding_fields f
        LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
        LEFT JOIN profiles p ON p.user_id = :userId
@@ -32,7 +45,40 @@ export async function activeFieldsWithValues(db: Db, platformId: string, userId:
   return rows;
 }
 
-/** Membership is created on first login to a platform; returns the version the user completed, if any. */
+/** Every definition of a platform, archived ones included, by key (a values write must tell unknown from archived). */
+export async function allFieldsOfPlatform(db: Db, platformId: string): Promise<FieldDefinitionRow[]> {
+  const { rows } = await db.raw<{ rows: FieldDefinitionRow[] }>(
+    `SELECT ${FIELD_COLUMNS} FROM onboarding_fields f WHERE f.platform_id = ?`,
+    [platformId],
+  );
+  return rows;
+}
+
+/** Platform-scoped (CUSTOM_FIELD) values of a user, in one statement. */
+export async function upsertCustomValues(db: Db, userId: string, platformId: string, values: ReadonlyMap<string, unknown>): Promise<void> {
+  if (values.size === 0) return;
+  await db.raw(
+    `INSERT INTO onboarding_values (user_id, platform_id, field_key, value)
+     SELECT :userId, :platformId, entry.key, entry.value
+       FROM jsonb_each(CAST(:values AS jsonb)) AS entry
+     ON CONFLICT (user_id, platform_id, field_key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    { userId, platformId, values: JSON.stringify(Object.fromEntries(values)) },
+  );
+}
+
+/** Canonical profile properties of a user (PROFILE_FIELD values): columns only from the fixed map. */
+export async function updateProfileValues(db: Db, userId: string, values: ReadonlyMap<ProfileField, string | null>): Promise<void> {
+  if (values.size === 0) return;
+  const columns = [...values.keys()].map((property) => PROFILE_COLUMNS[property]);
+  await db.raw(
+    `INSERT INTO profiles (user_id, ${columns.join(', ')})
+     VALUES (:userId, ${[...values.keys()].map((property) => `:${property}`).join(', ')})
+     ON CONFLICT (user_id) DO UPDATE SET ${columns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, updated_at = now()`,
+    { userId, ...Object.fromEntries(values) },
+  );
+}
+
+/** Membership is created on first use of a platform; returns the version the user completed, if any. */
 export async function bootstrapMembership(db: Db, userId: string, platformId: string): Promise<{ completedRequirementVersion: number | null }> {
   const { rows } = await db.raw<{ rows: { completedRequirementVersion: number | null }[] }>(
     `INSERT INTO platform_memberships (user_id, platform_id) VALUES (?, ?)
@@ -41,4 +87,35 @@ export async function bootstrapMembership(db: Db, userId: string, platformId: st
     [userId, platformId],
   );
   return rows[0]!;
+}
+
+/** Records the requirement version the user completed (null: no longer complete). */
+export async function setCompletedVersion(db: Db, userId: string, platformId: string, version: number | null): Promise<void> {
+  await db.raw(
+    `UPDATE platform_memberships
+        SET completed_requirement_version = :version, completed_at = CASE WHEN CAST(:version AS integer) IS NULL THEN NULL ELSE now() END, updated_at = now()
+      WHERE user_id = :userId AND platform_id = :platformId`,
+    { userId, platformId, version },
+  );
+}
+
+/**
+ * How many users' onboarding is COMPLETE for the platform's current requirement version:
+ * they completed it and no active required field of theirs is empty. Every schema change
+ * turns all of them back to IN_PROGRESS (the impact a dry run reports).
+ */
+export async function countCompleteMemberships(db: Db, platformId: string, requirementVersion: number): Promise<number> {
+  const { rows } = await db.raw<{ rows: { count: string }[] }>(
+    `SELECT count(*) AS count
+       FROM platform_memberships m
+      WHERE m.platform_id = :platformId AND m.completed_requirement_version = :requirementVersion
+        AND NOT EXISTS (
+          SELECT 1 FROM onboarding_fields f
+            LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = m.user_id
+            LEFT JOIN profiles p ON p.user_id = m.user_id
+           WHERE f.platform_id = m.platform_id AND f.archived_at IS NULL AND f.required
+             AND ${IS_EMPTY(CURRENT_VALUE)})`,
+    { platformId, requirementVersion },
+  );
+  return Number(rows[0]!.count);
 }

@@ -46,6 +46,15 @@ export async function findActivePlatformByKey(db: Db, platformKey: string): Prom
   return rows[0];
 }
 
+/** The active platform, read FOR SHARE: schema changes (FOR UPDATE) wait for the transaction, or it waits for them. */
+export async function lockPlatformForShare(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
+    `SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active FOR SHARE`,
+    [platformKey],
+  );
+  return rows[0];
+}
+
 export async function findActivePlatformById(db: Db, id: string): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE id = ? AND active`, [id]);
   return rows[0];

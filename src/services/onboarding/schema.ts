@@ -1,0 +1,166 @@
+import type { components } from '../../../generated/gateway.ts';
+import type { Db } from '../../db/knex.ts';
+import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/onboarding.ts';
+import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
+import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from '../../db/repositories/onboardingFields.ts';
+import { countCompleteMemberships } from '../../db/repositories/onboarding.ts';
+import { ApiError, validationError } from '../../errors/catalogue.ts';
+import { recordAuditEvent, type Actor } from '../audit.ts';
+import { validateFieldCreate, validateFieldPatch } from './definitions.ts';
+
+// Administration of a platform's onboarding schema (spec: Onboarding schema), shared by the
+// API and the operator CLI. Every change that really changes something, and only such a
+// change, runs in one transaction that:
+//   - locks the platform row, so concurrent schema writes queue and none loses its increment;
+//   - writes the definition;
+//   - raises the platform's requirement version by exactly one, which turns every COMPLETE
+//     onboarding of the platform back into IN_PROGRESS (the status is calculated against it);
+//   - records the audit event (actor, platform, field key, changed properties; never values).
+// A dry run validates and answers what would happen, and writes nothing.
+
+export type FieldView = components['schemas']['OnboardingFieldDefinition'];
+export type FieldList = components['schemas']['OnboardingFieldList'];
+export type SchemaChangePreview = components['schemas']['OnboardingSchemaChangePreview'];
+export type FieldCreateInput = components['schemas']['OnboardingFieldCreateRequest'];
+export type FieldUpdateInput = components['schemas']['OnboardingFieldUpdateRequest'];
+
+/** What a write answers: the definition as stored, or (dry run) what would happen. */
+export type SchemaChangeResult = { applied: true; field: FieldView } | { applied: false; preview: SchemaChangePreview };
+
+export interface SchemaChangeOptions {
+  dryRun?: boolean;
+}
+
+export async function listFieldDefinitions(db: Db, platformKey: string, includeArchived: boolean): Promise<FieldList> {
+  const platform = await findPlatformByKey(db, platformKey);
+  if (!platform) throw platformNotFound(platformKey);
+  const rows = await listFieldRows(db, platform.id, includeArchived);
+  return { platformKey, requirementVersion: platform.requirementVersion, items: rows.map(toFieldView) };
+}
+
+/** One definition per request; a duplicate key is 409 CONFLICT (also in a dry run). */
+export async function createFieldDefinition(db: Db, platformKey: string, input: FieldCreateInput, actor: Actor, options: SchemaChangeOptions = {}): Promise<SchemaChangeResult> {
+  const settings = validateFieldCreate(input);
+  return inSchemaChange(db, platformKey, async (trx, platform) => {
+    const existing = await lockFieldRow(trx, platform.id, settings.fieldKey);
+    if (existing) throw new ApiError('CONFLICT', `The platform already has a field ${settings.fieldKey}.`);
+    await requireFreeProfileBinding(trx, platform, settings);
+    if (options.dryRun) return preview(trx, platform, draftRow(platform, settings), ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')]);
+    const row = await insertFieldRow(trx, platform.id, settings);
+    if (!row) throw new ApiError('CONFLICT', `The platform already has a field ${settings.fieldKey}.`);
+    await applied(trx, platform, actor, 'onboarding_field.create', settings.fieldKey, ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')]);
+    return { applied: true, field: toFieldView(row) };
+  });
+}
+
+/**
+ * PATCH: the merged definition is checked against the create rules. An update that
+ * changes nothing writes nothing, records nothing and does not bump the version.
+ */
+export async function updateFieldDefinition(
+  db: Db,
+  platformKey: string,
+  fieldKey: string,
+  patch: FieldUpdateInput,
+  actor: Actor,
+  options: SchemaChangeOptions = {},
+): Promise<SchemaChangeResult> {
+  return inSchemaChange(db, platformKey, async (trx, platform) => {
+    const current = await lockFieldRow(trx, platform.id, fieldKey);
+    if (!current) throw fieldNotFound(fieldKey);
+    const { merged, changed } = validateFieldPatch(current, patch);
+    if (!current.archivedAt) await requireFreeProfileBinding(trx, platform, merged);
+    if (options.dryRun) return preview(trx, platform, { ...current, ...merged }, changed);
+    if (changed.length === 0) return { applied: true, field: toFieldView(current) };
+    const changes = Object.fromEntries(changed.map((setting) => [setting, merged[setting]])) as Partial<FieldDefinitionSettings>;
+    const row = await updateFieldRow(trx, current.id, changes);
+    await applied(trx, platform, actor, 'onboarding_field.update', fieldKey, changed);
+    return { applied: true, field: toFieldView(row) };
+  });
+}
+
+/** Soft: the definition stops counting, its values are kept. Archiving twice changes nothing the second time. */
+export async function archiveFieldDefinition(db: Db, platformKey: string, fieldKey: string, actor: Actor, options: SchemaChangeOptions = {}): Promise<SchemaChangeResult> {
+  return inSchemaChange(db, platformKey, async (trx, platform) => {
+    const current = await lockFieldRow(trx, platform.id, fieldKey);
+    if (!current) throw fieldNotFound(fieldKey);
+    const changed = current.archivedAt ? [] : ['archived'];
+    if (options.dryRun) return preview(trx, platform, { ...current, archivedAt: current.archivedAt ?? new Date() }, changed);
+    if (changed.length === 0) return { applied: true, field: toFieldView(current) };
+    const row = await archiveFieldRow(trx, current.id);
+    await applied(trx, platform, actor, 'onboarding_field.archive', fieldKey, changed);
+    return { applied: true, field: toFieldView(row) };
+  });
+}
+
+/** A platform binds each canonical profile property with one active field at most: two would write one value. */
+async function requireFreeProfileBinding(trx: Db, platform: PlatformRow, field: Pick<FieldDefinitionSettings, 'fieldKey' | 'profileField'>): Promise<void> {
+  if (!field.profileField) return;
+  const other = await activeFieldBindingProfile(trx, platform.id, field.profileField, field.fieldKey);
+  if (other) {
+    throw validationError([{ pointer: '/body/profileField', message: `is already bound by the field ${other} of this platform` }]);
+  }
+}
+
+async function inSchemaChange<T>(db: Db, platformKey: string, work: (trx: Db, platform: PlatformRow) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    const platform = await lockPlatformByKey(trx, platformKey);
+    if (!platform) throw platformNotFound(platformKey);
+    return work(trx, platform);
+  });
+}
+
+async function applied(trx: Db, platform: PlatformRow, actor: Actor, action: 'onboarding_field.create' | 'onboarding_field.update' | 'onboarding_field.archive', fieldKey: string, changed: readonly string[]): Promise<void> {
+  await bumpRequirementVersion(trx, platform.id);
+  await recordAuditEvent(trx, { action, platformKey: platform.platformKey, fieldKey, changedFields: changed }, actor);
+}
+
+/** What a change would do: no write, no audit, no version bump. */
+async function preview(trx: Db, platform: PlatformRow, field: FieldDefinitionRow, changed: readonly string[]): Promise<SchemaChangeResult> {
+  const changes = changed.length > 0;
+  return {
+    applied: false,
+    preview: {
+      dryRun: true,
+      changed: changes,
+      changedFields: [...changed],
+      field: toFieldView(field),
+      requirementVersion: changes ? platform.requirementVersion + 1 : platform.requirementVersion,
+      reopenedUsers: changes ? await countCompleteMemberships(trx, platform.id, platform.requirementVersion) : 0,
+    },
+  };
+}
+
+function draftRow(platform: PlatformRow, settings: FieldDefinitionSettings): FieldDefinitionRow {
+  const now = new Date();
+  return { ...settings, id: '', platformId: platform.id, archivedAt: null, createdAt: now, updatedAt: now };
+}
+
+export function toFieldView(row: FieldDefinitionRow): FieldView {
+  return {
+    fieldKey: row.fieldKey,
+    label: row.label,
+    fieldType: row.fieldType,
+    source: row.source,
+    profileField: row.profileField,
+    required: row.required,
+    sortOrder: row.sortOrder,
+    options: row.options,
+    validation: row.validation,
+    uiConfig: row.uiConfig,
+    placeholder: row.placeholder,
+    description: row.description,
+    archived: row.archivedAt !== null,
+    archivedAt: row.archivedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function platformNotFound(platformKey: string): ApiError {
+  return new ApiError('PLATFORM_NOT_FOUND', `No platform has the key ${platformKey}.`);
+}
+
+function fieldNotFound(fieldKey: string): ApiError {
+  return new ApiError('FIELD_NOT_FOUND', `The platform has no onboarding field ${fieldKey}.`);
+}

@@ -1,0 +1,59 @@
+import type { Db } from '../../db/knex.ts';
+import type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
+import type { PlatformRow } from '../../db/repositories/platforms.ts';
+import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from '../../db/repositories/onboarding.ts';
+import { isEmptyValue } from './values.ts';
+
+export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
+
+/**
+ * The status rule (spec: States and transitions, onboarding), always calculated:
+ * - COMPLETE while no active required field is empty and the user completed the
+ *   platform's current requirement version. Every schema change bumps the version, which
+ *   turns COMPLETE back into IN_PROGRESS. A platform with no active field has nothing to
+ *   ask, so it is COMPLETE at once.
+ * - otherwise IN_PROGRESS once any active field has a value (NOT_STARTED becomes
+ *   IN_PROGRESS at the first stored non-empty value), or once the user has completed an
+ *   earlier version;
+ * - otherwise NOT_STARTED.
+ */
+export function calculateStatus(
+  platform: Pick<PlatformRow, 'requirementVersion' | 'centralOnboardingEnabled'>,
+  fields: readonly Pick<FieldWithValue, 'fieldKey' | 'required' | 'value'>[],
+  completedRequirementVersion: number | null,
+): OnboardingStatus {
+  const missingFields = fields.filter((field) => field.required && isEmptyValue(field.value)).map((field) => field.fieldKey);
+  const completed = fields.length === 0 || completedRequirementVersion === platform.requirementVersion;
+  let status: OnboardingStatusValue;
+  if (missingFields.length === 0 && completed) status = 'COMPLETE';
+  else if (completedRequirementVersion !== null || fields.some((field) => !isEmptyValue(field.value))) status = 'IN_PROGRESS';
+  else status = 'NOT_STARTED';
+  return {
+    status,
+    requirementVersion: platform.requirementVersion,
+    missingFields,
+    canCompleteCentrally: platform.centralOnboardingEnabled,
+  };
+}
+
+export interface EvaluatedOnboarding {
+  status: OnboardingStatus;
+  fields: FieldWithValue[];
+  completedRequirementVersion: number | null;
+}
+
+/** Make sure the membership exists, then evaluate on the server (client flags are never trusted). */
+export async function evaluateOnboarding(db: Db, userId: string, platform: PlatformRow): Promise<EvaluatedOnboarding> {
+  const membership = await bootstrapMembership(db, userId, platform.id);
+  const fields = await activeFieldsWithValues(db, platform.id, userId);
+  return {
+    status: calculateStatus(platform, fields, membership.completedRequirementVersion),
+    fields,
+    completedRequirementVersion: membership.completedRequirementVersion,
+  };
+}
+
+/** Login and resume: the calculated status only. */
+export async function bootstrapAndEvaluate(db: Db, userId: string, platform: PlatformRow): Promise<OnboardingStatus> {
+  return (await evaluateOnboarding(db, userId, platform)).status;
+}

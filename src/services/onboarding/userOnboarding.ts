@@ -1,0 +1,120 @@
+import type { components } from '../../../generated/gateway.ts';
+import type { Db } from '../../db/knex.ts';
+import type { OnboardingStatus, Principal } from '../../domain/types.ts';
+import type { ProfileField } from '../../domain/onboarding.ts';
+import { findActivePlatformByKey, lockPlatformForShare, type PlatformRow } from '../../db/repositories/platforms.ts';
+import { allFieldsOfPlatform, setCompletedVersion, updateProfileValues, upsertCustomValues, type FieldWithValue } from '../../db/repositories/onboarding.ts';
+import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
+import { checkFieldValue, emptyValueOf, isEmptyValue } from './values.ts';
+import { valueRulesFor } from './definitions.ts';
+import { evaluateOnboarding } from './status.ts';
+import { toFieldView } from './schema.ts';
+
+// The signed-in user's onboarding for one platform (spec: Onboarding (user)). The caller is
+// a browser session, a platform's own credential (for its own platform only: checked by the
+// authorisation step), or a Bearer token. Values are validated on the server by the field
+// type and the definition's limits; a failing write changes nothing.
+
+export type Requirements = components['schemas']['OnboardingRequirements'];
+export type ValuesResult = components['schemas']['OnboardingValuesResponse'];
+type ValueMap = components['schemas']['OnboardingValueMap'];
+type Value = components['schemas']['OnboardingValue'];
+
+export async function getRequirements(db: Db, platformKey: string, principal: Principal): Promise<Requirements> {
+  const { platform, userId } = await resolve(db, platformKey, principal);
+  const { fields } = await evaluateOnboarding(db, userId, platform);
+  return {
+    platformKey: platform.platformKey,
+    requirementVersion: platform.requirementVersion,
+    fields: fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field) })),
+  };
+}
+
+export async function getStatus(db: Db, platformKey: string, principal: Principal): Promise<OnboardingStatus> {
+  const { platform, userId } = await resolve(db, platformKey, principal);
+  return (await evaluateOnboarding(db, userId, platform)).status;
+}
+
+/**
+ * PUT values: the map holds the fields the client renders; keys it leaves out keep their
+ * stored values. Unknown and archived keys are refused. PROFILE_FIELD values go to the
+ * canonical profile (shared by every platform binding the property), CUSTOM_FIELD values
+ * stay with the platform. Writing never completes onboarding; a write that leaves a
+ * required field empty takes back an earlier completion.
+ */
+export async function putValues(db: Db, platformKey: string, principal: Principal, values: ValueMap): Promise<ValuesResult> {
+  const { platform, userId } = await resolve(db, platformKey, principal);
+  return db.transaction(async (trx) => {
+    const definitions = new Map((await allFieldsOfPlatform(trx, platform.id)).map((field) => [field.fieldKey, field]));
+    const errors: FieldError[] = [];
+    const custom = new Map<string, unknown>();
+    const profile = new Map<ProfileField, string | null>();
+    for (const [fieldKey, value] of Object.entries(values)) {
+      const pointer = `/body/values/${fieldKey}`;
+      const definition = definitions.get(fieldKey);
+      if (!definition) {
+        errors.push({ pointer, reason: 'UNKNOWN_FIELD', message: 'is not a field of this platform' });
+        continue;
+      }
+      if (definition.archivedAt) {
+        errors.push({ pointer, reason: 'ARCHIVED_FIELD', message: 'is an archived field and can no longer be written' });
+        continue;
+      }
+      const checked = checkFieldValue(valueRulesFor(definition), value);
+      if (!checked.ok) {
+        errors.push({ pointer: `${pointer}${checked.at ?? ''}`, reason: checked.reason, message: checked.message });
+        continue;
+      }
+      if (definition.profileField) profile.set(definition.profileField, checked.value as string | null);
+      else custom.set(fieldKey, checked.value);
+    }
+    if (errors.length > 0) throw validationError(errors, 'One or more values are not valid; nothing was stored.');
+
+    await upsertCustomValues(trx, userId, platform.id, custom);
+    await updateProfileValues(trx, userId, profile);
+    const evaluated = await evaluateOnboarding(trx, userId, platform);
+    let status = evaluated.status;
+    if (status.missingFields.length > 0 && evaluated.completedRequirementVersion !== null) {
+      await setCompletedVersion(trx, userId, platform.id, null);
+      status = (await evaluateOnboarding(trx, userId, platform)).status;
+    }
+    return { values: Object.fromEntries(evaluated.fields.map((field) => [field.fieldKey, currentValueOf(field)])), onboarding: status };
+  });
+}
+
+/**
+ * POST complete: COMPLETE only when no active required field is missing; otherwise 200 with
+ * the status and `missingFields`. The platform row is read FOR SHARE, so a concurrent schema
+ * change (which locks it FOR UPDATE) either comes before, and is what gets completed, or
+ * after, and reopens it.
+ */
+export async function completeOnboarding(db: Db, platformKey: string, principal: Principal): Promise<OnboardingStatus> {
+  const { userId } = await resolve(db, platformKey, principal);
+  return db.transaction(async (trx) => {
+    const platform = await lockPlatformForShare(trx, platformKey);
+    if (!platform) throw platformNotFound(platformKey);
+    const evaluated = await evaluateOnboarding(trx, userId, platform);
+    if (evaluated.status.missingFields.length > 0 || evaluated.status.status === 'COMPLETE') return evaluated.status;
+    await setCompletedVersion(trx, userId, platform.id, platform.requirementVersion);
+    return (await evaluateOnboarding(trx, userId, platform)).status;
+  });
+}
+
+/** The active platform and the caller's local user. */
+async function resolve(db: Db, platformKey: string, principal: Principal): Promise<{ platform: PlatformRow; userId: string }> {
+  if (!principal.userId) {
+    throw new ApiError('FORBIDDEN', 'This account has not signed in through the gateway yet: sign in once, then try again.');
+  }
+  const platform = await findActivePlatformByKey(db, platformKey);
+  if (!platform) throw platformNotFound(platformKey);
+  return { platform, userId: principal.userId };
+}
+
+/** `null` for an empty scalar, `[]` for an empty multi-select (the contract's currentValue). */
+function currentValueOf(field: FieldWithValue): Value {
+  return isEmptyValue(field.value) ? emptyValueOf(field.fieldType) : (field.value as Value);
+}
+
+function platformNotFound(platformKey: string): ApiError {
+  return new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${platformKey}.`);
+}
