@@ -979,7 +979,29 @@ export interface components {
          *     | `PHONE` | string, international format (E.164, for example `+442071838750`) |
          *
          *     An empty scalar is `null`; an empty multi-select is `[]`. The service validates the
-         *     type, the options and the definition's `validation` limits against the current schema.
+         *     type, the options and the definition's `validation` limits against the current schema,
+         *     and stores the normalised value:
+         *
+         *     * Empty: `null` clears any field (a multi-select becomes `[]`); a blank string is empty
+         *       too. `false` and `0` are values (a required `BOOLEAN` is filled by `false`). Whether a
+         *       field must be filled is `required`'s business; `minLength` does not apply to an empty value.
+         *     * Text (`TEXT`, `TEXTAREA`, `EMAIL`, `URL`): lengths count Unicode code points; leading and
+         *       trailing whitespace is removed; `minLength`/`maxLength` apply to these four types. `TEXT`
+         *       is a single line; `TEXTAREA` line breaks are stored as LF. Control characters other than
+         *       tab (and LF in `TEXTAREA`) are refused. At most 10000 characters.
+         *     * `NUMBER`: a finite JSON number (never a string) within `min`/`max`.
+         *     * `DATE`: `YYYY-MM-DD`, a day of the calendar, years 0001 to 9999.
+         *     * `SELECT`/`MULTI_SELECT`: option values, matched exactly; a multi-select is stored in the
+         *       options' order, without repeats (a repeat is refused). An error about one entry points
+         *       below the field, e.g. `/body/values/interests/2`.
+         *     * `COUNTRY`: an assigned ISO 3166-1 alpha-2 code in upper case (user-assigned codes such as
+         *       `XK` are refused).
+         *     * `PHONE`: a `+` and digits, with spaces, dots, dashes and parentheses allowed, valid by the
+         *       numbering plan (libphonenumber); stored in E.164 (`+44 20 7183 8750` → `+442071838750`).
+         *     * `EMAIL`: an address as HTML's e-mail input accepts it (ASCII; punycode domains), with a
+         *       dot in the domain; at most 254 characters; the domain is stored in lower case.
+         *     * `URL`: `http://` or `https://` with a host, no userinfo; stored normalised (lower-case
+         *       scheme and host, punycode, default port dropped); at most 2048 characters.
          */
         OnboardingValue: string | number | boolean | string[] | null;
         /** @description Field values keyed by `fieldKey`. */

@@ -14,12 +14,25 @@ import type { AddressInfo } from 'node:net';
  * its own, its SHA-256 sent at start, the secret sent with the exchange. A handoff
  * code injected into its callback from someone else's login is then refused.
  */
+export interface DemoBffPlatform {
+  platformKey: string;
+  /** What the home page calls it. */
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  /** Where its pages live in this BFF: '' (the root) or a prefix such as '/central'. */
+  basePath?: string;
+}
+
 export interface DemoBffOptions {
   port: number;
   gatewayUrl: string;
-  platformKey: string;
-  clientId: string;
-  clientSecret: string;
+  /** One platform (registered with callback {publicUrl}/auth/callback)… */
+  platformKey?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** …or several, each under its own basePath (callback {publicUrl}{basePath}/auth/callback). */
+  platforms?: DemoBffPlatform[];
   /** How browsers reach this BFF (its registered callback and return root); default http://localhost:<port>. */
   publicUrl?: string;
 }
@@ -50,6 +63,10 @@ pre{background:#f4f4f4;padding:1rem;overflow:auto}</style></head><body>${body}</
 
 export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   let selfUrl = options.publicUrl ?? '';
+  const platforms: DemoBffPlatform[] = options.platforms ?? [
+    { platformKey: options.platformKey!, name: 'Demo platform', clientId: options.clientId!, clientSecret: options.clientSecret!, basePath: '' },
+  ];
+  const byLongestPrefix = [...platforms].sort((a, b) => (b.basePath ?? '').length - (a.basePath ?? '').length);
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', selfUrl);
     const send = (status: number, html: string) => {
@@ -57,34 +74,39 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
       res.end(html);
     };
     if (url.pathname === '/') {
+      const buttons = platforms
+        .map((platform) => `<p><a class="button" id="sign-in${platform.basePath ? `-${escapeHtml(platform.basePath.slice(1))}` : ''}" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in to ${escapeHtml(platform.name)}</a></p>`)
+        .join('\n');
       return send(200, page('Demo platform', `<h1>Demo platform</h1>
 <p>This is an example platform back end. Signing in goes through the authentication gateway and its identity provider.</p>
-<p><a class="button" id="sign-in" href="/login">Sign in</a></p>`));
+${buttons}`));
     }
-    if (url.pathname === '/login') {
+    const platform = byLongestPrefix.find((candidate) => url.pathname.startsWith(`${candidate.basePath ?? ''}/`));
+    const path = platform ? url.pathname.slice((platform.basePath ?? '').length) : url.pathname;
+    if (platform && path === '/login') {
       // A fresh secret per login, kept in this BFF's own HttpOnly cookie (sent only to its callback).
       const verifier = randomBytes(32).toString('base64url');
       const start = new URL('/v1/auth/start', options.gatewayUrl);
-      start.searchParams.set('platformKey', options.platformKey);
-      start.searchParams.set('returnTo', new URL('/welcome', selfUrl).href);
+      start.searchParams.set('platformKey', platform.platformKey);
+      start.searchParams.set('returnTo', new URL(`${platform.basePath ?? ''}/welcome`, selfUrl).href);
       start.searchParams.set('handoffChallenge', createHash('sha256').update(verifier).digest('base64url'));
       res.writeHead(302, {
         Location: start.href,
         'Cache-Control': 'no-store',
-        'Set-Cookie': `${VERIFIER_COOKIE}=${verifier}; Path=/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax`,
+        'Set-Cookie': `${VERIFIER_COOKIE}=${verifier}; Path=${platform.basePath ?? ''}/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax`,
       });
       return res.end();
     }
-    if (url.pathname === '/auth/callback') {
+    if (platform && path === '/auth/callback') {
       const code = url.searchParams.get('code');
       if (!code) return send(400, page('No code', '<h1>No handoff code</h1><p><a href="/">Start again</a></p>'));
       const handoffVerifier = readCookie(req.headers.cookie, VERIFIER_COOKIE);
-      res.setHeader('Set-Cookie', `${VERIFIER_COOKIE}=; Path=/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`);
+      res.setHeader('Set-Cookie', `${VERIFIER_COOKIE}=; Path=${platform.basePath ?? ''}/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`);
       const response = await fetch(new URL('/v1/auth/exchange', options.gatewayUrl), {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
-          Authorization: `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`,
+          Authorization: `Basic ${Buffer.from(`${encodeURIComponent(platform.clientId)}:${encodeURIComponent(platform.clientSecret)}`).toString('base64')}`,
         },
         body: JSON.stringify({ code, ...(handoffVerifier ? { handoffVerifier } : {}) }),
       }).catch(() => null);
@@ -95,11 +117,11 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
       }
       // A real BFF stores gatewayToken in its own server-side session; never show it to the browser.
       const shown = { ...body, session: { ...body.session, gatewayToken: '[kept on the server]' } };
-      return send(200, page('Signed in', `<h1 id="signed-in">Signed in</h1>
+      return send(200, page('Signed in', `<h1 id="signed-in">Signed in to ${escapeHtml(platform.name)}</h1>
 <p>The platform back end exchanged the handoff code for this session description:</p>
 <pre id="session">${escapeHtml(JSON.stringify(shown, null, 2))}</pre><p><a href="/">Back</a></p>`));
     }
-    if (url.pathname === '/welcome') return send(200, page('Welcome', '<h1>Welcome back</h1><p><a href="/">Home</a></p>'));
+    if (platform && path === '/welcome') return send(200, page('Welcome', '<h1>Welcome back</h1><p><a href="/">Home</a></p>'));
     return send(404, page('Not found', '<h1>Not found</h1>'));
   });
   // Both loopback families: browsers may resolve localhost to ::1 or 127.0.0.1.

@@ -5,9 +5,12 @@ import type { Db } from '../db/knex.ts';
 import { startDevIdp, DEV_USERS, PERMISSION_SCOPES, type DevIdp } from '../devidp/index.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { createPlatform, rotatePlatformCredentials, type Actor } from '../services/platformRegistry.ts';
+import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
 
 export const DEMO_PLATFORM_KEY = 'DEMO_PLATFORM';
+/** A second demo platform in central mode, with required fields, to click through central onboarding. */
+export const DEMO_CENTRAL_PLATFORM_KEY = 'DEMO_CENTRAL';
 const DEV_CLIENT_ID = 'auth-gateway-dev';
 const SEED_ACTOR: Actor = { type: 'cli', userId: null, sub: null, requestId: null };
 
@@ -48,9 +51,17 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
 
   const bffUrl = `http://localhost:${config.demoBffPort}`;
   const credentials = await seedDemoPlatform(db, bffUrl);
+  const centralCredentials = await seedDemoCentralPlatform(db, bffUrl);
   let bff: DemoBff | null = null;
   try {
-    bff = await startDemoBff({ port: config.demoBffPort, gatewayUrl: config.publicBaseUrl, platformKey: DEMO_PLATFORM_KEY, ...credentials });
+    bff = await startDemoBff({
+      port: config.demoBffPort,
+      gatewayUrl: config.publicBaseUrl,
+      platforms: [
+        { platformKey: DEMO_PLATFORM_KEY, name: 'Demo platform', basePath: '', ...credentials },
+        { platformKey: DEMO_CENTRAL_PLATFORM_KEY, name: 'Demo platform with central onboarding', basePath: '/central', ...centralCredentials },
+      ],
+    });
   } catch (error) {
     logger.warn({ err: error, port: config.demoBffPort }, 'the example platform BFF could not start (set DEMO_BFF_PORT)');
   }
@@ -70,6 +81,49 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     },
   };
 }
+
+/**
+ * The central demo platform and its onboarding fields (a profile property and custom
+ * fields of several types, most of them required), created once; its secret is rotated
+ * at every start like the first demo platform's.
+ */
+async function seedDemoCentralPlatform(db: Db, bffUrl: string): Promise<{ clientId: string; clientSecret: string }> {
+  if (await findPlatformByKey(db, DEMO_CENTRAL_PLATFORM_KEY)) {
+    const rotated = await rotatePlatformCredentials(db, DEMO_CENTRAL_PLATFORM_KEY, SEED_ACTOR);
+    return { clientId: rotated.clientId, clientSecret: rotated.clientSecret };
+  }
+  const created = await createPlatform(
+    db,
+    {
+      platformKey: DEMO_CENTRAL_PLATFORM_KEY,
+      displayName: 'Demo platform with central onboarding',
+      callbackUrl: `${bffUrl}/central/auth/callback`,
+      allowedReturnUrls: [`${bffUrl}/central/`],
+      defaultOnboardingMode: 'central',
+      centralOnboardingEnabled: true,
+    },
+    SEED_ACTOR,
+  );
+  for (const field of DEMO_CENTRAL_FIELDS) await createFieldDefinition(db, DEMO_CENTRAL_PLATFORM_KEY, field, SEED_ACTOR);
+  return { clientId: created.platform.clientId!, clientSecret: created.clientSecret };
+}
+
+const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
+  { fieldKey: 'firstName', label: 'First name', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'firstName', required: true, sortOrder: 10, uiConfig: { width: 'half' } },
+  { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 20, placeholder: 'Acme Ltd', uiConfig: { width: 'half' } },
+  { fieldKey: 'country', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: true, sortOrder: 30 },
+  {
+    fieldKey: 'teamSize',
+    label: 'Team size',
+    fieldType: 'SELECT',
+    required: true,
+    sortOrder: 40,
+    options: [{ value: '1-10', label: '1 to 10' }, { value: '11-50', label: '11 to 50' }, { value: '51+', label: 'More than 50' }],
+    uiConfig: { helpText: 'Roughly how many people will use the platform.' },
+  },
+  { fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', sortOrder: 50, placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.' },
+  { fieldKey: 'newsletter', label: 'Send me the product newsletter', fieldType: 'BOOLEAN', sortOrder: 60 },
+];
 
 /**
  * The demo platform exists once; its secret is rotated at every start so the
