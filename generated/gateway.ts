@@ -555,9 +555,13 @@ export interface paths {
         };
         /**
          * Get the signed-in user, permissions and session
-         * @description Describes the caller: the local user, the permissions in effect, how the request was
-         *     authenticated, and the gateway session (`null` for Bearer callers). The account center
-         *     uses it to decide whether to show the admin routes (`platforms:admin`).
+         * @description Describes the caller: the local user, the permissions in effect **for this credential**
+         *     (a platform's credential never shows `platforms:admin`, even for an administrator), how
+         *     the request was authenticated, the gateway session (`null` for Bearer callers) and when
+         *     the permissions were read, and the platforms the user belongs to with each one's
+         *     onboarding status (calculated now). The account center uses it to decide what to show.
+         *     A Bearer caller who never signed in through the gateway has no local user:
+         *     `403 FORBIDDEN`.
          */
         get: operations["getMe"];
         put?: never;
@@ -580,6 +584,10 @@ export interface paths {
          * @description The signed-in user's canonical profile. `PROFILE_FIELD` onboarding values read and
          *     write these properties. `email` and `pictureUrl` are read-only here (`email` comes from
          *     the identity provider; the picture is set through the avatar upload).
+         *
+         *     A new user's profile is prefilled at the first login from the ID token's standard claims
+         *     (`given_name`, `family_name`, `name`, `email`); later logins refresh `email` only, so what
+         *     the person changed here is never overwritten.
          */
         get: operations["getMyProfile"];
         put?: never;
@@ -591,6 +599,12 @@ export interface paths {
          * Update my profile
          * @description Partially updates the profile: a present property replaces the stored value, `null`
          *     clears it, an absent one is kept. `email` and `pictureUrl` cannot be written here.
+         *     Values follow exactly the rules of the onboarding values of the same kind
+         *     (`OnboardingValue`; one validator): names are single-line text, `dateOfBirth` a calendar
+         *     date, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
+         *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
+         *     `reason` and message per property. A change is visible at once in every platform's
+         *     requirements that bind the property; it re-evaluates no onboarding status by itself.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`).
          */
         patch: operations["updateMyProfile"];
@@ -607,12 +621,137 @@ export interface paths {
         put?: never;
         /**
          * Request an avatar upload ticket
-         * @description Returns a short-lived pre-signed upload ticket. The client uploads the image bytes
-         *     with the given `method`, `uploadUrl` and `headers` before `expiresAt`; afterwards the
-         *     profile's `pictureUrl` is the ticket's `pictureUrl`. Images are PNG, JPEG or WebP up to
-         *     5 MiB (5242880 bytes). Cookie-authenticated requests are origin checked.
+         * @description Returns a short-lived pre-signed upload ticket for an image the client is about to
+         *     upload: PNG, JPEG or WebP, at most `AVATAR_MAX_BYTES` (default and ceiling 5 MiB,
+         *     5242880 bytes); anything else is `400 VALIDATION_FAILED`. The client sends the image
+         *     bytes with the ticket's `method`, `uploadUrl` and exactly its `headers` before
+         *     `expiresAt` (five minutes); a ticket is usable once. Then, when `confirmUrl` is not
+         *     `null`, it sends `POST confirmUrl` (no body).
+         *
+         *     The gateway checks the declared type, the size and the image's magic bytes, decodes it,
+         *     and re-encodes it as WebP of at most 512×512 pixels, which strips EXIF and GPS metadata
+         *     (phone photos carry their location). The result becomes the profile's `pictureUrl`: a
+         *     new URL for every upload, served with long cache headers.
+         *
+         *     Two stores, the same guarantees:
+         *     * **PostgreSQL** (the default): `uploadUrl` is the gateway's own (`uploadAvatar`), signed
+         *       with HMAC; the upload itself completes the change (`confirmUrl` is `null`). Every
+         *       gateway instance serves every picture (`getAvatar`), with no shared disk.
+         *     * **S3-compatible object storage** (`AVATAR_S3_BUCKET`): `uploadUrl` is a presigned S3
+         *       `PUT` whose signed headers fix the type and length; `confirmUrl` (`confirmAvatarUpload`)
+         *       then has the gateway read, check and re-encode the staged object into its final key.
+         *
+         *     Cookie-authenticated requests are origin checked.
          */
         post: operations["requestAvatarUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profile/me/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove my avatar
+         * @description Removes the profile's picture (`pictureUrl` becomes `null`) and deletes the stored image.
+         *     Idempotent. Cookie-authenticated requests are origin checked.
+         */
+        delete: operations["deleteAvatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/avatar-uploads/{ticketId}": {
+        parameters: {
+            query: {
+                /** @description Expiry of the ticket (Unix seconds), covered by the signature. */
+                expires: components["parameters"]["UploadExpires"];
+                /** @description HMAC-SHA256 of the ticket id and expiry under the gateway's key (base64url). */
+                signature: components["parameters"]["UploadSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description The upload ticket's id. */
+                ticketId: components["parameters"]["UploadTicketPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload an avatar image (PostgreSQL store)
+         * @description The `uploadUrl` of an avatar ticket when avatars are kept in PostgreSQL. Authorised by
+         *     the URL's HMAC signature, not by a cookie: usable once, until the ticket expires, with
+         *     exactly the declared `Content-Type` and `Content-Length`. The image is checked (magic
+         *     bytes, decoding), re-encoded as WebP of at most 512×512 (metadata stripped), stored,
+         *     and becomes the profile's `pictureUrl`.
+         *
+         *     An unknown, expired, used or wrongly signed ticket gives `404 UPLOAD_TICKET_INVALID`;
+         *     an image that is not what was declared or does not decode gives `400 IMAGE_INVALID`.
+         */
+        put: operations["uploadAvatar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/avatar-uploads/{ticketId}/confirm": {
+        parameters: {
+            query: {
+                /** @description Expiry of the ticket (Unix seconds), covered by the signature. */
+                expires: components["parameters"]["UploadExpires"];
+                /** @description HMAC-SHA256 of the ticket id and expiry under the gateway's key (base64url). */
+                signature: components["parameters"]["UploadSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description The upload ticket's id. */
+                ticketId: components["parameters"]["UploadTicketPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an avatar uploaded to object storage
+         * @description The `confirmUrl` of an avatar ticket when avatars are kept in S3-compatible object
+         *     storage: the gateway reads the staged object, checks it as `uploadAvatar` does,
+         *     re-encodes it into its final key and sets the profile's `pictureUrl`. Authorised by the
+         *     URL's signature; usable once. No request body.
+         */
+        post: operations["confirmAvatarUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/avatars/{avatarId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An avatar image (PostgreSQL store)
+         * @description A published avatar, public (its URL is unguessable and changes with every upload), served
+         *     as WebP with `Cache-Control: public, max-age=31536000, immutable`.
+         */
+        get: operations["getAvatar"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -654,8 +793,10 @@ export interface paths {
          * Change my password
          * @description Changes the user's password at the identity provider. The current password must be
          *     correct (`403 FORBIDDEN` otherwise); the identity provider's password policy may reject
-         *     the new one (`400 VALIDATION_FAILED`, pointer `/body/newPassword`). Passwords are never
-         *     logged or stored by the gateway. Cookie-authenticated requests are origin checked
+         *     the new one (`400 VALIDATION_FAILED`, pointer `/body/newPassword`, with the provider's
+         *     message). Limited to 5 attempts a minute per user (`429 RATE_LIMITED` with
+         *     `Retry-After`). The identity provider unreachable or failing gives
+         *     `503 IDP_UNAVAILABLE`. Passwords are never logged, stored or echoed by the gateway. Cookie-authenticated requests are origin checked
          *     (`403 ORIGIN_NOT_ALLOWED`). The person acts for themselves here: a platform's
          *     credential gives `403 FORBIDDEN`.
          */
@@ -678,9 +819,16 @@ export interface paths {
         post?: never;
         /**
          * Delete my account
-         * @description Soft-deletes the local user: the account is marked deleted, and the user's gateway
-         *     sessions are revoked and pending handoffs invalidated, so the gateway cookie and any
-         *     forwarded gateway token stop working at once.
+         * @description Soft-deletes the local user, at once and for every credential:
+         *     * the account is marked deleted (with the time);
+         *     * every gateway session of the user is revoked, and with it every platform credential;
+         *       pending handoff codes stop exchanging;
+         *     * the identity-provider account is deactivated, so the person cannot sign in again.
+         *
+         *     A later login with the same subject is refused with `403 ACCOUNT_DELETED` (a clear HTML
+         *     page); it never quietly creates a new user. Profile and onboarding values are kept for
+         *     `ACCOUNT_RETENTION_DAYS` (default 30), then the purge removes them and asks the identity
+         *     provider to delete the account. Idempotent.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`). The person
          *     acts for themselves here: a platform's credential gives `403 FORBIDDEN`.
          */
@@ -790,6 +938,7 @@ export interface components {
          *     | Code | Status | Meaning |
          *     |---|---|---|
          *     | `VALIDATION_FAILED` | 400 | A parameter or body does not match the contract or a dynamic rule; see `errors[]`. |
+         *     | `IMAGE_INVALID` | 400 | Not the declared image, or it does not decode. |
          *     | `INVALID_REDIRECT` | 400 | `returnTo` has an unusable shape. |
          *     | `MALFORMED_REQUEST` | 400 | The request could not be read. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
@@ -801,6 +950,7 @@ export interface components {
          *     | `ACCESS_TOKEN_INVALID` | 401 | The access token failed verification or introspection. |
          *     | `TOKEN_SUBJECT_MISMATCH` | 401 | Access-token and ID-token subjects differ. |
          *     | `FORBIDDEN` | 403 | A required permission or platform claim is missing, or a platform credential may not act here. |
+         *     | `ACCOUNT_DELETED` | 403 | The account was deleted. |
          *     | `LOGIN_BROWSER_MISMATCH` | 403 | The callback came to a browser that did not start the login. |
          *     | `ORIGIN_NOT_ALLOWED` | 403 | Cookie-authenticated write from an origin that is not allowed. |
          *     | `RETURN_TO_NOT_ALLOWED` | 403 | `returnTo` outside the platform's allowlist. |
@@ -809,6 +959,7 @@ export interface components {
          *     | `PLATFORM_NOT_FOUND` | 404 | Unknown platform, or inactive where an active one is needed. |
          *     | `TRANSACTION_NOT_FOUND` | 404 | Invalid, expired or used login transaction. |
          *     | `HANDOFF_CODE_INVALID` | 404 | Invalid, expired, used or other-platform handoff code. |
+         *     | `UPLOAD_TICKET_INVALID` | 404 | Unknown, expired, used or wrongly signed avatar upload ticket. |
          *     | `FIELD_NOT_FOUND` | 404 | Unknown onboarding field definition. |
          *     | `METHOD_NOT_ALLOWED` | 405 | The path does not support this method. |
          *     | `CONFLICT` | 409 | Conflicts with the current state (duplicate key, handoff already issued). |
@@ -818,6 +969,7 @@ export interface components {
          *     | `PLATFORM_MISSING_RETURN_URLS` | 409 | Activation needs an allowed return URL. |
          *     | `PLATFORM_MISSING_CREDENTIALS` | 409 | Activation needs client credentials. |
          *     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the size limit. |
+         *     | `RATE_LIMITED` | 429 | Too many attempts; see `Retry-After`. |
          *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not `application/json`. |
          *     | `INTERNAL_ERROR` | 500 | Unexpected failure. |
          *     | `NOT_IMPLEMENTED` | 501 | Not implemented by this build yet. |
@@ -826,7 +978,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1462,6 +1614,11 @@ export interface components {
             expiresAt: string;
             /**
              * Format: uri
+             * @description When not `null`, `POST` it (no body) after the upload to have the picture checked and published (object storage).
+             */
+            confirmUrl: string | null;
+            /**
+             * Format: uri
              * @description The profile's `pictureUrl` once the upload has succeeded.
              */
             pictureUrl: string;
@@ -1482,15 +1639,35 @@ export interface components {
                  */
                 email: string | null;
                 displayName: components["schemas"]["ProfileDisplayName"];
+                /**
+                 * Format: uri
+                 * @description The profile's avatar, `null` when none.
+                 */
+                pictureUrl: string | null;
             };
-            /** @description Permissions in effect for this request; may be empty. */
+            /** @description Permissions in effect for this credential; may be empty. A platform credential never carries `platforms:admin`. */
             permissions: components["schemas"]["Permission"][];
             /**
-             * @description `cookie`: the gateway cookie; `bearer`: an identity-provider access token.
+             * Format: date-time
+             * @description When the permissions were read from the identity provider: at login for the gateway
+             *     session (they are kept for the session's life; revoking the session is the way to cut
+             *     a person off at once), the token's `iat` for a Bearer token (`null` when it has none).
+             */
+            permissionsReadAt: string | null;
+            /**
+             * @description `session`: the browser session cookie set by the callback; `platform`: a platform's own credential (the exchange's `gatewayToken`); `bearer`: an identity-provider access token.
              * @enum {string}
              */
-            authentication: "cookie" | "bearer";
-            /** @description The gateway session for cookie callers; `null` for Bearer callers. */
+            authentication: "session" | "platform" | "bearer";
+            /** @description The platform a platform credential is bound to; `null` for other credentials. */
+            platform: string | null;
+            /** @description The platforms the user has signed in to (active ones), with the onboarding status of each, calculated now. */
+            memberships: {
+                platformKey: components["schemas"]["PlatformKey"];
+                displayName: components["schemas"]["PlatformDisplayName"];
+                onboarding: components["schemas"]["OnboardingStatus"];
+            }[];
+            /** @description The gateway session for the session and platform credentials; `null` for Bearer callers. */
             session: {
                 /** Format: uuid */
                 id: string;
@@ -1659,6 +1836,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `RATE_LIMITED`: too many attempts; try again after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before the next attempt (RFC 9110 §10.2.3). */
+                "Retry-After": number;
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `UNSUPPORTED_MEDIA_TYPE`: the request body must be `application/json`. */
         UnsupportedMediaType: {
             headers: {
@@ -1797,6 +1986,12 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The upload ticket's id. */
+        UploadTicketPath: string;
+        /** @description Expiry of the ticket (Unix seconds), covered by the signature. */
+        UploadExpires: number;
+        /** @description HMAC-SHA256 of the ticket id and expiry under the gateway's key (base64url). */
+        UploadSignature: string;
         /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
         DryRun: boolean;
         /** @description Key of the platform. */
@@ -2610,6 +2805,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: a Bearer caller with no local user. */
+            403: components["responses"]["Forbidden"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -2665,7 +2862,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a caller with no local user). */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2704,6 +2901,138 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The picture is gone. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `ORIGIN_NOT_ALLOWED` or `FORBIDDEN` (a caller with no local user). */
+            403: components["responses"]["Forbidden"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    uploadAvatar: {
+        parameters: {
+            query: {
+                /** @description Expiry of the ticket (Unix seconds), covered by the signature. */
+                expires: components["parameters"]["UploadExpires"];
+                /** @description HMAC-SHA256 of the ticket id and expiry under the gateway's key (base64url). */
+                signature: components["parameters"]["UploadSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description The upload ticket's id. */
+                ticketId: components["parameters"]["UploadTicketPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/jpeg": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description The picture is published; the profile's `pictureUrl` is the ticket's. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `IMAGE_INVALID` or `VALIDATION_FAILED`. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UPLOAD_TICKET_INVALID`: unknown, expired, used or wrongly signed. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    confirmAvatarUpload: {
+        parameters: {
+            query: {
+                /** @description Expiry of the ticket (Unix seconds), covered by the signature. */
+                expires: components["parameters"]["UploadExpires"];
+                /** @description HMAC-SHA256 of the ticket id and expiry under the gateway's key (base64url). */
+                signature: components["parameters"]["UploadSignature"];
+            };
+            header?: never;
+            path: {
+                /** @description The upload ticket's id. */
+                ticketId: components["parameters"]["UploadTicketPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The picture is published. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `IMAGE_INVALID`: nothing was uploaded, or not the declared image. */
+            400: components["responses"]["BadRequest"];
+            /** @description `UPLOAD_TICKET_INVALID`. */
+            404: components["responses"]["NotFound"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The avatar's id, from `pictureUrl`. */
+                avatarId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=31536000, immutable` */
+                    "Cache-Control"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -2761,6 +3090,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

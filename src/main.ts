@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const oidc = relyingPartyFromConfig(config, logger);
   if (!oidc) logger.warn('the OpenID Connect client is not configured: the login flow answers 503 OIDC_NOT_CONFIGURED');
 
-  const app = await createApp({ config, db: database.db, logger, keyRing, oidc });
+  const app = await createApp({ config, db: database.db, logger, keyRing, oidc, idpAccounts: null });
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
     devStack?.announce(logger);

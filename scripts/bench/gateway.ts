@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   });
   // The dev IdP speaks http; production's https only matters at discovery, which is not measured.
   const oidc = relyingPartyFromConfig(config, logger, { allowInsecureIssuer: true });
-  const app = await createApp({ config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc }, {});
+  const app = await createApp({ config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc, idpAccounts: null }, {});
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });

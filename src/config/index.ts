@@ -35,6 +35,30 @@ export interface OidcConfig {
 
 export type PermissionsSource = 'scope' | 'zitadel-roles';
 
+/** S3-compatible object storage for avatars (AVATAR_S3_*); null keeps them in PostgreSQL. */
+export interface AvatarS3Config {
+  readonly bucket: string;
+  /** Endpoint of an S3-compatible service (unset: AWS for the region). */
+  readonly endpoint: string | null;
+  readonly region: string;
+  readonly accessKeyId: string | null;
+  readonly secretAccessKey: string | null;
+  /** Path-style addressing (MinIO, s3rver, most self-hosted services). */
+  readonly forcePathStyle: boolean;
+  /** Public base URL of the stored pictures (a CDN, or the bucket's URL). */
+  readonly publicUrl: string;
+}
+
+/** The identity provider's admin API for account operations (Zitadel v2 user API). */
+export interface IdpAdminConfig {
+  /** Base URL of the API; default OIDC_ISSUER. */
+  readonly apiUrl: string | null;
+  /** A service user's personal access token (IDP_ADMIN_TOKEN). */
+  readonly token: string | null;
+  /** A service user's JWT-profile key file (IDP_ADMIN_KEY_FILE). */
+  readonly keyFile: string | null;
+}
+
 export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly isProduction: boolean;
@@ -54,6 +78,12 @@ export interface Config {
   readonly gatewaySessionTtlSeconds: number;
   /** Cookies carry `Secure`: in production, and whenever PUBLIC_BASE_URL is https. */
   readonly secureCookies: boolean;
+  /** Largest avatar upload accepted (AVATAR_MAX_BYTES). */
+  readonly avatarMaxBytes: number;
+  readonly avatarS3: AvatarS3Config | null;
+  readonly idpAdmin: IdpAdminConfig;
+  /** How long a deleted account's data is kept before the purge removes it (ACCOUNT_RETENTION_DAYS). */
+  readonly accountRetentionDays: number;
   /** Key ring spec `kid:base64key,...`; null in development means the fixed dev key ring. */
   readonly encryptionKeys: string | null;
   readonly logLevel: LogLevel;
@@ -156,6 +186,34 @@ function checkHttpUrl(raw: string): string | null {
   return null;
 }
 
+/** AVATAR_S3_BUCKET switches avatars to object storage; the other AVATAR_S3_* describe it. */
+function readAvatarS3(reader: Reader): AvatarS3Config | null {
+  const bucket = reader.raw('AVATAR_S3_BUCKET');
+  if (bucket === undefined) {
+    for (const name of ['AVATAR_S3_ENDPOINT', 'AVATAR_S3_PUBLIC_URL', 'AVATAR_S3_ACCESS_KEY_ID', 'AVATAR_S3_SECRET_ACCESS_KEY']) {
+      if (reader.raw(name) !== undefined) reader.problems.push(`${name} is set but AVATAR_S3_BUCKET is not: set the bucket too, or unset it`);
+    }
+    return null;
+  }
+  const endpoint = reader.url('AVATAR_S3_ENDPOINT', null);
+  const region = reader.string('AVATAR_S3_REGION', 'us-east-1');
+  const publicUrl = reader.url('AVATAR_S3_PUBLIC_URL', null) ?? (endpoint ? `${endpoint}/${bucket}` : `https://${bucket}.s3.${region}.amazonaws.com`);
+  const accessKeyId = reader.string('AVATAR_S3_ACCESS_KEY_ID', null);
+  const secretAccessKey = reader.string('AVATAR_S3_SECRET_ACCESS_KEY', null);
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    reader.problems.push('AVATAR_S3_ACCESS_KEY_ID and AVATAR_S3_SECRET_ACCESS_KEY go together (or neither, for the SDK\'s default credentials)');
+  }
+  return {
+    bucket,
+    endpoint,
+    region,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: reader.oneOf('AVATAR_S3_FORCE_PATH_STYLE', endpoint ? 'true' : 'false', ['true', 'false']) === 'true',
+    publicUrl,
+  };
+}
+
 /** A comma-separated list of non-empty entries; null when unset. */
 function readList(reader: Reader, name: string): string[] | null {
   const raw = reader.raw(name);
@@ -221,6 +279,14 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
     secureCookies: isProduction || publicBaseUrl.startsWith('https://'),
+    avatarMaxBytes: reader.integer('AVATAR_MAX_BYTES', 5 * 1024 * 1024, 1024, 5 * 1024 * 1024),
+    avatarS3: readAvatarS3(reader),
+    idpAdmin: {
+      apiUrl: reader.url('IDP_ADMIN_API_URL', null),
+      token: reader.string('IDP_ADMIN_TOKEN', null),
+      keyFile: reader.string('IDP_ADMIN_KEY_FILE', null),
+    },
+    accountRetentionDays: reader.integer('ACCOUNT_RETENTION_DAYS', 30, 1, 3650),
     encryptionKeys: reader.string('ENCRYPTION_KEYS', null),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     devIdpPort: reader.integer('DEV_IDP_PORT', 9090, 0, 65535),
@@ -249,6 +315,9 @@ export function loadConfig(env: Env = process.env): Config {
     reader.problems.push('ENCRYPTION_KEYS is refused: the published development key ring is only for the embedded dev stack');
   } else if (!config.encryptionKeys && !ownDevStack && !isProduction) {
     reader.problems.push('ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set (the published development key ring is only for the embedded dev stack)');
+  }
+  if (config.idpAdmin.token && config.idpAdmin.keyFile) {
+    reader.problems.push('IDP_ADMIN_TOKEN and IDP_ADMIN_KEY_FILE are both set: the identity provider admin API takes one of them');
   }
   // The login binding cookie set by start (on PUBLIC_BASE_URL) must reach the callback.
   if (new URL(config.authCallbackUrl).origin !== new URL(config.publicBaseUrl).origin) {

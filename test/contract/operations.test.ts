@@ -91,7 +91,8 @@ const SPEC_OPERATIONS: Array<[method: string, path: string, operationId: string]
 ];
 
 const FLOW_OPERATIONS = ['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'exchangeAuthenticationHandoff'];
-const PUBLIC_OPERATIONS = ['startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness'];
+/** No credential: the flow's entry points, health, and the avatar uploads (authorised by their signed URL) and images (public, unguessable URLs). */
+const PUBLIC_OPERATIONS = ['startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness', 'uploadAvatar', 'confirmAvatarUpload', 'getAvatar'];
 const USER_OR_ADMIN_SECURITY = [{ gatewayCookieAuth: [] }, { bearerAuth: [] }];
 const PERMISSIONS = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
 

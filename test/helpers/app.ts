@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.ts';
 import { generateKeyRingSpec, parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import type { AppDeps } from '../../src/deps.ts';
+import type { IdentityProviderAccounts } from '../../src/services/identityProvider/port.ts';
 import type { Db } from '../../src/db/knex.ts';
 
 /** One random key ring per test file (never the published development ring). */
@@ -16,6 +17,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Provide an OIDC client: an issuer and the client registered there. */
   oidc?: { issuer: string; clientId: string; clientSecret: string; scopes?: string[] } | null;
+  /** The identity provider's account operations (an adapter); none by default. */
+  idpAccounts?: IdentityProviderAccounts | null;
 }
 
 export interface TestApp {
@@ -47,7 +50,14 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const oidc = relyingPartyFromConfig(config, logger, { timeoutMs: 2000 });
-  const deps: AppDeps = { config, db: options.db, logger, keyRing: parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS), oidc };
+  const deps: AppDeps = {
+    config,
+    db: options.db,
+    logger,
+    keyRing: parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS),
+    oidc,
+    idpAccounts: options.idpAccounts ?? null,
+  };
   const app = await createApp(deps, { validateResponses: true });
   return { app, deps, config };
 }

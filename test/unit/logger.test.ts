@@ -115,7 +115,7 @@ describe('request logs of the app', () => {
     database = await createTestDatabase();
     const config = loadConfig({ NODE_ENV: 'test', PUBLIC_BASE_URL: 'http://gateway.test', ACCOUNT_CENTER_URL: 'http://account.test', LOG_LEVEL: 'info' });
     app = await createApp(
-      { config, db: database.db, logger: createLogger('trace', sink.stream), keyRing: parseKeyRing(DEV_ENCRYPTION_KEYS), oidc: null },
+      { config, db: database.db, logger: createLogger('trace', sink.stream), keyRing: parseKeyRing(DEV_ENCRYPTION_KEYS), oidc: null, idpAccounts: null },
       { validateResponses: true },
     );
   });
