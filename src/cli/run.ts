@@ -18,12 +18,32 @@ import {
   type PlatformUpdateInput,
   type RegistryRules,
 } from '../services/platformRegistry.ts';
-import { describeFieldError, formatAuditList, formatCredentials, formatPlatform, formatPlatformList } from './format.ts';
+import {
+  archiveFieldDefinition,
+  createFieldDefinition,
+  listFieldDefinitions,
+  updateFieldDefinition,
+  type FieldCreateInput,
+  type FieldUpdateInput,
+  type SchemaChangeResult,
+} from '../services/onboarding/schema.ts';
+import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
+import { FIELD_TYPES } from '../services/onboarding/values.ts';
+import {
+  describeFieldError,
+  formatAuditList,
+  formatCredentials,
+  formatField,
+  formatFieldList,
+  formatPlatform,
+  formatPlatformList,
+  formatSchemaChangePreview,
+} from './format.ts';
 
 // The operator command line: bootstrap the first platform before any
-// administrator exists, and registry work from a shell. It calls the same
-// registry service as the admin API (same validation, same audit log; the actor
-// is recorded as `cli`) on the same database the service uses.
+// administrator exists, and registry and onboarding schema work from a shell. It
+// calls the same services as the admin API (same validation, same audit log; the
+// actor is recorded as `cli`) on the same database the service uses.
 
 export const EXIT_OK = 0;
 /** The service refused (validation, not found, conflict) or something failed. */
@@ -48,11 +68,29 @@ Platform registry (same rules as the admin API; changes are audited with actor "
   platforms activate <KEY>
   platforms deactivate <KEY>   soft deactivation: logins and exchanges stop, the record stays
 
+Onboarding fields of a platform (same rules as the admin API; changes are audited with actor
+"cli" and raise the platform's requirementVersion, which sends users who completed onboarding
+through it again):
+  fields list <KEY> [--archived]
+  fields create <KEY> --key FIELD_KEY --label LABEL --type TYPE
+                   [--source CUSTOM_FIELD|PROFILE_FIELD] [--profile-field NAME]
+                   [--required true|false] [--sort-order N] [--option VALUE=LABEL]...
+                   [--min-length N] [--max-length N] [--min N] [--max N]
+                   [--width full|half|third] [--help-text TEXT] [--placeholder TEXT]
+                   [--description TEXT] [--dry-run]
+  fields update <KEY> <FIELD_KEY> [any create option but --key] [--clear-options] [--dry-run]
+  fields archive <KEY> <FIELD_KEY> [--dry-run]
+                               soft: the field stops counting, its values are kept
+
 Audit log:
   audit list [--platform KEY] [--action ACTION] [--limit N] [--cursor C]
 
 Options:
   --json       print JSON (the API representation) instead of text
+  --dry-run    (fields create, update, archive) validate and print what the change would do:
+               whether it changes anything, the properties it sets, the next
+               requirementVersion and how many users' onboarding would go from COMPLETE
+               to IN_PROGRESS; nothing is written or audited
   -h, --help   show this help
 
 Notes:
@@ -64,7 +102,21 @@ Notes:
   The database is DATABASE_URL or, when unset, the embedded PostgreSQL under .data/
   (the same one \`npm start\` uses; a running service's server is reused).
 
-Exit codes: 0 done, 1 refused or failed (the problem is printed), 2 usage error.
+Notes on fields:
+  FIELD_KEY is ^[A-Za-z][A-Za-z0-9_]{1,63}$ and cannot change. TYPE is one of
+  ${FIELD_TYPES.join(', ')}.
+  --source defaults to CUSTOM_FIELD, --required to false, --sort-order to 0. PROFILE_FIELD
+  needs --profile-field NAME (${PROFILE_FIELDS.join(', ')}).
+  SELECT and MULTI_SELECT need options: one --option VALUE=LABEL each, in order (VALUE ends
+  at the first "="). --min-length/--max-length apply to text types, --min/--max to NUMBER;
+  write a negative number as --min=-5.
+  fields update changes only the options given: --option replaces the whole list
+  (--clear-options empties it), each of --min-length, --max-length, --min, --max, --width,
+  --help-text changes only itself, and an empty value clears a setting (--placeholder "",
+  --description "", --profile-field "", --min-length "", --width "", ...).
+
+Exit codes: 0 done, 1 refused or failed (the problem is printed), 2 usage error,
+78 bad configuration (the environment, such as DATABASE_URL).
 `;
 
 export interface CliIo {
@@ -90,6 +142,29 @@ const SETTINGS_OPTIONS = {
 const CREATE_OPTIONS = { key: { type: 'string' }, ...SETTINGS_OPTIONS, inactive: { type: 'boolean' } } as const;
 const UPDATE_OPTIONS = SETTINGS_OPTIONS;
 const LIST_OPTIONS = { active: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
+/** The field settings both fields create and fields update take (all strings: the service checks them). */
+const FIELD_SETTINGS_OPTIONS = {
+  label: { type: 'string' },
+  type: { type: 'string' },
+  source: { type: 'string' },
+  'profile-field': { type: 'string' },
+  required: { type: 'string' },
+  'sort-order': { type: 'string' },
+  option: { type: 'string', multiple: true },
+  'min-length': { type: 'string' },
+  'max-length': { type: 'string' },
+  min: { type: 'string' },
+  max: { type: 'string' },
+  width: { type: 'string' },
+  'help-text': { type: 'string' },
+  placeholder: { type: 'string' },
+  description: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+} as const;
+const FIELD_CREATE_OPTIONS = { key: { type: 'string' }, ...FIELD_SETTINGS_OPTIONS } as const;
+const FIELD_UPDATE_OPTIONS = { ...FIELD_SETTINGS_OPTIONS, 'clear-options': { type: 'boolean' } } as const;
+const FIELD_LIST_OPTIONS = { archived: { type: 'boolean' } } as const;
+const FIELD_ARCHIVE_OPTIONS = { 'dry-run': { type: 'boolean' } } as const;
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const COMMON_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
@@ -144,8 +219,9 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   const [group, action, ...rest] = argv;
   if (group === undefined || group === '--help' || group === '-h' || group === 'help') return null;
   if (group === 'platforms') return parsePlatformsCommand(action, rest, io);
+  if (group === 'fields') return parseFieldsCommand(action, rest, io);
   if (group === 'audit') return parseAuditCommand(action, rest, io);
-  throw new UsageError(`unknown command "${group}" (commands: platforms, audit)`);
+  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
@@ -236,6 +312,142 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
   }
 }
 
+function parseFieldsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
+  switch (action) {
+    case undefined:
+    case '--help':
+    case '-h':
+      return null;
+    case 'list': {
+      const { values, positionals } = parseWithArguments(args, FIELD_LIST_OPTIONS, 'fields list', ['the platform KEY']);
+      if (values.help) return null;
+      const [key] = positionals as [string];
+      const includeArchived = values.archived === true;
+      return async (db, _io, json) => {
+        const list = await listFieldDefinitions(db, key, includeArchived);
+        io.stdout(json ? toJson(list) : formatFieldList(list, includeArchived));
+      };
+    }
+    case 'create': {
+      const { values, positionals } = parseWithArguments(args, FIELD_CREATE_OPTIONS, 'fields create', ['the platform KEY']);
+      if (values.help) return null;
+      const [key] = positionals as [string];
+      if (values.key === undefined) throw new UsageError('fields create needs --key FIELD_KEY');
+      if (values.label === undefined) throw new UsageError('fields create needs --label LABEL');
+      if (values.type === undefined) throw new UsageError('fields create needs --type TYPE');
+      const { settings, validation, uiConfig } = fieldSettings(values);
+      const input = { fieldKey: values.key, ...settings } as FieldCreateInput;
+      // On create there is nothing to keep: the given keys without the empty ones, and no
+      // property at all when none is left (so the preview does not list it as set).
+      const newValidation = withChanges({}, validation);
+      const newUiConfig = withChanges({}, uiConfig);
+      if (Object.keys(newValidation).length > 0) input.validation = newValidation;
+      if (Object.keys(newUiConfig).length > 0) input.uiConfig = newUiConfig;
+      const dryRun = values['dry-run'] === true;
+      return async (db, _io, json) => {
+        printSchemaChange(io, json, await createFieldDefinition(db, key, input, CLI_ACTOR, { dryRun }));
+      };
+    }
+    case 'update': {
+      const { values, positionals } = parseWithArguments(args, FIELD_UPDATE_OPTIONS, 'fields update', ['the platform KEY', 'the FIELD_KEY']);
+      if (values.help) return null;
+      const [key, fieldKey] = positionals as [string, string];
+      const { settings, validation, uiConfig } = fieldSettings(values);
+      if (values['clear-options']) {
+        if (values.option !== undefined) throw new UsageError('fields update takes --option or --clear-options, not both');
+        settings.options = [];
+      }
+      const changesValidation = Object.keys(validation).length > 0;
+      const changesUiConfig = Object.keys(uiConfig).length > 0;
+      if (Object.keys(settings).length === 0 && !changesValidation && !changesUiConfig) {
+        throw new UsageError('fields update needs at least one option to change');
+      }
+      const dryRun = values['dry-run'] === true;
+      return async (db, _io, json) => {
+        const patch = { ...settings } as FieldUpdateInput;
+        if (changesValidation || changesUiConfig) {
+          // The API replaces validation and uiConfig whole; each CLI option changes only its own
+          // key, so the others are kept from the stored definition. A missing platform or field
+          // is left to the service to report, as for any other update.
+          const current = (await listFieldDefinitions(db, key, true)).items.find((field) => field.fieldKey === fieldKey);
+          if (changesValidation) patch.validation = withChanges(current?.validation ?? {}, validation);
+          if (changesUiConfig) patch.uiConfig = withChanges(current?.uiConfig ?? {}, uiConfig);
+        }
+        printSchemaChange(io, json, await updateFieldDefinition(db, key, fieldKey, patch, CLI_ACTOR, { dryRun }));
+      };
+    }
+    case 'archive': {
+      const { values, positionals } = parseWithArguments(args, FIELD_ARCHIVE_OPTIONS, 'fields archive', ['the platform KEY', 'the FIELD_KEY']);
+      if (values.help) return null;
+      const [key, fieldKey] = positionals as [string, string];
+      const dryRun = values['dry-run'] === true;
+      return async (db, _io, json) => {
+        printSchemaChange(io, json, await archiveFieldDefinition(db, key, fieldKey, CLI_ACTOR, { dryRun }));
+      };
+    }
+    default:
+      throw new UsageError(`unknown fields command "${action}" (list, create, update, archive)`);
+  }
+}
+
+type FieldSettingsValues = {
+  [K in keyof typeof FIELD_SETTINGS_OPTIONS]?: (typeof FIELD_SETTINGS_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof FIELD_SETTINGS_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+/** A key of validation or uiConfig to set, or (null) to remove. */
+type KeyChanges = Record<string, number | string | null>;
+
+/**
+ * The settings the options give, named as in the API body, only those given: the
+ * values go to the service as typed (it refuses what the API refuses), except that an
+ * empty --placeholder, --description or --profile-field is null (none). validation and
+ * uiConfig come apart, key by key, for the caller to merge.
+ */
+function fieldSettings(values: FieldSettingsValues): { settings: Record<string, unknown>; validation: KeyChanges; uiConfig: KeyChanges } {
+  const settings: Record<string, unknown> = {};
+  if (values.label !== undefined) settings.label = values.label;
+  if (values.type !== undefined) settings.fieldType = values.type;
+  if (values.source !== undefined) settings.source = values.source;
+  if (values['profile-field'] !== undefined) settings.profileField = values['profile-field'] === '' ? null : values['profile-field'];
+  if (values.required !== undefined) settings.required = booleanOption('--required', values.required);
+  if (values['sort-order'] !== undefined) settings.sortOrder = numberOption('--sort-order', values['sort-order']);
+  if (values.option !== undefined) settings.options = values.option.map(fieldOption);
+  if (values.placeholder !== undefined) settings.placeholder = values.placeholder === '' ? null : values.placeholder;
+  if (values.description !== undefined) settings.description = values.description === '' ? null : values.description;
+
+  const validation: KeyChanges = {};
+  for (const [option, key] of [['min-length', 'minLength'], ['max-length', 'maxLength'], ['min', 'min'], ['max', 'max']] as const) {
+    const value = values[option];
+    if (value !== undefined) validation[key] = value === '' ? null : numberOption(`--${option}`, value);
+  }
+  const uiConfig: KeyChanges = {};
+  if (values.width !== undefined) uiConfig.width = values.width === '' ? null : values.width;
+  if (values['help-text'] !== undefined) uiConfig.helpText = values['help-text'] === '' ? null : values['help-text'];
+  return { settings, validation, uiConfig };
+}
+
+/** `--option VALUE=LABEL`: the value ends at the first "=", the label may hold more. */
+function fieldOption(text: string): { value: string; label: string } {
+  const at = text.indexOf('=');
+  if (at < 0) throw new UsageError(`--option must be VALUE=LABEL, for example --option 'eu=Europe' (got "${text}")`);
+  return { value: text.slice(0, at), label: text.slice(at + 1) };
+}
+
+/** `base` with the changes applied: a null change removes the key. */
+function withChanges<T extends object>(base: T, changes: KeyChanges): T {
+  const result: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete result[key];
+    else result[key] = value;
+  }
+  return result as T;
+}
+
+function printSchemaChange(io: CliIo, json: boolean, result: SchemaChangeResult): void {
+  if (result.applied) io.stdout(json ? toJson(result.field) : formatField(result.field));
+  else io.stdout(json ? toJson(result.preview) : formatSchemaChangePreview(result.preview));
+}
+
 function parseAuditCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
   if (action === undefined || action === '--help' || action === '-h') return null;
   if (action !== 'list') throw new UsageError(`unknown audit command "${action}" (list)`);
@@ -262,10 +474,16 @@ function parse<O extends OptionSpec>(args: string[], options: O, positionals: nu
 }
 
 function parseWithKey<O extends OptionSpec>(args: string[], options: O, command: string) {
-  const result = parse(args, options, 1);
-  const key = result.positionals[0];
-  if (key === undefined && !(result.values as { help?: boolean }).help) throw new UsageError(`platforms ${command} needs the platform KEY`);
-  return { values: result.values, key: key ?? '' };
+  const { values, positionals } = parseWithArguments(args, options, `platforms ${command}`, ['the platform KEY']);
+  return { values, key: positionals[0] ?? '' };
+}
+
+/** Exactly the named positional arguments (unless help is asked for). */
+function parseWithArguments<O extends OptionSpec>(args: string[], options: O, command: string, names: readonly string[]) {
+  const result = parse(args, options, names.length);
+  const missing = names.find((_, index) => result.positionals[index] === undefined);
+  if (missing !== undefined && !(result.values as { help?: boolean }).help) throw new UsageError(`${command} needs ${missing}`);
+  return { values: result.values, positionals: result.positionals };
 }
 
 function booleanOption(name: string, value: string): boolean {
@@ -276,6 +494,12 @@ function booleanOption(name: string, value: string): boolean {
 
 function integerOption(name: string, value: string): number {
   if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${name} must be a whole number`);
+  return Number(value);
+}
+
+/** A decimal number, handed to the service as it is: the service decides the range (and whether it must be whole). */
+function numberOption(name: string, value: string): number {
+  if (!/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(value)) throw new UsageError(`${name} must be a number`);
   return Number(value);
 }
 

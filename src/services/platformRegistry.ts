@@ -304,7 +304,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   };
   // Cross-field rules only on fields that are individually valid, so each field gets one clear message.
   if (callbackUrl !== undefined && allowedReturnUrls !== undefined && active !== undefined) {
-    checkComplete(value, errors, active ? 'for an active platform (or create it with active false)' : null);
+    checkComplete(value, errors, active ? 'for an active platform (or create the platform inactive)' : null);
   }
   if (defaultOnboardingMode !== undefined && centralOnboardingEnabled !== undefined) {
     checkCentral(value, errors, 'centralOnboardingEnabled' in input ? 'centralOnboardingEnabled' : 'defaultOnboardingMode');
