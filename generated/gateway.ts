@@ -631,7 +631,9 @@ export interface paths {
          *     The gateway checks the declared type, the size and the image's magic bytes, decodes it,
          *     and re-encodes it as WebP of at most 512×512 pixels, which strips EXIF and GPS metadata
          *     (phone photos carry their location). The result becomes the profile's `pictureUrl`: a
-         *     new URL for every upload, served with long cache headers.
+         *     new URL for every upload, served with long cache headers. The previous picture is
+         *     deleted when the new one is published, so its URL stops serving (a cache may still hold
+         *     a copy).
          *
          *     Two stores, the same guarantees:
          *     * **PostgreSQL** (the default): `uploadUrl` is the gateway's own (`uploadAvatar`), signed
@@ -641,7 +643,8 @@ export interface paths {
          *       `PUT` whose signed headers fix the type and length; `confirmUrl` (`confirmAvatarUpload`)
          *       then has the gateway read, check and re-encode the staged object into its final key.
          *
-         *     Cookie-authenticated requests are origin checked.
+         *     Cookie-authenticated requests are origin checked. A platform's own credential may
+         *     request a ticket for its user.
          */
         post: operations["requestAvatarUpload"];
         delete?: never;
@@ -662,8 +665,9 @@ export interface paths {
         post?: never;
         /**
          * Remove my avatar
-         * @description Removes the profile's picture (`pictureUrl` becomes `null`) and deletes the stored image.
-         *     Idempotent. Cookie-authenticated requests are origin checked.
+         * @description Removes the profile's picture (`pictureUrl` becomes `null`) and deletes the stored image
+         *     (its URL stops serving; a cache may still hold a copy). Idempotent. Cookie-authenticated
+         *     requests are origin checked.
          */
         delete: operations["deleteAvatar"];
         options?: never;
@@ -697,6 +701,13 @@ export interface paths {
          *
          *     An unknown, expired, used or wrongly signed ticket gives `404 UPLOAD_TICKET_INVALID`;
          *     an image that is not what was declared or does not decode gives `400 IMAGE_INVALID`.
+         *
+         *     The first request that presents a live ticket with a valid signature spends it,
+         *     whatever follows: a `Content-Type` other than the declared one gives `415`, a body
+         *     longer than declared `413` (the body is read no further), a body of another length or
+         *     an image that is not the declared type or does not decode `400 IMAGE_INVALID`. After any
+         *     of these, request a new ticket. The body is read only once the ticket is spent, so an
+         *     unsigned request never makes the gateway buffer an image.
          */
         put: operations["uploadAvatar"];
         post?: never;
@@ -729,6 +740,12 @@ export interface paths {
          *     storage: the gateway reads the staged object, checks it as `uploadAvatar` does,
          *     re-encodes it into its final key and sets the profile's `pictureUrl`. Authorised by the
          *     URL's signature; usable once. No request body.
+         *
+         *     The first confirm with a live ticket and a valid signature spends it, also when nothing
+         *     was uploaded yet (`400 IMAGE_INVALID`): confirm once the upload has succeeded. A staged
+         *     object larger than declared, of another `Content-Type` or length, or not a decodable
+         *     image of the declared type is `400 IMAGE_INVALID`. The staged object is deleted either
+         *     way.
          */
         post: operations["confirmAvatarUpload"];
         delete?: never;
@@ -747,7 +764,8 @@ export interface paths {
         /**
          * An avatar image (PostgreSQL store)
          * @description A published avatar, public (its URL is unguessable and changes with every upload), served
-         *     as WebP with `Cache-Control: public, max-age=31536000, immutable`.
+         *     as WebP with `Cache-Control: public, max-age=31536000, immutable`. A replaced or removed
+         *     picture, or one of a deleted account, is `404`.
          */
         get: operations["getAvatar"];
         put?: never;
@@ -769,7 +787,14 @@ export interface paths {
          * List my authentication methods
          * @description The authentication methods registered for the user at the identity provider
          *     (password, passkeys, one-time-password factors, linked identity providers). Read
-         *     through the identity provider; no secret material is ever returned.
+         *     through the identity provider; no secret material is ever returned. Only methods
+         *     ready for use are listed. The password has the id `password`; a linked identity
+         *     provider has `<idpId>:<user id at that provider>`. A security key registered as a
+         *     second factor (WebAuthn U2F) is a WebAuthn credential too and is listed as `passkey`;
+         *     recovery codes are not listed. Times the provider does not keep are `null` (Zitadel
+         *     keeps none of them). `503 IDP_UNAVAILABLE` when the provider cannot be reached or the
+         *     gateway has no access to its account API; `404 NOT_FOUND` when the account no longer
+         *     exists there.
          */
         get: operations["listAuthenticationMethods"];
         put?: never;
@@ -794,9 +819,12 @@ export interface paths {
          * @description Changes the user's password at the identity provider. The current password must be
          *     correct (`403 FORBIDDEN` otherwise); the identity provider's password policy may reject
          *     the new one (`400 VALIDATION_FAILED`, pointer `/body/newPassword`, with the provider's
-         *     message). Limited to 5 attempts a minute per user (`429 RATE_LIMITED` with
-         *     `Retry-After`). The identity provider unreachable or failing gives
-         *     `503 IDP_UNAVAILABLE`. Passwords are never logged, stored or echoed by the gateway. Cookie-authenticated requests are origin checked
+         *     message; also when the new password equals the current one). Limited to 5 attempts a
+         *     minute per user, every attempt counted whatever its outcome (`429 RATE_LIMITED` with
+         *     `Retry-After`), shared by every gateway instance. The identity provider unreachable or
+         *     failing, or no account API configured, gives `503 IDP_UNAVAILABLE`; an account that no
+         *     longer exists there, `404 NOT_FOUND`. Passwords are never logged, stored or echoed by
+         *     the gateway. Cookie-authenticated requests are origin checked
          *     (`403 ORIGIN_NOT_ALLOWED`). The person acts for themselves here: a platform's
          *     credential gives `403 FORBIDDEN`.
          */
@@ -975,10 +1003,11 @@ export interface components {
          *     | `NOT_IMPLEMENTED` | 501 | Not implemented by this build yet. |
          *     | `OIDC_NOT_CONFIGURED` | 503 | The OpenID Connect client is not configured. |
          *     | `IDP_UNAVAILABLE` | 503 | The identity provider is unreachable. |
+         *     | `STORAGE_UNAVAILABLE` | 503 | The avatar object store is unreachable. |
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1571,16 +1600,23 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        /** @description Profile properties to change; `null` clears one, an absent one is kept. */
+        /**
+         * @description Profile properties to change; `null` clears one, an absent one is kept. Values are
+         *     checked by the service with the rules of the onboarding values of the same kind (see
+         *     `updateMyProfile`), which also normalise them (a phone number with spaces is stored in
+         *     E.164), so the schema here only bounds their JSON type and size.
+         */
         ProfileUpdateRequest: {
-            firstName?: components["schemas"]["PersonName"];
-            lastName?: components["schemas"]["PersonName"];
-            displayName?: components["schemas"]["ProfileDisplayName"];
-            dateOfBirth?: components["schemas"]["DateOfBirth"];
-            phone?: components["schemas"]["PhoneNumber"];
-            country?: components["schemas"]["CountryCode"];
+            firstName?: components["schemas"]["ProfileValueInput"];
+            lastName?: components["schemas"]["ProfileValueInput"];
+            displayName?: components["schemas"]["ProfileValueInput"];
+            dateOfBirth?: components["schemas"]["ProfileValueInput"];
+            phone?: components["schemas"]["ProfileValueInput"];
+            country?: components["schemas"]["ProfileValueInput"];
             locale?: components["schemas"]["Locale"];
         };
+        /** @description A profile value as entered; the service checks and normalises it (`FieldErrorReason` on refusal). */
+        ProfileValueInput: string | null;
         /** @description The image the client is about to upload. */
         AvatarUploadRequest: {
             /**
@@ -1858,17 +1894,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `NOT_IMPLEMENTED`: the operation is in the contract but not implemented by this build yet. */
-        NotImplemented: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description `DATABASE_UNAVAILABLE`, `IDP_UNAVAILABLE` (token introspection or identity-provider call) or `OIDC_NOT_CONFIGURED`. */
+        /** @description `DATABASE_UNAVAILABLE`, `IDP_UNAVAILABLE` (token introspection or identity-provider call), `STORAGE_UNAVAILABLE` (avatar object storage) or `OIDC_NOT_CONFIGURED`. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2807,7 +2833,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `FORBIDDEN`: a Bearer caller with no local user. */
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2832,7 +2857,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2866,7 +2890,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2901,7 +2924,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2926,7 +2948,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED` or `FORBIDDEN` (a caller with no local user). */
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2964,11 +2985,12 @@ export interface operations {
             };
             /** @description `IMAGE_INVALID` or `VALIDATION_FAILED`. */
             400: components["responses"]["BadRequest"];
-            /** @description `UPLOAD_TICKET_INVALID`: unknown, expired, used or wrongly signed. */
+            /** @description `UPLOAD_TICKET_INVALID`: unknown, expired, used or wrongly signed, or a ticket of the object store. */
             404: components["responses"]["NotFound"];
+            /** @description `PAYLOAD_TOO_LARGE`: the body is longer than the declared `contentLength`. */
             413: components["responses"]["PayloadTooLarge"];
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: the `Content-Type` is not the declared one, or the body has a `Content-Encoding`. */
             415: components["responses"]["UnsupportedMediaType"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3000,9 +3022,8 @@ export interface operations {
             };
             /** @description `IMAGE_INVALID`: nothing was uploaded, or not the declared image. */
             400: components["responses"]["BadRequest"];
-            /** @description `UPLOAD_TICKET_INVALID`. */
+            /** @description `UPLOAD_TICKET_INVALID`: unknown, expired, used or wrongly signed, or a ticket of the PostgreSQL store. */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3032,8 +3053,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description `NOT_FOUND`: no such picture (never uploaded, replaced, removed, or kept in object storage). */
             404: components["responses"]["NotFound"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3058,7 +3079,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3091,7 +3111,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3116,7 +3135,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

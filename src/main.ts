@@ -4,9 +4,11 @@ import { createLogger, type Logger } from './logger.ts';
 import { openDatabase } from './db/open.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
 import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
+import { identityProviderAccountsFromConfig } from './services/identityProvider/index.ts';
 import { createApp } from './app.ts';
 import { schedulePurge } from './services/maintenance.ts';
 import type { DevStack } from './devstack/index.ts';
+import type { AppDeps } from './deps.ts';
 
 /** Boot: config → database → identity provider client → app → listen; stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -40,14 +42,15 @@ async function main(): Promise<void> {
   const oidc = relyingPartyFromConfig(config, logger);
   if (!oidc) logger.warn('the OpenID Connect client is not configured: the login flow answers 503 OIDC_NOT_CONFIGURED');
 
-  const app = await createApp({ config, db: database.db, logger, keyRing, oidc, idpAccounts: null });
+  const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts) };
+  const app = await createApp(deps);
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
     devStack?.announce(logger);
   });
   server.keepAliveTimeout = 65_000;
 
-  const stopPurge = schedulePurge(database.db, logger);
+  const stopPurge = schedulePurge(deps);
 
   installShutdown(server, logger, async () => {
     stopPurge();

@@ -238,8 +238,9 @@ function principalOf(c: Context): Principal | null {
 }
 
 function requireJsonBody(c: Context, req: Request): void {
-  const operation = c.operation as { requestBody?: unknown };
-  if (!operation.requestBody) return;
+  const operation = c.operation as { requestBody?: { content?: Record<string, unknown> } };
+  // An operation taking another media type (the avatar upload's images) checks its own.
+  if (!operation.requestBody?.content?.['application/json']) return;
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (hasBody && !req.is(['application/json', 'application/*+json'])) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
@@ -247,12 +248,17 @@ function requireJsonBody(c: Context, req: Request): void {
 }
 
 function sendReply(api: OpenAPIBackend, operationId: string, reply: Reply, res: Response, options: BackendOptions): void {
-  if (options.validateResponses) assertDocumented(api, operationId, reply.status, 'body' in reply ? reply.body : undefined);
+  if (options.validateResponses) {
+    assertDocumented(api, operationId, reply.status, 'body' in reply ? reply.body : undefined);
+    if ('bytes' in reply) assertDocumentedMediaType(api, operationId, reply.status, reply.contentType);
+  }
   if (reply.headers) res.set(reply.headers);
   res.status(reply.status);
   if (reply.status === 302) {
     // Always the serialization of a parsed, checked URL: never raw input (see GUIDE §9).
     res.set('Location', reply.location.href).end();
+  } else if ('bytes' in reply) {
+    res.type(reply.contentType).send(reply.bytes);
   } else if ('body' in reply) {
     res.json(reply.body);
   } else {
@@ -276,6 +282,14 @@ function assertDocumented(api: OpenAPIBackend, operationId: string, status: numb
     if (result.errors) {
       throw new ResponseContractError(`${operationId} ${status} body breaks the contract: ${JSON.stringify(result.errors)}`);
     }
+  }
+}
+
+/** A non-JSON body (an image) must be of a media type the contract lists for the status. */
+function assertDocumentedMediaType(api: OpenAPIBackend, operationId: string, status: number, mediaType: string): void {
+  const responses = (api.getOperation(operationId)?.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
+  if (!responses[String(status)]?.content?.[mediaType]) {
+    throw new ResponseContractError(`${operationId} answered ${status} as ${mediaType}, which the contract does not document`);
   }
 }
 

@@ -14,6 +14,15 @@ import { deactivatePlatform } from '../operations/deactivatePlatform.ts';
 import { activatePlatform } from '../operations/activatePlatform.ts';
 import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentials.ts';
 import { listAuditEvents } from '../operations/listAuditEvents.ts';
+import { requestAvatarUpload } from '../operations/requestAvatarUpload.ts';
+import { uploadAvatar } from '../operations/uploadAvatar.ts';
+import { confirmAvatarUpload } from '../operations/confirmAvatarUpload.ts';
+import { getAvatar } from '../operations/getAvatar.ts';
+import { deleteAvatar } from '../operations/deleteAvatar.ts';
+import { deleteMyAccount } from '../operations/deleteMyAccount.ts';
+import { updateMyProfile } from '../operations/updateMyProfile.ts';
+import { getMyProfile } from '../operations/getMyProfile.ts';
+import { getMe } from '../operations/getMe.ts';
 import { archiveOnboardingField } from '../operations/archiveOnboardingField.ts';
 import { updateOnboardingField } from '../operations/updateOnboardingField.ts';
 import { createOnboardingField } from '../operations/createOnboardingField.ts';
@@ -22,6 +31,8 @@ import { completeOnboarding } from '../operations/completeOnboarding.ts';
 import { putOnboardingValues } from '../operations/putOnboardingValues.ts';
 import { getOnboardingStatus } from '../operations/getOnboardingStatus.ts';
 import { getOnboardingRequirements } from '../operations/getOnboardingRequirements.ts';
+import { listAuthenticationMethods } from '../operations/listAuthenticationMethods.ts';
+import { changePassword } from '../operations/changePassword.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -53,17 +64,17 @@ export const handlers: HandlerMap = {
   updateOnboardingField,
   archiveOnboardingField,
 
-  getMe: pending('getMe'),
-  getMyProfile: pending('getMyProfile'),
-  updateMyProfile: pending('updateMyProfile'),
-  requestAvatarUpload: pending('requestAvatarUpload'),
-  uploadAvatar: pending('uploadAvatar'),
-  confirmAvatarUpload: pending('confirmAvatarUpload'),
-  getAvatar: pending('getAvatar'),
-  deleteAvatar: pending('deleteAvatar'),
-  listAuthenticationMethods: pending('listAuthenticationMethods'),
-  changePassword: pending('changePassword'),
-  deleteMyAccount: pending('deleteMyAccount'),
+  getMe,
+  getMyProfile,
+  updateMyProfile,
+  requestAvatarUpload,
+  uploadAvatar,
+  confirmAvatarUpload,
+  getAvatar,
+  deleteAvatar,
+  listAuthenticationMethods,
+  changePassword,
+  deleteMyAccount,
 
   getLiveness,
   getReadiness,

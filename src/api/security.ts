@@ -34,6 +34,7 @@ export function createSecurityHandlers(deps: AppDeps) {
       if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED');
       const claims = await deps.oidc.verifyAccessToken(header.slice(7).trim());
       const user = await findUserBySub(deps.db, claims.sub);
+      if (user?.deletedAt) throw new ApiError('ACCOUNT_DELETED', 'This account was deleted.');
       return {
         via: 'bearer',
         userId: user?.id ?? null,
@@ -45,6 +46,7 @@ export function createSecurityHandlers(deps: AppDeps) {
         clientId: claims.clientId,
         central: centralClientIds.has(claims.clientId),
         platformClaims: platformClaimsOf(claims.claims[deps.config.oidc.platformClaim]),
+        permissionsReadAt: typeof claims.claims.iat === 'number' ? new Date(claims.claims.iat * 1000) : null,
       };
     },
 
@@ -71,6 +73,7 @@ async function browserSessionPrincipal(deps: AppDeps, token: string): Promise<Pr
     clientId: null,
     central: true,
     platformClaims: [],
+    permissionsReadAt: session.createdAt,
   };
 }
 
@@ -95,6 +98,7 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
     clientId: null,
     central: false,
     platformClaims: [row.platformKey],
+    permissionsReadAt: row.createdAt,
   };
 }
 

@@ -24,11 +24,22 @@ export type SuccessBodyOf<K extends OperationId> = {
     : never;
 }[keyof Responses<K>];
 
+/** The media types other than JSON that the contract allows for an operation's 200 response (an image). */
+export type BinaryMediaOf<K extends OperationId> = K extends OperationId
+  ? Responses<K> extends { 200: { content: infer C } } ? Exclude<keyof C, 'application/json'> & string : never
+  : never;
+
+/** An image answer, for the operations whose contract documents one (only those: it would blur the others' replies). */
+type BinaryReply<K extends OperationId> = [BinaryMediaOf<K>] extends [never]
+  ? never
+  : { status: 200; contentType: BinaryMediaOf<K>; bytes: Buffer; headers?: Record<string, string> };
+
 export type { Permission, Principal } from '../domain/types.ts';
 
 /** What an operation answers; the dispatcher validates it (in tests) and sends it. */
 export type Reply<K extends OperationId = OperationId> =
   | { status: 200 | 201; body: SuccessBodyOf<K>; headers?: Record<string, string> }
+  | BinaryReply<K>
   | { status: 204; headers?: Record<string, string> }
   | { status: 302; location: URL; headers?: Record<string, string> }
   | { status: 503; body: unknown; headers?: Record<string, string> };

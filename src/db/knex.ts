@@ -6,6 +6,9 @@ import * as onboarding from '../../migrations/20261122000300_onboarding.ts';
 import * as audit from '../../migrations/20261122000400_audit.ts';
 import * as platformCredentials from '../../migrations/20261122000500_platform_credentials_and_login_binding.ts';
 import * as onboardingSchemaAudit from '../../migrations/20261122000600_onboarding_schema_audit.ts';
+import * as avatars from '../../migrations/20261122000700_avatars.ts';
+import * as rateLimits from '../../migrations/20261122000800_rate_limits.ts';
+import * as accountDeletion from '../../migrations/20261122000900_account_deletion.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -21,6 +24,9 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122000400_audit': audit,
   '20261122000500_platform_credentials_and_login_binding': platformCredentials,
   '20261122000600_onboarding_schema_audit': onboardingSchemaAudit,
+  '20261122000700_avatars': avatars,
+  '20261122000800_rate_limits': rateLimits,
+  '20261122000900_account_deletion': accountDeletion,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   errors,
+  interactionPolicy,
   type Account,
   type AdapterFactory,
   type ClientMetadata,
@@ -17,7 +18,12 @@ import {
 import { renderErrorPage, renderLoggedOutPage, renderLogoutPage } from './pages.ts';
 import { describeError } from './http.ts';
 import type { TokenShaper } from './tokenShape.ts';
-import { OIDC_SCOPES, PERMISSION_SCOPES, type DevIdpUser } from './users.ts';
+import { OIDC_SCOPES, PERMISSION_SCOPES, type DevIdpProfile } from './users.ts';
+
+/** The profile of a user who may sign in (active); undefined for unknown, deactivated and deleted users. */
+export interface ActiveUsers {
+  get(sub: string): DevIdpProfile | undefined;
+}
 
 export interface DevIdpClient {
   clientId: string;
@@ -28,7 +34,7 @@ export interface DevIdpClient {
 
 export interface ProviderSettings {
   clients: DevIdpClient[];
-  usersBySub: ReadonlyMap<string, DevIdpUser>;
+  usersBySub: ActiveUsers;
   adapter: AdapterFactory;
   signingJwk: Record<string, unknown>;
   resourceIndicator: string;
@@ -47,7 +53,7 @@ export interface ProviderSettings {
  * non-admin asking for platforms:admin is simply issued a token without it (RFC 6749 §3.3:
  * the server may issue a narrower scope than requested and says so in the `scope` response).
  */
-function grantReconciler(usersBySub: ReadonlyMap<string, DevIdpUser>, shaper: TokenShaper) {
+function grantReconciler(usersBySub: ActiveUsers, shaper: TokenShaper) {
   return async function reconcileGrant(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
     const { oidc } = ctx;
     const client = oidc.client;
@@ -80,6 +86,22 @@ function grantReconciler(usersBySub: ReadonlyMap<string, DevIdpUser>, shaper: To
     await grant.save();
     return grant;
   };
+}
+
+/**
+ * oidc-provider's default prompts, with one more login check: a session whose account can no
+ * longer sign in (deactivated or deleted since, so findAccount does not find it) asks for a login
+ * again, and the login page refuses that user; without it the provider would go on with a
+ * session of nobody.
+ */
+function interactionPolicyWithAccountCheck(): unknown {
+  const policy = interactionPolicy.base();
+  policy.get('login')!.checks.add(new interactionPolicy.Check(
+    'account_unavailable',
+    'the signed-in account can no longer sign in',
+    (ctx: KoaContextWithOIDC) => (ctx.oidc.session?.accountId && !ctx.oidc.account ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT),
+  ));
+  return policy;
 }
 
 export function buildProviderConfiguration(settings: ProviderSettings): Configuration {
@@ -141,6 +163,7 @@ export function buildProviderConfiguration(settings: ProviderSettings): Configur
         },
       },
     },
+    interactions: { policy: interactionPolicyWithAccountCheck() },
     features: {
       devInteractions: { enabled: false },
       introspection: {

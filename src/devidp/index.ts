@@ -17,9 +17,13 @@
 //   access tokens (`accessTokenFormat: 'opaque'`, Zitadel's default).
 // - Token introspection (RFC 7662), including for those JWT access tokens (introspection.ts).
 // - A plain HTML login page; consent is implicit (first-party dev clients) (interaction.ts).
+// - Accounts the gateway can act on (`accounts`, accounts.ts): the methods of a user, a password
+//   change the next login must use, deactivation and deletion; kept across restarts in a users
+//   file (`usersFile`, password hashes only) when one is given.
 //
 // Files: configuration.ts (oidc-provider configuration), interaction.ts (login page),
-// introspection.ts, tokenShape.ts (RFC 9068 or Zitadel), users.ts (seeded users), http.ts.
+// introspection.ts, tokenShape.ts (RFC 9068 or Zitadel), users.ts (seeded users),
+// accounts.ts (passwords, states, the users file), http.ts.
 
 import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +31,8 @@ import type { AddressInfo } from 'node:net';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import Provider from 'oidc-provider';
 
-import { buildProviderConfiguration, type DevIdpClient } from './configuration.ts';
+import { DevIdpAccountStore, type DevIdpAccounts } from './accounts.ts';
+import { buildProviderConfiguration, type ActiveUsers, type DevIdpClient } from './configuration.ts';
 import { createClientAuthenticator, describeError, sendHtml } from './http.ts';
 import { createInteractionHandler } from './interaction.ts';
 import { createIntrospectionHandler } from './introspection.ts';
@@ -36,7 +41,8 @@ import { renderErrorPage } from './pages.ts';
 import { createTokenShaper, type TokenShape, type ZitadelShapeOptions } from './tokenShape.ts';
 import { DEV_USERS, type DevIdpUser } from './users.ts';
 
-export { DEV_USERS, PERMISSION_SCOPES, type DevIdpUser, type PermissionScope } from './users.ts';
+export { DEV_USERS, PERMISSION_SCOPES, type DevIdpProfile, type DevIdpUser, type PermissionScope } from './users.ts';
+export type { DevIdpAccounts, DevIdpMethod, DevIdpPasswordChange } from './accounts.ts';
 export type { DevIdpClient } from './configuration.ts';
 export { DEFAULT_ZITADEL_PROJECT_ID, type TokenShape, type ZitadelShapeOptions } from './tokenShape.ts';
 
@@ -52,6 +58,11 @@ export interface DevIdpOptions {
   clients: DevIdpClient[];
   /** default DEV_USERS */
   users?: DevIdpUser[];
+  /**
+   * A JSON file that keeps the users, their password hashes and states across restarts (read at
+   * start, written atomically at every change); unset keeps them in memory only.
+   */
+  usersFile?: string;
   /** `aud` of the access tokens (RFC 9068 shape); default the first client's id */
   accessTokenAudience?: string;
   /** default 900 */
@@ -68,7 +79,12 @@ export interface DevIdpOptions {
 export interface DevIdp {
   issuer: string;
   port: number;
+  /** The seeded users, with their seed passwords (a changed password is in `accounts` only). */
   users: DevIdpUser[];
+  /** What the gateway's development adapter acts on, in-process (src/services/identityProvider/devIdp.ts). */
+  accounts: DevIdpAccounts;
+  /** The seeded users whose published password still works (for the demo's announcement). */
+  seedHints(): Array<{ username: string; password: string }>;
   tokenShape: TokenShape;
   /** The Zitadel project id (Zitadel shape), else undefined. */
   projectId: string | undefined;
@@ -124,7 +140,8 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const host = options.host ?? '127.0.0.1';
   const accessTokenTtl = options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
   const users = (options.users ?? DEV_USERS).map((u) => ({ ...u, permissions: [...u.permissions] }));
-  const usersBySub = new Map(users.map((u) => [u.sub, u]));
+  const accounts = await DevIdpAccountStore.open({ seeds: users, usersFile: options.usersFile ?? null });
+  const usersBySub: ActiveUsers = { get: (sub) => accounts.activeProfile(sub) };
   const shaper = createTokenShaper(options.tokenShape ?? 'rfc9068', {
     audience,
     clientIds: options.clients.map((c) => c.clientId),
@@ -207,7 +224,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     usersBySub,
     logger,
   });
-  const handleInteraction = createInteractionHandler({ provider, users, usersBySub, shaper, showHints: options.users === undefined, logger });
+  const handleInteraction = createInteractionHandler({ provider, accounts, usersBySub, shaper, showHints: options.users === undefined, logger });
 
   handler = (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -234,7 +251,8 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     component: 'dev-idp',
     issuer,
     clients: options.clients.map((c) => c.clientId),
-    users: users.map((u) => u.username),
+    users: accounts.profiles().map((u) => u.username),
+    usersFile: options.usersFile,
     tokenShape: shaper.shape,
   }, 'dev identity provider listening (development only)');
 
@@ -243,6 +261,13 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     issuer,
     port,
     users,
+    accounts: {
+      listMethods: (sub) => accounts.listMethods(sub),
+      changePassword: (sub, currentPassword, newPassword) => accounts.changePassword(sub, currentPassword, newPassword),
+      deactivate: (sub) => accounts.deactivate(sub),
+      delete: (sub) => accounts.delete(sub),
+    },
+    seedHints: () => accounts.seedHints(),
     tokenShape: shaper.shape,
     projectId: shaper.projectId,
     close(): Promise<void> {

@@ -1,19 +1,20 @@
 // The dev identity provider's interactions: the plain HTML login page (sign in, cancel) and the
 // implicit consent of first-party dev clients.
 
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Provider } from 'oidc-provider';
 
-import { describeError, FORM_BODY_LIMIT, isFormPost, readBody, redirect, secretMatches, sendHtml } from './http.ts';
+import type { DevIdpAccountStore } from './accounts.ts';
+import type { ActiveUsers } from './configuration.ts';
+import { describeError, FORM_BODY_LIMIT, isFormPost, readBody, redirect, sendHtml } from './http.ts';
 import { renderErrorPage, renderLoginPage } from './pages.ts';
 import type { TokenShaper } from './tokenShape.ts';
-import type { DevIdpUser } from './users.ts';
 
 export interface InteractionContext {
   provider: Provider;
-  users: readonly DevIdpUser[];
-  usersBySub: ReadonlyMap<string, DevIdpUser>;
+  /** Who may sign in, with which password (accounts.ts). */
+  accounts: DevIdpAccountStore;
+  usersBySub: ActiveUsers;
   shaper: TokenShaper;
   /** Show the seeded accounts on the login page (only when the seeded users are in use). */
   showHints: boolean;
@@ -21,9 +22,9 @@ export interface InteractionContext {
 }
 
 export function createInteractionHandler(context: InteractionContext) {
-  const { provider, usersBySub, logger } = context;
-  const usersByName = new Map(context.users.map((u) => [u.username, u]));
-  const hintAccounts = context.showHints ? context.users.map((u) => ({ username: u.username, password: u.password })) : undefined;
+  const { provider, usersBySub, accounts, logger } = context;
+  // The seeded accounts whose published password still works (a changed one is no longer shown).
+  const hintAccounts = () => (context.showHints ? accounts.seedHints() : undefined);
 
   /**
    * Normally unreachable (the grant reconciler pre-approves everything), but if the provider does
@@ -81,7 +82,7 @@ export function createInteractionHandler(context: InteractionContext) {
     }
 
     if (req.method === 'GET' || req.method === 'HEAD') {
-      sendHtml(res, 200, renderLoginPage({ action, clientId, scope, hintAccounts }));
+      sendHtml(res, 200, renderLoginPage({ action, clientId, scope, hintAccounts: hintAccounts() }));
       return;
     }
 
@@ -111,24 +112,24 @@ export function createInteractionHandler(context: InteractionContext) {
 
     const username = (form.get('username') ?? '').trim();
     const password = form.get('password') ?? '';
-    const user = usersByName.get(username);
-    // Always run the comparison so an unknown username takes as long as a wrong password.
-    const ok = secretMatches(user?.password ?? randomBytes(16).toString('hex'), password) && user !== undefined;
-    if (!ok || !user) {
+    const result = await accounts.signIn(username, password);
+    if (result.status !== 'ok') {
       // Never log the password; the username is fine (dev accounts, and helps debugging).
-      logger?.info({ component: 'dev-idp', username, clientId }, 'dev IdP sign-in failed');
+      logger?.info({ component: 'dev-idp', username, clientId, refused: result.status }, 'dev IdP sign-in failed');
       // 200, not 401: a 401 would require a WWW-Authenticate challenge (RFC 9110 §15.5.2),
-      // which does not apply to an HTML form.
+      // which does not apply to an HTML form. A deactivated account is told so only after
+      // its password was right.
       sendHtml(res, 200, renderLoginPage({
         action,
         clientId,
         scope,
         username,
-        error: 'Invalid username or password.',
-        hintAccounts,
+        error: result.status === 'inactive' ? 'This account has been deactivated.' : 'Invalid username or password.',
+        hintAccounts: hintAccounts(),
       }));
       return;
     }
+    const user = result.profile;
 
     const returnTo = await provider.interactionResult(req, res, {
       login: { accountId: user.sub, amr: ['pwd'] },

@@ -24,7 +24,7 @@ import type { Adapter, Provider } from 'oidc-provider';
 
 import { FORM_BODY_LIMIT, isFormPost, readBody, replayRequest, sendJson } from './http.ts';
 import type { TokenShaper } from './tokenShape.ts';
-import type { DevIdpUser } from './users.ts';
+import type { ActiveUsers } from './configuration.ts';
 
 export interface IntrospectionContext {
   issuer: string;
@@ -34,7 +34,8 @@ export interface IntrospectionContext {
   publicKey: CryptoKey;
   issuedJwts: Adapter;
   shaper: TokenShaper;
-  usersBySub: ReadonlyMap<string, DevIdpUser>;
+  /** Active users only: a token of a deactivated or deleted user is no longer active. */
+  usersBySub: ActiveUsers;
   logger: { info(obj: object, msg?: string): void } | undefined;
 }
 
@@ -65,6 +66,7 @@ export function createIntrospectionHandler(context: IntrospectionContext) {
       return { active: false };
     }
     const user = typeof claims.sub === 'string' ? usersBySub.get(claims.sub) : undefined;
+    if (!user) return { active: false };
     return {
       active: true,
       sub: claims.sub,
@@ -88,6 +90,7 @@ export function createIntrospectionHandler(context: IntrospectionContext) {
     const grant = await provider.Grant.find(accessToken.grantId);
     if (!grant || grant.clientId !== accessToken.clientId || grant.accountId !== accessToken.accountId) return { active: false };
     const user = accessToken.accountId ? usersBySub.get(accessToken.accountId) : undefined;
+    if (!user) return { active: false };
     return {
       active: true,
       scope: accessToken.scope,

@@ -171,6 +171,20 @@ declare module 'oidc-provider' {
 
   export type Configuration = Record<string, unknown>;
 
+  /** lib/helpers/interaction_policy: the default prompts and their checks. */
+  export namespace interactionPolicy {
+    class Check {
+      static readonly REQUEST_PROMPT: true;
+      static readonly NO_NEED_TO_PROMPT: false;
+      constructor(reason: string, description: string, check: (ctx: KoaContextWithOIDC) => boolean | Promise<boolean>);
+    }
+    interface Prompt {
+      name: string;
+      checks: Check[] & { add(check: Check, index?: number): void };
+    }
+    function base(): Prompt[] & { get(name: string): Prompt | undefined };
+  }
+
   export class Provider {
     constructor(issuer: string, configuration?: Configuration);
     readonly issuer: string;

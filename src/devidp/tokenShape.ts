@@ -19,7 +19,7 @@
 // (src/services/permissions.ts): the dev IdP stands in for Zitadel, so a typo on either side
 // must make the tests fail rather than agree with itself.
 
-import { OIDC_SCOPES, userMayUseScope, type DevIdpUser } from './users.ts';
+import { OIDC_SCOPES, userMayUseScope, type DevIdpProfile } from './users.ts';
 
 export type TokenShape = 'rfc9068' | 'zitadel';
 
@@ -41,13 +41,13 @@ export interface TokenShaper {
   /** Extra claim names released with the `openid` scope (so they appear in ID tokens). */
   readonly idTokenClaimNames: readonly string[];
   /** Claims about the user that every token of this shape carries (the roles claims). */
-  userClaims(user: DevIdpUser | undefined): Record<string, unknown>;
+  userClaims(user: DevIdpProfile | undefined): Record<string, unknown>;
   /** Rewrites the payload and header of a JWT access token (oidc-provider formats.customizers.jwt). */
-  customizeJwtAccessToken(token: { header: Record<string, unknown> | undefined; payload: Record<string, unknown> }, user: DevIdpUser | undefined): void;
+  customizeJwtAccessToken(token: { header: Record<string, unknown> | undefined; payload: Record<string, unknown> }, user: DevIdpProfile | undefined): void;
   /** `aud` of introspection answers for opaque access tokens (Zitadel shape). */
   readonly audience: string | string[];
   /** Whether a requested scope is granted to the user. */
-  mayGrantScope(user: DevIdpUser | undefined, scope: string): boolean;
+  mayGrantScope(user: DevIdpProfile | undefined, scope: string): boolean;
 }
 
 export const DEFAULT_ZITADEL_PROJECT_ID = '100000000000000001';
@@ -76,7 +76,7 @@ export function createTokenShaper(shape: TokenShape, input: { audience: string; 
   // Zitadel: "the client ids of all apps in the client's project plus the project id".
   const audience = [...new Set([projectId, ...input.clientIds])];
 
-  const userClaims = (user: DevIdpUser | undefined): Record<string, unknown> => {
+  const userClaims = (user: DevIdpProfile | undefined): Record<string, unknown> => {
     if (!user?.permissions.length) return {}; // Zitadel leaves the claims out when no role is granted
     const roles = Object.fromEntries(user.permissions.map((role) => [role, { [orgId]: orgDomain }]));
     return { [plainRolesClaim]: roles, [projectRolesClaim]: structuredClone(roles) };

@@ -11,6 +11,9 @@ export interface DevIdpUser {
   permissions: string[];
 }
 
+/** A user's profile and permissions: everything but the credential (the accounts keep that, accounts.ts). */
+export type DevIdpProfile = Omit<DevIdpUser, 'password'>;
+
 /** Permission scopes the gateway understands (spec: "Permissions"). */
 export const PERMISSION_SCOPES = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'] as const;
 export type PermissionScope = (typeof PERMISSION_SCOPES)[number];
@@ -18,7 +21,10 @@ export type PermissionScope = (typeof PERMISSION_SCOPES)[number];
 /** OIDC scopes whose claims the IdP releases (OIDC Core §5.4); they also appear in the JWT `scope`. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const;
 
-/** Seeded users. `sub` values are stable so that local data keyed by subject survives restarts. */
+/**
+ * Seeded users, with their published seed passwords. `sub` values are stable so that local data
+ * keyed by subject survives restarts. A changed password replaces the seed one (accounts.ts).
+ */
 export const DEV_USERS: DevIdpUser[] = [
   {
     sub: 'dev-user-alice',
@@ -40,7 +46,7 @@ export const DEV_USERS: DevIdpUser[] = [
   },
 ];
 
-export function userMayUseScope(user: DevIdpUser | undefined, scope: string): boolean {
+export function userMayUseScope(user: DevIdpProfile | undefined, scope: string): boolean {
   if (!user) return false;
   if ((OIDC_SCOPES as readonly string[]).includes(scope)) return true;
   return user.permissions.includes(scope);

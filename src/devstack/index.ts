@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/knex.ts';
-import { startDevIdp, DEV_USERS, PERMISSION_SCOPES, type DevIdp } from '../devidp/index.ts';
+import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from '../devidp/index.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { createPlatform, rotatePlatformCredentials, type Actor } from '../services/platformRegistry.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
@@ -13,10 +14,14 @@ export const DEMO_PLATFORM_KEY = 'DEMO_PLATFORM';
 export const DEMO_CENTRAL_PLATFORM_KEY = 'DEMO_CENTRAL';
 const DEV_CLIENT_ID = 'auth-gateway-dev';
 const SEED_ACTOR: Actor = { type: 'cli', userId: null, sub: null, requestId: null };
+/** The dev identity provider's users, password hashes and states, kept across restarts (git-ignored). */
+export const DEV_IDP_USERS_FILE = path.resolve('.data/dev-idp-users.json');
 
 export interface DevStack {
   /** The configuration with the dev identity provider filled in as the OIDC client. */
   config: Config;
+  /** The dev identity provider's accounts, for the gateway's development adapter (password change, methods). */
+  idpAccounts: DevIdpAccounts;
   announce(logger: Logger): void;
   close(): Promise<void>;
 }
@@ -32,9 +37,10 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   const idp: DevIdp = await startDevIdp({
     port: config.devIdpPort,
     clients: [{ clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [config.authCallbackUrl] }],
+    usersFile: DEV_IDP_USERS_FILE,
     logger: { info: (obj, msg) => logger.debug({ devIdp: obj }, msg ?? 'dev identity provider') },
   });
-  logger.info({ issuer: idp.issuer }, 'OIDC_ISSUER is unset: started the development identity provider');
+  logger.info({ issuer: idp.issuer, usersFile: DEV_IDP_USERS_FILE }, 'OIDC_ISSUER is unset: started the development identity provider');
 
   // Ask for the permission scopes too: the dev provider grants each only to users who hold it.
   const scopesConfigured = Boolean(process.env.OIDC_SCOPES?.trim());
@@ -68,8 +74,10 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
 
   return {
     config: devConfig,
+    idpAccounts: idp.accounts,
     announce(log) {
-      const users = DEV_USERS.map((user) => `${user.username} / ${user.password}`).join(', ');
+      // Only the seeded users whose published password still works (a changed one is never shown).
+      const users = idp.seedHints().map((user) => `${user.username} / ${user.password}`).join(', ') || `a user of ${DEV_IDP_USERS_FILE}`;
       log.info(
         { demo: bff?.url, users, devIdp: idp.issuer },
         `demo: open ${bff?.url ?? '(example BFF not running)'} and sign in as ${users}`,

@@ -54,4 +54,9 @@ export interface Principal {
   central: boolean;
   /** The platforms a non-central caller acts for: its bound platform, or the Bearer token's OIDC_PLATFORM_CLAIM. */
   platformClaims: readonly string[];
+  /**
+   * When the permissions were read from the identity provider: the login that created the
+   * session, or the Bearer token's `iat` (null when it has none).
+   */
+  permissionsReadAt: Date | null;
 }

@@ -39,12 +39,13 @@ export const ERROR_CATALOGUE = {
   PLATFORM_MISSING_CREDENTIALS: { status: 409, title: 'The platform cannot be activated without credentials' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   RATE_LIMITED: { status: 429, title: 'Too many attempts' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body must be application/json' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body has an unsupported media type' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   NOT_IMPLEMENTED: { status: 501, title: 'Not implemented yet' },
   OIDC_NOT_CONFIGURED: { status: 503, title: 'The OpenID Connect client is not configured' },
   IDP_UNAVAILABLE: { status: 503, title: 'The identity provider is unavailable' },
   DATABASE_UNAVAILABLE: { status: 503, title: 'The database is unavailable' },
+  STORAGE_UNAVAILABLE: { status: 503, title: 'The picture store is unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -12,7 +12,7 @@
 //
 // Pure module: node:crypto only, no I/O.
 
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 
 /** Minimum token size: 32 bytes = 256 bits (GUIDE §5, RFC 9700 §2.1.1 / RFC 7636 §7.1 ask for far less). */
@@ -114,6 +114,22 @@ export class KeyRing {
   /** Key ids, active first (for diagnostics; never the keys). */
   get kids(): string[] {
     return [...this.#keys.keys()];
+  }
+
+  /**
+   * One key per ring key, active first, derived with HKDF-SHA256 (RFC 5869) for another
+   * purpose named by `info` (e.g. signing upload URLs): never the encryption key itself, and
+   * rotating with the ring.
+   */
+  deriveKeys(info: string): KeyObject[] {
+    return [...this.#keys.values()].map((key) => {
+      const material = key.export();
+      const derived = Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), info, KEY_BYTES));
+      material.fill(0);
+      const keyObject = createSecretKey(derived);
+      derived.fill(0);
+      return keyObject;
+    });
   }
 
   /** Encrypts `plaintext` (UTF-8) under the active key, bound to `aad`. */

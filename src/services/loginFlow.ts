@@ -140,7 +140,7 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
 
   return deps.db.transaction(async (trx) => {
-    // 5. just-in-time user
+    // 5. just-in-time user; a deleted account is refused, never quietly re-created
     const user = await upsertUserFromIdp(trx, {
       sub: login.idToken.sub,
       email: login.idToken.email,
@@ -149,6 +149,9 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
       givenName: login.idToken.givenName,
       familyName: login.idToken.familyName,
     });
+    if (user.deletedAt) {
+      throw new ApiError('ACCOUNT_DELETED', 'This account was deleted, so it cannot sign in. If this is a mistake, contact the support of the application you came from.');
+    }
     // 6. membership and onboarding
     const onboarding = await bootstrapAndEvaluate(trx, user.id, platform);
     // 7. the gateway session with the permissions of the access token

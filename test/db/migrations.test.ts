@@ -23,6 +23,9 @@ const TABLES = [
   'onboarding_fields',
   'onboarding_values',
   'audit_events',
+  'rate_limits',
+  'avatar_upload_tickets',
+  'avatars',
 ].sort();
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock'];
 // Every file of migrations/ must be applied (knex.ts lists them explicitly: a forgotten one fails here).

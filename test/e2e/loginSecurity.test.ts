@@ -83,9 +83,9 @@ describe('login security (issue 8)', () => {
       expect(own.status).toBe(200);
     });
 
-    it("acts for the user on user routes (its own platform's onboarding; pending operations answer 501 past authentication)", async () => {
-      const me = await withCredential('get', '/v1/me').expect(501);
-      expect(me.body.code).toBe('NOT_IMPLEMENTED');
+    it("acts for the user on user routes (/v1/me, and its own platform's onboarding)", async () => {
+      const me = await withCredential('get', '/v1/me').expect(200);
+      expect(me.body).toMatchObject({ authentication: 'platform', platform: platform.key, permissions: ['onboarding:schema:read', 'onboarding:schema:write'] });
       await withCredential('get', `/v1/onboarding/${platform.key}/status`).expect(200);
     });
 
@@ -107,12 +107,12 @@ describe('login security (issue 8)', () => {
       const res = await exchange(harness, platform, { code: codeOf(login.location) }).expect(200);
       const token: string = res.body.session.gatewayToken;
       const me = () => request(harness.gateway.app).get('/v1/me').set('Cookie', `gw_session=${token}`);
-      await me().expect(501);
+      await me().expect(200);
 
       await harness.database.db.raw('UPDATE platforms SET active = false WHERE platform_key = ?', [platform.key]);
       await me().expect(401);
       await harness.database.db.raw('UPDATE platforms SET active = true WHERE platform_key = ?', [platform.key]);
-      await me().expect(501);
+      await me().expect(200);
 
       await harness.database.db.raw(`UPDATE gateway_sessions SET expires_at = now() - interval '1 second' WHERE id = ?`, [res.body.session.id]);
       expect((await me().expect(401)).body.code).toBe('SESSION_EXPIRED');

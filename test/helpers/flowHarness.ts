@@ -7,6 +7,7 @@ import { OidcBrowser, basicAuth, type BrowserResponse } from './oidcBrowser.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpOptions } from '../../src/devidp/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { createPlatform } from '../../src/services/platformRegistry.ts';
+import type { IdentityProviderAccounts } from '../../src/services/identityProvider/port.ts';
 
 export const PLATFORM_CALLBACK = 'https://bff.example.test/auth/callback';
 export const PLATFORM_ROOT = 'https://bff.example.test/';
@@ -29,6 +30,10 @@ export interface Harness {
 export async function startHarness(
   env: Record<string, string> = {},
   devIdp: Omit<Partial<DevIdpOptions>, 'clients' | 'port'> = {},
+  gatewayOptions: {
+    /** The gateway's identity-provider account adapter, built from the started dev IdP (none by default). */
+    idpAccounts?: (idp: DevIdp) => IdentityProviderAccounts | null;
+  } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
   const port = await freePort();
@@ -40,6 +45,7 @@ export async function startHarness(
     db: database.db,
     env: { PUBLIC_BASE_URL: baseUrl, ...env },
     oidc: { issuer: idp.issuer, clientId, clientSecret, scopes: ['openid', 'profile', 'email', ...PERMISSION_SCOPES] },
+    idpAccounts: gatewayOptions.idpAccounts?.(idp) ?? null,
   });
   const server: Server = await new Promise((resolve) => {
     const listening = gateway.app.listen(port, '127.0.0.1', () => resolve(listening));

@@ -55,6 +55,17 @@ export async function lockPlatformForShare(db: Db, platformKey: string): Promise
   return rows[0];
 }
 
+/** The active platforms a user has signed in to (has a membership of), in key order. */
+export async function activePlatformsOfMember(db: Db, userId: string): Promise<PlatformRow[]> {
+  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
+    `SELECT ${PLATFORM_COLUMNS} FROM platforms
+      WHERE active AND id IN (SELECT platform_id FROM platform_memberships WHERE user_id = ?)
+      ORDER BY platform_key`,
+    [userId],
+  );
+  return rows;
+}
+
 export async function findActivePlatformById(db: Db, id: string): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE id = ? AND active`, [id]);
   return rows[0];

@@ -6,13 +6,14 @@ export interface SessionPrincipalRow {
   userId: string;
   sub: string;
   permissions: Permission[];
+  createdAt: Date;
   expiresAt: Date;
 }
 
 /** The session behind a browser session cookie, with its user; revoked sessions and deleted users never match. */
 export async function findSessionByTokenDigest(db: Db, tokenDigest: Buffer): Promise<SessionPrincipalRow | undefined> {
   const { rows } = await db.raw<{ rows: SessionPrincipalRow[] }>(
-    `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.expires_at AS "expiresAt"
+    `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt"
        FROM gateway_sessions s JOIN users u ON u.id = s.user_id
       WHERE s.token_digest = ? AND s.revoked_at IS NULL AND u.deleted_at IS NULL`,
     [tokenDigest],
@@ -31,7 +32,7 @@ export interface PlatformCredentialRow extends SessionPrincipalRow {
  */
 export async function findPlatformCredentialByDigest(db: Db, tokenDigest: Buffer): Promise<PlatformCredentialRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformCredentialRow[] }>(
-    `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.expires_at AS "expiresAt",
+    `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt",
             p.id AS "platformId", p.platform_key AS "platformKey"
        FROM platform_credentials c
        JOIN gateway_sessions s ON s.id = c.session_id

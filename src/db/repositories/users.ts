@@ -5,41 +5,124 @@ export interface UserRow {
   sub: string;
   email: string | null;
   displayName: string | null;
+  /** Set when the account was deleted (DELETE /v1/account/me). */
+  deletedAt: Date | null;
 }
 
+const USER_COLUMNS = `id, sub, email, display_name AS "displayName", deleted_at AS "deletedAt"`;
+
+/** The user of a subject, deleted or not (a deleted account must be recognised, not re-created). */
 export async function findUserBySub(db: Db, sub: string): Promise<UserRow | undefined> {
-  const { rows } = await db.raw<{ rows: UserRow[] }>(
-    `SELECT id, sub, email, display_name AS "displayName" FROM users WHERE sub = ? AND deleted_at IS NULL`,
-    [sub],
-  );
+  const { rows } = await db.raw<{ rows: UserRow[] }>(`SELECT ${USER_COLUMNS} FROM users WHERE sub = ?`, [sub]);
   return rows[0];
 }
 
+export interface IdpClaims {
+  sub: string;
+  email: string | null;
+  emailVerified: boolean;
+  displayName: string | null;
+  givenName: string | null;
+  familyName: string | null;
+}
+
 /**
- * Just-in-time provisioning: one statement creates the user on first login or
- * refreshes what the identity provider says about them, and creates the empty
- * profile row. Concurrent first logins of one subject both end on the same row.
+ * Just-in-time provisioning, in one statement. A new user gets a profile prefilled from the
+ * ID token's standard claims (`given_name`, `family_name`, `name`); a returning user's
+ * e-mail is refreshed and nothing else, so what the person changed in their profile is never
+ * overwritten. A deleted account is left alone and answered with `deletedAt` set: the caller
+ * refuses the login instead of quietly re-creating the user. Concurrent first logins of one
+ * subject both end on the same row.
  */
-export async function upsertUserFromIdp(
-  db: Db,
-  claims: { sub: string; email: string | null; emailVerified: boolean; displayName: string | null; givenName: string | null; familyName: string | null },
-): Promise<UserRow> {
+export async function upsertUserFromIdp(db: Db, claims: IdpClaims): Promise<UserRow> {
   const { rows } = await db.raw<{ rows: UserRow[] }>(
     `WITH upserted AS (
        INSERT INTO users (sub, email, email_verified, display_name, last_login_at)
        VALUES (:sub, :email, :emailVerified, :displayName, now())
        ON CONFLICT (sub) DO UPDATE SET
-         email = EXCLUDED.email, email_verified = EXCLUDED.email_verified,
-         display_name = COALESCE(EXCLUDED.display_name, users.display_name),
-         last_login_at = now(), updated_at = now(), deleted_at = NULL
-       RETURNING id, sub, email, display_name
+         email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, last_login_at = now(), updated_at = now()
+         WHERE users.deleted_at IS NULL
+       RETURNING id, sub, email, display_name, deleted_at, (xmax = 0) AS inserted
      ), profile AS (
-       INSERT INTO profiles (user_id, first_name, last_name)
-       SELECT id, :givenName, :familyName FROM upserted
+       INSERT INTO profiles (user_id, first_name, last_name, display_name)
+       SELECT id, :givenName, :familyName, :displayName FROM upserted WHERE inserted
        ON CONFLICT (user_id) DO NOTHING
      )
-     SELECT id, sub, email, display_name AS "displayName" FROM upserted`,
-    claims,
+     SELECT ${USER_COLUMNS} FROM upserted
+     UNION ALL
+     SELECT ${USER_COLUMNS} FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
+    {
+      ...claims,
+      givenName: truncate(claims.givenName, 100),
+      familyName: truncate(claims.familyName, 100),
+      displayName: truncate(claims.displayName, 200),
+    },
   );
   return rows[0]!;
+}
+
+/** Profile names are bounded (the contract's PersonName and ProfileDisplayName); a provider's longer claim is cut, never refused. */
+function truncate(value: string | null, max: number): string | null {
+  if (value === null) return null;
+  const trimmed = [...value.trim()].slice(0, max).join('');
+  return trimmed === '' ? null : trimmed;
+}
+
+/**
+ * Deletes an account at once: the user is marked deleted, every gateway session revoked
+ * (and with it every platform credential), every pending handoff code expired. One
+ * transaction; false when the account was already deleted.
+ */
+export async function markUserDeleted(db: Db, userId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: { deleted: boolean }[] }>(
+    `WITH deleted AS (
+       UPDATE users SET deleted_at = now(), updated_at = now() WHERE id = :userId AND deleted_at IS NULL RETURNING id
+     ), sessions AS (
+       UPDATE gateway_sessions SET revoked_at = now() WHERE user_id IN (SELECT id FROM deleted) AND revoked_at IS NULL
+     ), handoffs AS (
+       UPDATE handoff_codes SET expires_at = now() WHERE user_id IN (SELECT id FROM deleted) AND consumed_at IS NULL AND expires_at > now()
+     )
+     SELECT EXISTS (SELECT 1 FROM deleted) AS deleted`,
+    { userId },
+  );
+  return rows[0]!.deleted;
+}
+
+export async function markIdpDeactivated(db: Db, userId: string): Promise<void> {
+  await db.raw('UPDATE users SET idp_deactivated_at = now() WHERE id = ? AND idp_deactivated_at IS NULL', [userId]);
+}
+
+/** Deleted accounts whose identity-provider deactivation has not succeeded yet (retried by the purge). */
+export async function usersAwaitingIdpDeactivation(db: Db, limit: number): Promise<Pick<UserRow, 'id' | 'sub'>[]> {
+  const { rows } = await db.raw<{ rows: Pick<UserRow, 'id' | 'sub'>[] }>(
+    `SELECT id, sub FROM users WHERE deleted_at IS NOT NULL AND idp_deactivated_at IS NULL AND purged_at IS NULL ORDER BY deleted_at LIMIT ?`,
+    [limit],
+  );
+  return rows;
+}
+
+/** Deleted accounts past the retention period, not yet purged. */
+export async function usersDueForPurge(db: Db, retentionDays: number, limit: number): Promise<Pick<UserRow, 'id' | 'sub'>[]> {
+  const { rows } = await db.raw<{ rows: Pick<UserRow, 'id' | 'sub'>[] }>(
+    `SELECT id, sub FROM users
+      WHERE deleted_at IS NOT NULL AND purged_at IS NULL AND deleted_at < now() - make_interval(days => :retentionDays)
+      ORDER BY deleted_at LIMIT :limit`,
+    { retentionDays, limit },
+  );
+  return rows;
+}
+
+/**
+ * Removes a deleted user's personal data: profile, onboarding values and memberships, and
+ * what the user row itself says about them. The row stays as a tombstone of the subject.
+ */
+export async function purgeUserData(db: Db, userId: string): Promise<void> {
+  await db.raw(
+    `WITH profile AS (DELETE FROM profiles WHERE user_id = :userId),
+          onboarding_values AS (DELETE FROM onboarding_values WHERE user_id = :userId),
+          memberships AS (DELETE FROM platform_memberships WHERE user_id = :userId)
+     UPDATE users SET email = NULL, email_verified = false, display_name = NULL, purged_at = now(), updated_at = now()
+      WHERE id = :userId AND deleted_at IS NOT NULL`,
+    { userId },
+  );
 }

@@ -8,6 +8,7 @@ import { ApiError, validationError, type FieldError } from '../../errors/catalog
 import { checkFieldValue, emptyValueOf, isEmptyValue } from './values.ts';
 import { valueRulesFor } from './definitions.ts';
 import { evaluateOnboarding } from './status.ts';
+import { requireLocalUser } from '../account/localUser.ts';
 import { toFieldView } from './schema.ts';
 
 // The signed-in user's onboarding for one platform (spec: Onboarding (user)). The caller is
@@ -102,12 +103,10 @@ export async function completeOnboarding(db: Db, platformKey: string, principal:
 
 /** The active platform and the caller's local user. */
 async function resolve(db: Db, platformKey: string, principal: Principal): Promise<{ platform: PlatformRow; userId: string }> {
-  if (!principal.userId) {
-    throw new ApiError('FORBIDDEN', 'This account has not signed in through the gateway yet: sign in once, then try again.');
-  }
+  const userId = requireLocalUser(principal);
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
-  return { platform, userId: principal.userId };
+  return { platform, userId };
 }
 
 /** `null` for an empty scalar, `[]` for an empty multi-select (the contract's currentValue). */

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/knex.ts';
+import type { Principal } from '../../domain/types.ts';
+import type { IdentityProviderAccounts } from '../identityProvider/port.ts';
+import { markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
+import { requireLocalUser } from './localUser.ts';
+import { deleteAvatarsOf } from '../avatars/avatars.ts';
+import type { AppDeps } from '../../deps.ts';
+
+interface DeletionDeps {
+  db: Db;
+  logger: Logger;
+  idpAccounts: IdentityProviderAccounts | null;
+}
+
+/**
+ * DELETE /v1/account/me. Locally at once, in one transaction: the user is marked deleted,
+ * every session revoked (every platform credential with it), every pending handoff expired.
+ * Then the identity-provider account is deactivated so the person cannot sign in again; if
+ * the provider cannot be reached now, the purge retries it (the gateway already refuses any
+ * login of the subject). The data stays for ACCOUNT_RETENTION_DAYS, then `purgeDeletedAccounts`.
+ */
+export async function deleteAccount(deps: DeletionDeps, principal: Principal): Promise<void> {
+  const userId = requireLocalUser(principal);
+  const deleted = await markUserDeleted(deps.db, userId);
+  if (!deleted) return; // already deleted: nothing more to do
+  deps.logger.info({ userId }, 'account deleted; sessions and platform credentials revoked');
+  await deactivateAtProvider(deps, { id: userId, sub: principal.sub });
+}
+
+async function deactivateAtProvider(deps: DeletionDeps, user: { id: string; sub: string }): Promise<boolean> {
+  if (!deps.idpAccounts) {
+    deps.logger.warn({ userId: user.id }, 'no identity-provider account API is configured: the deleted account stays active at the provider');
+    return false;
+  }
+  try {
+    await deps.idpAccounts.deactivateUser(user.sub);
+    await markIdpDeactivated(deps.db, user.id);
+    return true;
+  } catch (error) {
+    deps.logger.warn({ userId: user.id, err: error }, 'deactivating the deleted account at the identity provider failed; the purge retries it');
+    return false;
+  }
+}
+
+export interface AccountPurgeCounts {
+  deactivated: number;
+  purged: number;
+}
+
+const BATCH = 100;
+
+/**
+ * Part of the periodic purge: retries the provider deactivations that failed, then removes
+ * the data of accounts deleted more than `retentionDays` ago (profile, onboarding values,
+ * memberships, pictures) and has the provider delete them. A user whose provider deletion
+ * fails keeps its data until a later run succeeds.
+ */
+export async function purgeDeletedAccounts(deps: AppDeps, retentionDays: number): Promise<AccountPurgeCounts> {
+  let deactivated = 0;
+  for (const user of await usersAwaitingIdpDeactivation(deps.db, BATCH)) {
+    if (await deactivateAtProvider(deps, user)) deactivated++;
+  }
+  let purged = 0;
+  for (const user of await usersDueForPurge(deps.db, retentionDays, BATCH)) {
+    try {
+      if (deps.idpAccounts) await deps.idpAccounts.deleteUser(user.sub);
+      else deps.logger.warn({ userId: user.id }, 'no identity-provider account API is configured: the purged account is not deleted at the provider');
+    } catch (error) {
+      deps.logger.warn({ userId: user.id, err: error }, 'deleting the account at the identity provider failed; the purge retries it');
+      continue;
+    }
+    await deleteAvatarsOf(deps, deps.logger, user.id);
+    await purgeUserData(deps.db, user.id);
+    purged++;
+  }
+  return { deactivated, purged };
+}

@@ -1,0 +1,32 @@
+import type { components } from '../../../generated/gateway.ts';
+import type { Db } from '../../db/knex.ts';
+import type { Principal } from '../../domain/types.ts';
+import { activePlatformsOfMember } from '../../db/repositories/platforms.ts';
+import { findProfile } from '../../db/repositories/profiles.ts';
+import { bootstrapAndEvaluate } from '../onboarding/status.ts';
+import { requireLocalUser } from './localUser.ts';
+
+export type Me = components['schemas']['Me'];
+
+/**
+ * GET /v1/me: the caller as the gateway sees it, for this credential. The permissions are
+ * those this credential may exercise (a platform credential never `platforms:admin`); they
+ * were read at login for a session, from the token for a Bearer caller.
+ */
+export async function describeCaller(db: Db, principal: Principal): Promise<Me> {
+  const userId = requireLocalUser(principal);
+  const [profile, platforms] = await Promise.all([findProfile(db, userId), activePlatformsOfMember(db, userId)]);
+  const memberships = [];
+  for (const platform of platforms) {
+    memberships.push({ platformKey: platform.platformKey, displayName: platform.displayName, onboarding: await bootstrapAndEvaluate(db, userId, platform) });
+  }
+  return {
+    user: { id: userId, sub: principal.sub, email: profile.email, displayName: profile.displayName, pictureUrl: profile.pictureUrl },
+    permissions: principal.permissions,
+    permissionsReadAt: principal.permissionsReadAt?.toISOString() ?? null,
+    authentication: principal.via,
+    platform: principal.platform?.key ?? null,
+    session: principal.session ? { id: principal.session.id, expiresAt: principal.session.expiresAt.toISOString() } : null,
+    memberships,
+  };
+}

@@ -1,0 +1,62 @@
+import type { components } from '../../../generated/gateway.ts';
+import type { Db } from '../../db/knex.ts';
+import type { Principal } from '../../domain/types.ts';
+import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } from '../../db/repositories/profiles.ts';
+import { validationError, type FieldError } from '../../errors/catalogue.ts';
+import { checkFieldValue } from '../onboarding/values.ts';
+import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';
+import { requireLocalUser } from './localUser.ts';
+
+export type Profile = components['schemas']['Profile'];
+export type ProfileUpdate = components['schemas']['ProfileUpdateRequest'];
+
+/** BCP 47-shaped tag, as the contract's Locale schema (the API validated it; the check repeats it for other callers). */
+const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
+
+export async function getProfile(db: Db, principal: Principal): Promise<Profile> {
+  return toProfile(await findProfile(db, requireLocalUser(principal)));
+}
+
+/**
+ * PATCH /v1/profile/me: only the properties sent change; `null` clears one. Each value is
+ * checked by the same validator as an onboarding value bound to that property (one rule
+ * per kind of value); a refused update changes nothing. A change is visible at once to
+ * every platform binding the property, and re-evaluates no onboarding status by itself.
+ */
+export async function updateProfile(db: Db, principal: Principal, patch: ProfileUpdate): Promise<Profile> {
+  const userId = requireLocalUser(principal);
+  const errors: FieldError[] = [];
+  const changes: Partial<Record<ProfileProperty, string | null>> = {};
+  for (const [property, value] of Object.entries(patch) as [ProfileProperty, unknown][]) {
+    const pointer = `/body/${property}`;
+    if (isProfileField(property)) {
+      const checked = checkFieldValue(profileValueRules(property), value);
+      if (checked.ok) changes[property] = checked.value as string | null;
+      else errors.push({ pointer: `${pointer}${checked.at ?? ''}`, reason: checked.reason, message: checked.message });
+    } else if (property === 'locale') {
+      if (value === null || (typeof value === 'string' && LOCALE.test(value) && value.length <= 35)) changes.locale = value as string | null;
+      else errors.push({ pointer, reason: 'WRONG_TYPE', message: 'must be a language tag such as en-GB' });
+    } else {
+      errors.push({ pointer, message: 'is not a profile property that can be written' });
+    }
+  }
+  if (errors.length > 0) throw validationError(errors, 'One or more properties are not valid; nothing was changed.');
+  await updateProfileRow(db, userId, changes);
+  return toProfile(await findProfile(db, userId));
+}
+
+function toProfile(row: ProfileRow): Profile {
+  return {
+    userId: row.userId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    displayName: row.displayName,
+    dateOfBirth: row.dateOfBirth,
+    phone: row.phone,
+    country: row.country,
+    locale: row.locale,
+    email: row.email,
+    pictureUrl: row.pictureUrl,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
