@@ -1,14 +1,32 @@
 import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/globalDatabase.ts'],
-    setupFiles: ['test/setup/env.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     // Two cores on CI: more workers only queue up behind PostgreSQL.
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      {
+        test: {
+          name: 'gateway',
+          include: ['test/**/*.test.ts'],
+          // One PostgreSQL for the run; the account center built once for the browser tests.
+          globalSetup: ['test/setup/globalDatabase.ts', 'test/setup/accountCenterBuild.ts'],
+          setupFiles: ['test/setup/env.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [react()],
+        test: {
+          name: 'account-center',
+          include: ['account-center/src/**/*.test.tsx'],
+          environment: 'jsdom',
+          setupFiles: ['account-center/src/test/setup.ts'],
+        },
+      },
+    ],
   },
 });

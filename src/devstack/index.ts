@@ -5,13 +5,16 @@ import type { Config } from '../config/index.ts';
 import type { Db } from '../db/knex.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from '../devidp/index.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
-import { createPlatform, rotatePlatformCredentials, type Actor } from '../services/platformRegistry.ts';
+import { createPlatform, rotatePlatformCredentials, type Actor, type PlatformCreateInput } from '../services/platformRegistry.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
+import type { AccountCenterServer } from '../../account-center/server/server.ts';
 
 export const DEMO_PLATFORM_KEY = 'DEMO_PLATFORM';
 /** A second demo platform in central mode, with required fields, to click through central onboarding. */
 export const DEMO_CENTRAL_PLATFORM_KEY = 'DEMO_CENTRAL';
+/** The account center's own platform when AUTH_PLATFORM_KEY is unset. */
+export const ACCOUNT_CENTER_PLATFORM_KEY = 'ACCOUNT_CENTER';
 const DEV_CLIENT_ID = 'auth-gateway-dev';
 const SEED_ACTOR: Actor = { type: 'cli', userId: null, sub: null, requestId: null };
 /** The dev identity provider's users, password hashes and states, kept across restarts (git-ignored). */
@@ -56,8 +59,25 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   });
 
   const bffUrl = `http://localhost:${config.demoBffPort}`;
-  const credentials = await seedDemoPlatform(db, bffUrl);
-  const centralCredentials = await seedDemoCentralPlatform(db, bffUrl);
+  const credentials = await seedPlatform(db, {
+    platformKey: DEMO_PLATFORM_KEY,
+    displayName: 'Demo platform',
+    callbackUrl: `${bffUrl}/auth/callback`,
+    allowedReturnUrls: [`${bffUrl}/`],
+    defaultOnboardingMode: 'none',
+  });
+  const centralCredentials = await seedPlatform(
+    db,
+    {
+      platformKey: DEMO_CENTRAL_PLATFORM_KEY,
+      displayName: 'Demo platform with central onboarding',
+      callbackUrl: `${bffUrl}/central/auth/callback`,
+      allowedReturnUrls: [`${bffUrl}/central/`],
+      defaultOnboardingMode: 'central',
+    },
+    DEMO_CENTRAL_FIELDS,
+  );
+  const accountCenter = await startAccountCenter(config, db, logger);
   let bff: DemoBff | null = null;
   try {
     bff = await startDemoBff({
@@ -79,41 +99,16 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
       // Only the seeded users whose published password still works (a changed one is never shown).
       const users = idp.seedHints().map((user) => `${user.username} / ${user.password}`).join(', ') || `a user of ${DEV_IDP_USERS_FILE}`;
       log.info(
-        { demo: bff?.url, users, devIdp: idp.issuer },
-        `demo: open ${bff?.url ?? '(example BFF not running)'} and sign in as ${users}`,
+        { demo: bff?.url, accountCenter: accountCenter?.url, users, devIdp: idp.issuer },
+        `demo: open ${bff?.url ?? '(example BFF not running)'} or the account center at ${accountCenter?.url ?? '(not running)'} and sign in as ${users}`,
       );
     },
     async close() {
+      await accountCenter?.close();
       await bff?.close();
       await idp.close();
     },
   };
-}
-
-/**
- * The central demo platform and its onboarding fields (a profile property and custom
- * fields of several types, most of them required), created once; its secret is rotated
- * at every start like the first demo platform's.
- */
-async function seedDemoCentralPlatform(db: Db, bffUrl: string): Promise<{ clientId: string; clientSecret: string }> {
-  if (await findPlatformByKey(db, DEMO_CENTRAL_PLATFORM_KEY)) {
-    const rotated = await rotatePlatformCredentials(db, DEMO_CENTRAL_PLATFORM_KEY, SEED_ACTOR);
-    return { clientId: rotated.clientId, clientSecret: rotated.clientSecret };
-  }
-  const created = await createPlatform(
-    db,
-    {
-      platformKey: DEMO_CENTRAL_PLATFORM_KEY,
-      displayName: 'Demo platform with central onboarding',
-      callbackUrl: `${bffUrl}/central/auth/callback`,
-      allowedReturnUrls: [`${bffUrl}/central/`],
-      defaultOnboardingMode: 'central',
-      centralOnboardingEnabled: true,
-    },
-    SEED_ACTOR,
-  );
-  for (const field of DEMO_CENTRAL_FIELDS) await createFieldDefinition(db, DEMO_CENTRAL_PLATFORM_KEY, field, SEED_ACTOR);
-  return { clientId: created.platform.clientId!, clientSecret: created.clientSecret };
 }
 
 const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
@@ -134,25 +129,49 @@ const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
 ];
 
 /**
- * The demo platform exists once; its secret is rotated at every start so the
- * in-process BFF knows it (only the digest is stored).
+ * A demo platform exists once (created with its onboarding fields the first time); its
+ * secret is rotated at every start so the in-process back end knows it (only the digest is
+ * stored).
  */
-async function seedDemoPlatform(db: Db, bffUrl: string): Promise<{ clientId: string; clientSecret: string }> {
-  if (await findPlatformByKey(db, DEMO_PLATFORM_KEY)) {
-    const rotated = await rotatePlatformCredentials(db, DEMO_PLATFORM_KEY, SEED_ACTOR);
+async function seedPlatform(db: Db, platform: PlatformCreateInput, fields: readonly FieldCreateInput[] = []): Promise<{ clientId: string; clientSecret: string }> {
+  if (await findPlatformByKey(db, platform.platformKey)) {
+    const rotated = await rotatePlatformCredentials(db, platform.platformKey, SEED_ACTOR);
     return { clientId: rotated.clientId, clientSecret: rotated.clientSecret };
   }
-  const created = await createPlatform(
-    db,
-    {
-      platformKey: DEMO_PLATFORM_KEY,
-      displayName: 'Demo platform',
-      callbackUrl: `${bffUrl}/auth/callback`,
-      allowedReturnUrls: [`${bffUrl}/`],
-      defaultOnboardingMode: 'none',
-      centralOnboardingEnabled: true,
-    },
-    SEED_ACTOR,
-  );
+  const created = await createPlatform(db, platform, SEED_ACTOR);
+  for (const field of fields) await createFieldDefinition(db, platform.platformKey, field, SEED_ACTOR);
   return { clientId: created.platform.clientId!, clientSecret: created.clientSecret };
+}
+
+/**
+ * The account center at ACCOUNT_CENTER_URL, registered as its own platform (its server is
+ * that platform's back end), built first when its build is missing or stale.
+ */
+async function startAccountCenter(config: Config, db: Db, logger: Logger): Promise<AccountCenterServer | null> {
+  const url = config.accountCenterUrl;
+  const platformKey = config.authPlatformKey ?? ACCOUNT_CENTER_PLATFORM_KEY;
+  const credentials = await seedPlatform(db, {
+    platformKey,
+    displayName: 'Account center',
+    callbackUrl: `${url}/auth/callback`,
+    allowedReturnUrls: [`${url}/`],
+    defaultOnboardingMode: 'none',
+  });
+  try {
+    const { ensureAccountCenterBuilt, ACCOUNT_CENTER_DIST } = await import('../../account-center/server/build.ts');
+    if ((await ensureAccountCenterBuilt()) === 'built') logger.info('built the account center');
+    const { startAccountCenterServer } = await import('../../account-center/server/server.ts');
+    return await startAccountCenterServer({
+      port: Number(new URL(url).port || 80),
+      host: '127.0.0.1',
+      publicUrl: url,
+      authBackendUrl: `${config.publicBaseUrl}/v1`,
+      platformKey,
+      ...credentials,
+      distDir: ACCOUNT_CENTER_DIST,
+    });
+  } catch (error) {
+    logger.warn({ err: error, url }, 'the account center could not start (set ACCOUNT_CENTER_URL to another port)');
+    return null;
+  }
 }

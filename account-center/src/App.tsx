@@ -1,0 +1,37 @@
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { Layout } from './layout/Layout.tsx';
+import { RequirePermission, RequireSession } from './layout/guards.tsx';
+import { useSession } from './session.tsx';
+import { HomePage } from './pages/HomePage.tsx';
+import { SignedOutPage } from './pages/SignedOutPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { OnboardingPage } from './pages/onboarding/OnboardingPage.tsx';
+import { ProfilePage } from './pages/profile/ProfilePage.tsx';
+import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
+import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
+
+/** The account center's routes (spec: /onboarding/{platformKey}?resume=…, /onboarding, /admin/*). */
+export function App() {
+  return (
+    <BrowserRouter>
+      <Routes>
+        <Route element={<Layout />}>
+          <Route index element={<HomePage />} />
+          <Route path="onboarding" element={<DefaultOnboarding />} />
+          <Route path="onboarding/:platformKey" element={<RequireSession><OnboardingPage /></RequireSession>} />
+          <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
+          <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
+          <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
+          <Route path="signed-out" element={<SignedOutPage />} />
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
+      </Routes>
+    </BrowserRouter>
+  );
+}
+
+/** /onboarding: the configured platform's onboarding (AUTH_PLATFORM_KEY), keeping the query. */
+function DefaultOnboarding() {
+  const { config } = useSession();
+  return <Navigate to={`/onboarding/${encodeURIComponent(config.authPlatformKey)}${window.location.search}`} replace />;
+}

@@ -1,0 +1,41 @@
+import { useEffect, useRef } from 'react';
+
+export interface ErrorSummaryProps {
+  /** The message above the form (the gateway's detail, or our own). */
+  message: string;
+  /** Field errors: the input's id and the text; each links to its input. */
+  errors?: { inputId: string; label: string; message: string }[];
+}
+
+/**
+ * The errors of a form, above it. It takes the focus when it appears, so a keyboard or
+ * screen-reader user lands on it; each entry moves the focus to its input.
+ */
+export function ErrorSummary({ message, errors = [] }: ErrorSummaryProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, [message, errors.length]);
+  return (
+    <div ref={ref} className="error-summary" role="alert" tabIndex={-1} aria-labelledby="error-summary-title">
+      <h2 id="error-summary-title">{message}</h2>
+      {errors.length > 0 ? (
+        <ul>
+          {errors.map((error) => (
+            <li key={error.inputId}>
+              <a
+                href={`#${error.inputId}`}
+                onClick={(event) => {
+                  event.preventDefault();
+                  document.getElementById(error.inputId)?.focus();
+                }}
+              >
+                {error.label}: {error.message}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}

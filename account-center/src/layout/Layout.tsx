@@ -1,0 +1,47 @@
+import { NavLink, Outlet, useNavigate } from 'react-router';
+import { hasPermission, signInUrl, useSession } from '../session.tsx';
+
+/** The frame of every page: the product name, the navigation, sign-in or sign-out, the content. */
+export function Layout() {
+  const { me, forget } = useSession();
+  const navigate = useNavigate();
+  const canAdminister = hasPermission(me, 'platforms:admin');
+  const canEditSchemas = hasPermission(me, 'onboarding:schema:read');
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="topbar">
+        <a className="brand" href="/">Account center</a>
+        <nav aria-label="Main">
+          <ul>
+            {me ? <li><NavLink to="/profile">Profile</NavLink></li> : null}
+            {canAdminister ? <li><NavLink to="/admin/platforms">Platforms</NavLink></li> : null}
+            {canEditSchemas ? <li><NavLink to="/admin/onboarding">Onboarding forms</NavLink></li> : null}
+          </ul>
+        </nav>
+        <div className="account">
+          {me ? (
+            <>
+              <span className="account-name">{me.user.displayName ?? me.user.email ?? 'Signed in'}</span>
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => {
+                  forget();
+                  navigate('/signed-out');
+                }}
+              >
+                Sign out
+              </button>
+            </>
+          ) : me === null ? (
+            <a className="button" href={signInUrl('/profile')}>Sign in</a>
+          ) : null}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App.tsx';
+import { createApi } from './api.ts';
+import { loadConfig } from './config.ts';
+import { SessionProvider } from './session.tsx';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root')!);
+try {
+  const config = await loadConfig();
+  root.render(
+    <StrictMode>
+      <SessionProvider config={config} api={createApi(config)}>
+        <App />
+      </SessionProvider>
+    </StrictMode>,
+  );
+} catch (error) {
+  root.render(
+    <main className="boot-error" role="alert">
+      <h1>The account center could not start</h1>
+      <p>{error instanceof Error ? error.message : String(error)}</p>
+      <p><button type="button" className="button" onClick={() => window.location.reload()}>Try again</button></p>
+    </main>,
+  );
+}

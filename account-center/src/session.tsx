@@ -1,0 +1,66 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ApiProblem, call, type Api, type Schemas } from './api.ts';
+import type { AccountCenterConfig } from './config.ts';
+
+export type Me = Schemas['Me'];
+export type Permission = Schemas['Permission'];
+
+interface SessionState {
+  config: AccountCenterConfig;
+  api: Api;
+  /** undefined while loading, null without a session. */
+  me: Me | null | undefined;
+  /** A failure other than "not signed in" (the gateway unreachable…). */
+  error: ApiProblem | null;
+  reload(): Promise<void>;
+  /** Forget what the account center holds about the session (it holds no token). */
+  forget(): void;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+
+export function SessionProvider({ config, api, children }: { config: AccountCenterConfig; api: Api; children: ReactNode }) {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [error, setError] = useState<ApiProblem | null>(null);
+
+  const reload = useCallback(async () => {
+    setError(null);
+    try {
+      setMe(await call(api.GET('/v1/me')));
+    } catch (failure) {
+      const problem = failure instanceof ApiProblem ? failure : new ApiProblem(0, null);
+      if (problem.needsSignIn) setMe(null);
+      else {
+        setMe(null);
+        setError(problem);
+      }
+    }
+  }, [api]);
+
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  const value = useMemo<SessionState>(() => ({ config, api, me, error, reload, forget: () => setMe(null) }), [config, api, me, error, reload]);
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+export function hasPermission(me: Me | null | undefined, permission: Permission): boolean {
+  if (!me) return false;
+  return me.permissions.includes(permission) || me.permissions.includes('platforms:admin');
+}
+
+/**
+ * The account center's own sign-in, run by its server: it starts a login for the account
+ * center's platform and, after the handoff, sends the browser back to `returnTo` (a path of
+ * the account center; anything else is refused by the server).
+ */
+export function signInUrl(returnTo: string = window.location.pathname + window.location.search): string {
+  return `/auth/login?returnTo=${encodeURIComponent(returnTo)}`;
+}

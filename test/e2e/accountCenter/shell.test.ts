@@ -1,0 +1,48 @@
+// The account center's frame in Chromium: its own sign-in, the navigation by permission,
+// sign-out, and accessibility of the shared pages.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectPageErrors, expectAccessible, hasChromium, screenshots, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
+
+describe.skipIf(!hasChromium)(`account center shell in Chromium${hasChromium ? '' : ' (skipped: /usr/bin/chromium is not installed)'}`, () => {
+  let stack: AccountCenterStack;
+  beforeAll(async () => {
+    stack = await startAccountCenterStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('a page that needs a session signs in through the account center and comes back to it', async () => {
+    const { context, page } = await stack.newPage();
+    const errors = collectPageErrors(page);
+    await signIn(stack, page, '/profile', USERS.alice);
+    expect(new URL(page.url()).pathname).toBe('/profile');
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    // alice holds no permission: no admin navigation
+    expect(await page.getByRole('link', { name: 'Platforms' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('an administrator sees the admin navigation; sign-out says what it does', async () => {
+    const { context, page } = await stack.newPage();
+    await signIn(stack, page, '/profile', USERS.admin);
+    await page.getByRole('link', { name: 'Account center' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Platforms' }).first().isVisible()).toBe(true);
+    await expectAccessible(page, 'home');
+    await screenshots(page, 'home');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Signed out of the account center' }).isVisible()).toBe(true);
+    await expectAccessible(page, 'signed out');
+    await screenshots(page, 'signed-out');
+    await context.close();
+  });
+
+  it('an unknown page says so', async () => {
+    const { context, page } = await stack.newPage();
+    await page.goto(`${stack.url}/no/such/page`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Page not found' }).isVisible()).toBe(true);
+    await expectAccessible(page, 'not found');
+    await context.close();
+  });
+});
