@@ -137,6 +137,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign out (browser)
+         * @description Where a platform sends the browser to sign the person out. `returnTo` is checked exactly
+         *     as at `startAuthentication` (`400 INVALID_REDIRECT`, `403 RETURN_TO_NOT_ALLOWED`,
+         *     `404 PLATFORM_NOT_FOUND`).
+         *
+         *     With the browser's gateway session cookie, the session ends: it is revoked, every
+         *     platform credential derived from it stops working, every platform that exchanged a code
+         *     for it is told by back-channel logout, and the cookie is cleared. Then the browser goes
+         *     through the identity provider's `end_session_endpoint` (RP-Initiated Logout 1.0, with
+         *     the login's ID token as `id_token_hint` and the fixed `post_logout_redirect_uri`
+         *     `{PUBLIC_BASE_URL}/v1/auth/logged-out`), which sends it back to `returnTo`. Without a
+         *     provider end-session endpoint, or without a session, it goes straight to `returnTo`.
+         *     Signing out twice, or with no session, is harmless.
+         *
+         *     `HEAD` is answered `405` with `Allow: GET`: it must never sign anyone out.
+         */
+        get: operations["signOutBrowser"];
+        put?: never;
+        /**
+         * Sign out (API)
+         * @description Ends the gateway session behind the credential: the browser session cookie (the account
+         *     center; origin checked) or a platform's own credential (its back end). The session is
+         *     revoked, every platform credential derived from it stops working, every other platform
+         *     that exchanged a code for it is told by back-channel logout, and a browser cookie is
+         *     cleared. The identity provider's own session is not ended here (use `signOutBrowser` for
+         *     that). Answers `204` also without a session or when it has already ended: signing out is
+         *     harmless to repeat.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logged-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Back from the identity provider's sign-out
+         * @description The `post_logout_redirect_uri` registered at the identity provider. The signed `state`
+         *     names the `returnTo` chosen at `signOutBrowser`; the browser goes there. A missing,
+         *     altered or expired `state` gives an HTML page saying the person is signed out.
+         */
+        get: operations["finishSignOut"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/backchannel-logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Back-channel logout from the identity provider
+         * @description OpenID Connect Back-Channel Logout 1.0: the identity provider posts a `logout_token` when
+         *     the person's session there ends. The token is verified as §2.6 says: its signature with
+         *     the provider's keys (RS256), `iss`, `aud` containing the gateway's client id, a fresh
+         *     `iat`, the `events` claim with `http://schemas.openid.net/event/backchannel-logout`, a
+         *     `sid` and/or a `sub`, no `nonce`, and a `jti` never seen before (a replay is refused).
+         *     Every gateway session of that provider session (`sid`, stored at login) or of that
+         *     subject (`sub` without `sid`) ends, with the same effects as `signOut`. Answers `200`, or
+         *     `400` with a JSON `error` (`invalid_request`) as §2.8 says. `Cache-Control: no-store`.
+         *
+         *     For Zitadel: set the gateway client's `backChannelLogoutUri` to
+         *     `{PUBLIC_BASE_URL}/v1/auth/backchannel-logout` (see docs/zitadel.md).
+         */
+        post: operations["receiveBackchannelLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/exchange": {
         parameters: {
             query?: never;
@@ -521,6 +616,83 @@ export interface paths {
          *     Audited as `onboarding_field.*` with the field key and the changed properties.
          */
         patch: operations["updateOnboardingField"];
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List active sessions
+         * @description The caller's active gateway sessions (a session is a browser signed in through the
+         *     gateway): when it started, when it was last used, when it expires (absolutely and after
+         *     idling), the browser's user agent, a coarse address (a /24 or /48 prefix), which
+         *     platforms hold a credential for it, and which one is the caller's own.
+         *
+         *     With `userId`, an administrator (`platforms:admin`, checked for this parameter) lists a
+         *     given user's sessions. Permissions are read at login and kept for a session's life:
+         *     revoking a session is the way to cut a person off at once.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a session
+         * @description Ends one session at once: its cookie and every platform credential derived from it get
+         *     `401` from the next request, and every platform that exchanged a code for it is told by
+         *     back-channel logout. A user revokes their own sessions; an administrator
+         *     (`platforms:admin`) any user's. Audited (`session.revoke`). Another user's session, or an
+         *     unknown one, gives `404 SESSION_NOT_FOUND` to a non-administrator; revoking an ended
+         *     session changes nothing. Cookie-authenticated requests are origin checked.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The gateway's public signing keys
+         * @description JSON Web Key Set (RFC 7517) of the keys the gateway signs its back-channel logout tokens
+         *     with (`GATEWAY_SIGNING_KEYS`: the first signs, all are published, so keys rotate without a
+         *     gap). Platforms verify the tokens against it.
+         */
+        get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/audit-events": {
@@ -987,6 +1159,7 @@ export interface components {
          *     | `PLATFORM_NOT_FOUND` | 404 | Unknown platform, or inactive where an active one is needed. |
          *     | `TRANSACTION_NOT_FOUND` | 404 | Invalid, expired or used login transaction. |
          *     | `HANDOFF_CODE_INVALID` | 404 | Invalid, expired, used or other-platform handoff code. |
+         *     | `SESSION_NOT_FOUND` | 404 | Unknown session, or another user's. |
          *     | `UPLOAD_TICKET_INVALID` | 404 | Unknown, expired, used or wrongly signed avatar upload ticket. |
          *     | `FIELD_NOT_FOUND` | 404 | Unknown onboarding field definition. |
          *     | `METHOD_NOT_ALLOWED` | 405 | The path does not support this method. |
@@ -1007,7 +1180,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1352,9 +1525,10 @@ export interface components {
          *     | `onboarding_field.create` | An onboarding field definition was created. |
          *     | `onboarding_field.update` | An onboarding field definition was updated. |
          *     | `onboarding_field.archive` | An onboarding field definition was archived. |
+         *     | `session.revoke` | A gateway session was revoked (by its user or an administrator). |
          * @enum {string}
          */
-        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive";
+        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke";
         /** @description One audited change. Names the changed properties, never their values or secrets. */
         AuditEvent: {
             /** Format: uuid */
@@ -1362,9 +1536,15 @@ export interface components {
             /** Format: date-time */
             occurredAt: string;
             action: components["schemas"]["AuditAction"];
-            platformKey: components["schemas"]["PlatformKey"];
+            /** @description The platform a registry or schema change touched; `null` for a session revocation. */
+            platformKey: string | null;
             /** @description The onboarding field definition a schema change touched; `null` for registry changes. */
             fieldKey: string | null;
+            /**
+             * Format: uuid
+             * @description The session a revocation ended; `null` otherwise.
+             */
+            sessionId: string | null;
             /** @description Who made the change. */
             actor: {
                 /**
@@ -1749,6 +1929,61 @@ export interface components {
              */
             newPassword: string;
         };
+        /** @description One active gateway session of a user. */
+        Session: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The login that created it; also when its permissions were read.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last use, to the minute (kept without a write per request).
+             */
+            lastUsedAt: string;
+            /**
+             * Format: date-time
+             * @description Absolute end (`GATEWAY_SESSION_TTL_SECONDS` after the login).
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description End if unused until then (`GATEWAY_SESSION_IDLE_SECONDS` after the last use).
+             */
+            idleExpiresAt: string;
+            /** @description The browser's `User-Agent` at login (cut to 300 characters). */
+            userAgent: string | null;
+            /** @description The login's address, coarsened to its /24 (IPv4) or /48 (IPv6) network. */
+            ipPrefix: string | null;
+            /** @description The platforms holding a credential for this session (that exchanged a code for it). */
+            platforms: components["schemas"]["PlatformKey"][];
+            /** @description Whether this is the caller's own session. */
+            current: boolean;
+        };
+        /** @description Active sessions, most recently used first. */
+        SessionList: {
+            items: components["schemas"]["Session"][];
+        };
+        /** @description A JSON Web Key Set (RFC 7517) of public keys. */
+        Jwks: {
+            keys: ({
+                kty: string;
+                kid: string;
+                alg: string;
+                /** @constant */
+                use: "sig";
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        /** @description An OAuth-style error (RFC 6749 §5.2 shape), as back-channel logout §2.8 answers. */
+        OAuthError: {
+            /** @enum {string} */
+            error: "invalid_request";
+            error_description?: string;
+        };
         /** @description Liveness of the process. */
         Liveness: {
             /**
@@ -1886,6 +2121,16 @@ export interface components {
         };
         /** @description `UNSUPPORTED_MEDIA_TYPE`: the request body must be `application/json`. */
         UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `NOT_IMPLEMENTED`: the operation is in the contract but not implemented by this build yet. */
+        NotImplemented: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -2212,6 +2457,125 @@ export interface operations {
             default: components["responses"]["BrowserUnexpectedError"];
         };
     };
+    signOutBrowser: {
+        parameters: {
+            query: {
+                /** @description The platform the person signs out from (its `allowedReturnUrls` check `returnTo`). */
+                platformKey: components["schemas"]["PlatformKey"];
+                /** @description Where to land after signing out; the same rules as at start. */
+                returnTo: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's end-session endpoint, or straight to `returnTo`. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BrowserBadRequest"];
+            403: components["responses"]["BrowserForbidden"];
+            404: components["responses"]["BrowserNotFound"];
+            503: components["responses"]["BrowserServiceUnavailable"];
+            default: components["responses"]["BrowserUnexpectedError"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended (or there was none). */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ORIGIN_NOT_ALLOWED`: a cookie-authenticated request from an origin that is not allowed. */
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    finishSignOut: {
+        parameters: {
+            query?: {
+                /** @description The state sent to the end-session endpoint (signed by the gateway). */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the `returnTo` of the sign-out. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BrowserBadRequest"];
+            default: components["responses"]["BrowserUnexpectedError"];
+        };
+    };
+    receiveBackchannelLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    logout_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The matching sessions have ended (there may have been none). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The logout token was refused (`invalid_request`), §2.8. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     exchangeAuthenticationHandoff: {
         parameters: {
             query?: never;
@@ -2388,6 +2752,13 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only active (`true`) or only inactive (`false`) platforms; all when omitted. */
                 active?: boolean;
+                /**
+                 * @description Only platforms whose `platformKey` or `displayName` contains this text, compared
+                 *     case-insensitively as a plain substring (`%`, `_` and `\` match themselves, no
+                 *     wildcards). Combines with `active`; paging stays by `platformKey` (pass the same
+                 *     `search` with each `cursor`). All platforms when omitted.
+                 */
+                search?: string;
             };
             header?: never;
             path?: never;
@@ -2773,6 +3144,92 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description Another user's id (administrators only). */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active sessions, most recently used first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: `userId` without `platforms:admin`, or a caller with no local user. */
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session's id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `SESSION_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    /** @description Cacheable for a short while (`public, max-age=300`). */
+                    "Cache-Control"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            501: components["responses"]["NotImplemented"];
+            "4XX": components["responses"]["ClientError"];
             default: components["responses"]["UnexpectedError"];
         };
     };

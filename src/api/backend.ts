@@ -161,9 +161,10 @@ const ROUTABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
  * GETs that create or spend a login: start writes a transaction, the callback and
  * resume consume one. They are GETs only because browsers follow redirects with GET.
  * HEAD must never change state (RFC 9110 §9.2.1, GUIDE §5), and Express would run the
- * GET handler for it, so on these three HEAD is not a method of the resource at all.
+ * GET handler for it, so on these GETs (they start, spend or end a login) HEAD is not a
+ * method of the resource at all.
  */
-const NO_HEAD_OPERATIONS: ReadonlySet<string> = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication']);
+const NO_HEAD_OPERATIONS: ReadonlySet<string> = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser']);
 
 /** The methods the contract publishes for a path (HEAD wherever GET is, but for the login steps). */
 function allowedMethods(api: OpenAPIBackend, path: string): string[] {

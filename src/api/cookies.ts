@@ -9,6 +9,11 @@ export function setSessionCookie(res: Response, config: Config, token: string, e
   res.cookie(config.gatewayCookieName, token, { httpOnly: true, path: '/', sameSite: 'lax', secure: config.secureCookies, expires: expiresAt });
 }
 
+/** Lets the browser forget the gateway cookie (sign-out, account deletion). */
+export function clearSessionCookie(res: Response, config: Config): void {
+  res.clearCookie(config.gatewayCookieName, { httpOnly: true, path: '/', sameSite: 'lax', secure: config.secureCookies });
+}
+
 /**
  * A login's browser binding (RFC 9700 §4.7.1): one cookie per login in flight, so several
  * tabs can sign in at once, each with its own. It is sent only to the callback (its Path),

@@ -14,6 +14,11 @@ import { deactivatePlatform } from '../operations/deactivatePlatform.ts';
 import { activatePlatform } from '../operations/activatePlatform.ts';
 import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentials.ts';
 import { listAuditEvents } from '../operations/listAuditEvents.ts';
+import { revokeSession } from '../operations/revokeSession.ts';
+import { listSessions } from '../operations/listSessions.ts';
+import { finishSignOut } from '../operations/finishSignOut.ts';
+import { signOut } from '../operations/signOut.ts';
+import { signOutBrowser } from '../operations/signOutBrowser.ts';
 import { requestAvatarUpload } from '../operations/requestAvatarUpload.ts';
 import { uploadAvatar } from '../operations/uploadAvatar.ts';
 import { confirmAvatarUpload } from '../operations/confirmAvatarUpload.ts';
@@ -44,6 +49,13 @@ export const handlers: HandlerMap = {
   handleIdpCallback,
   resumeAuthentication,
   exchangeAuthenticationHandoff,
+  signOutBrowser,
+  signOut,
+  finishSignOut,
+  receiveBackchannelLogout: pending('receiveBackchannelLogout'),
+  listSessions,
+  revokeSession,
+  getJwks: pending('getJwks'),
 
   getOnboardingRequirements,
   getOnboardingStatus,

@@ -3,8 +3,8 @@ import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
-import { findPlatformCredentialByDigest, findSessionByTokenDigest } from '../db/repositories/sessions.ts';
-import { PLATFORM_CREDENTIAL_PREFIX } from '../services/sessions.ts';
+import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../db/repositories/sessions.ts';
+import { PLATFORM_CREDENTIAL_PREFIX } from '../services/sessions/create.ts';
 import { findUserBySub } from '../db/repositories/users.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
@@ -61,7 +61,7 @@ export function createSecurityHandlers(deps: AppDeps) {
 async function browserSessionPrincipal(deps: AppDeps, token: string): Promise<Principal> {
   const session = await findSessionByTokenDigest(deps.db, sha256(token));
   if (!session) throw new ApiError('UNAUTHENTICATED', 'The gateway session is not valid. Sign in again.');
-  if (session.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign in again.');
+  requireLive(deps, session, 'Sign in again.');
   return {
     via: 'session',
     userId: session.userId,
@@ -86,7 +86,7 @@ async function browserSessionPrincipal(deps: AppDeps, token: string): Promise<Pr
 async function platformCredentialPrincipal(deps: AppDeps, token: string): Promise<Principal> {
   const row = await findPlatformCredentialByDigest(deps.db, sha256(token));
   if (!row) throw new ApiError('UNAUTHENTICATED', 'The platform credential is not valid. Sign the user in again.');
-  if (row.expiresAt.getTime() <= Date.now()) throw new ApiError('SESSION_EXPIRED', 'The gateway session has expired. Sign the user in again.');
+  requireLive(deps, row, 'Sign the user in again.');
   return {
     via: 'platform',
     userId: row.userId,
@@ -100,6 +100,21 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
     platformClaims: [row.platformKey],
     permissionsReadAt: row.createdAt,
   };
+}
+
+/**
+ * A session ends at its absolute expiry, or after GATEWAY_SESSION_IDLE_SECONDS unused. The
+ * check reads only; the use is recorded at most once a minute, after the answer is decided.
+ */
+function requireLive(deps: AppDeps, session: { id: string; expiresAt: Date; lastUsedAt: Date }, again: string): void {
+  const now = Date.now();
+  if (session.expiresAt.getTime() <= now) throw new ApiError('SESSION_EXPIRED', `The gateway session has expired. ${again}`);
+  if (session.lastUsedAt.getTime() + deps.config.gatewaySessionIdleSeconds * 1000 <= now) {
+    throw new ApiError('SESSION_EXPIRED', `The gateway session ended after a time without use. ${again}`);
+  }
+  if (now - session.lastUsedAt.getTime() >= 60_000) {
+    touchSession(deps.db, session.id).catch((error: unknown) => deps.logger.warn({ err: error }, 'recording a session use failed'));
+  }
 }
 
 /** OIDC_PLATFORM_CLAIM: a string or an array of strings; anything else claims nothing. */

@@ -91,7 +91,7 @@ export function formatAuditList(page: AuditEventList): string {
     page.items.map((e) => [
       e.occurredAt,
       e.action,
-      e.platformKey,
+      e.platformKey ?? (e.sessionId ? `session ${e.sessionId}` : '-'),
       e.fieldKey ?? '-',
       e.actor.type === 'cli' ? 'cli' : `user ${e.actor.sub ?? e.actor.userId ?? '?'}`,
       e.changedFields.join(',') || '-',

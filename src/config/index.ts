@@ -76,6 +76,8 @@ export interface Config {
   readonly authPlatformKey: string | null;
   readonly gatewayCookieName: string;
   readonly gatewaySessionTtlSeconds: number;
+  /** A session unused this long ends (GATEWAY_SESSION_IDLE_SECONDS), before its absolute lifetime. */
+  readonly gatewaySessionIdleSeconds: number;
   /** Cookies carry `Secure`: in production, and whenever PUBLIC_BASE_URL is https. */
   readonly secureCookies: boolean;
   /** Largest avatar upload accepted (AVATAR_MAX_BYTES). */
@@ -278,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
     gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
+    gatewaySessionIdleSeconds: reader.integer('GATEWAY_SESSION_IDLE_SECONDS', 2 * 3600, 300, 30 * 24 * 3600),
     secureCookies: isProduction || publicBaseUrl.startsWith('https://'),
     avatarMaxBytes: reader.integer('AVATAR_MAX_BYTES', 5 * 1024 * 1024, 1024, 5 * 1024 * 1024),
     avatarS3: readAvatarS3(reader),

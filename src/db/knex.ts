@@ -9,6 +9,7 @@ import * as onboardingSchemaAudit from '../../migrations/20261122000600_onboardi
 import * as avatars from '../../migrations/20261122000700_avatars.ts';
 import * as rateLimits from '../../migrations/20261122000800_rate_limits.ts';
 import * as accountDeletion from '../../migrations/20261122000900_account_deletion.ts';
+import * as sessions from '../../migrations/20261122001000_sessions.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122000700_avatars': avatars,
   '20261122000800_rate_limits': rateLimits,
   '20261122000900_account_deletion': accountDeletion,
+  '20261122001000_sessions': sessions,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

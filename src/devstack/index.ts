@@ -8,6 +8,7 @@ import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { createPlatform, rotatePlatformCredentials, type Actor, type PlatformCreateInput } from '../services/platformRegistry.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
+import { signedOutPath } from '../services/sessions/signOut.ts';
 import type { AccountCenterServer } from '../../account-center/server/server.ts';
 
 export const DEMO_PLATFORM_KEY = 'DEMO_PLATFORM';
@@ -39,7 +40,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   const clientSecret = randomBytes(32).toString('base64url');
   const idp: DevIdp = await startDevIdp({
     port: config.devIdpPort,
-    clients: [{ clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [config.authCallbackUrl] }],
+    clients: [{ clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [config.authCallbackUrl], postLogoutRedirectUris: [`${config.publicBaseUrl}${signedOutPath}`] }],
     usersFile: DEV_IDP_USERS_FILE,
     logger: { info: (obj, msg) => logger.debug({ devIdp: obj }, msg ?? 'dev identity provider') },
   });

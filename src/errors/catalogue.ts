@@ -28,6 +28,7 @@ export const ERROR_CATALOGUE = {
   PLATFORM_NOT_FOUND: { status: 404, title: 'The platform does not exist or is inactive' },
   TRANSACTION_NOT_FOUND: { status: 404, title: 'The login transaction is unknown, expired or already used' },
   HANDOFF_CODE_INVALID: { status: 404, title: 'The handoff code is invalid, expired or already used' },
+  SESSION_NOT_FOUND: { status: 404, title: 'The session does not exist' },
   UPLOAD_TICKET_INVALID: { status: 404, title: 'The upload ticket is invalid, expired or already used' },
   FIELD_NOT_FOUND: { status: 404, title: 'The onboarding field does not exist' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'The method is not allowed on this resource' },

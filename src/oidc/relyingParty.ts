@@ -36,6 +36,10 @@ export interface RelyingPartySettings {
 
 export interface IdTokenClaims {
   sub: string;
+  /** The provider's session (OIDC Front/Back-Channel Logout `sid`), when it names one. */
+  sid: string | null;
+  /** The ID token itself: kept sealed as the `id_token_hint` of RP-initiated logout. */
+  raw: string;
   email: string | null;
   emailVerified: boolean;
   name: string | null;
@@ -69,6 +73,11 @@ export interface RelyingParty {
    * (accessTokens.ts).
    */
   verifyAccessToken(token: string): Promise<AccessTokenClaims>;
+  /**
+   * RP-Initiated Logout 1.0: the provider's end-session URL for a session's ID token, or null
+   * when the provider publishes no `end_session_endpoint`.
+   */
+  endSessionUrl(input: { idTokenHint: string | null; postLogoutRedirectUri: string; state: string }): Promise<URL | null>;
 }
 
 /**
@@ -271,6 +280,8 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       return {
         idToken: {
           sub: claims.sub,
+          sid: typeof claims.sid === 'string' && claims.sid !== '' ? claims.sid : null,
+          raw: tokens.id_token,
           email: typeof claims.email === 'string' ? claims.email : null,
           emailVerified: claims.email_verified === true,
           name: typeof claims.name === 'string' ? claims.name : null,
@@ -284,6 +295,18 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
 
     async verifyAccessToken(token: string) {
       return (await discover()).accessTokens.verify(token, 'bearer');
+    },
+
+    async endSessionUrl({ idTokenHint, postLogoutRedirectUri, state }) {
+      const { config } = await discover();
+      if (!config.serverMetadata().end_session_endpoint) return null;
+      return client.buildEndSessionUrl(config, {
+        post_logout_redirect_uri: postLogoutRedirectUri,
+        state,
+        // With the hint the provider ends that very session; without it, the client id lets
+        // it check the redirect (OIDC RP-Initiated Logout 1.0 §2).
+        ...(idTokenHint ? { id_token_hint: idTokenHint } : { client_id: settings.clientId }),
+      });
     },
   };
 }

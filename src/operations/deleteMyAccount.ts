@@ -1,11 +1,11 @@
 import type { OperationHandler } from '../api/types.ts';
-import { setSessionCookie } from '../api/cookies.ts';
+import { clearSessionCookie } from '../api/cookies.ts';
 import { deleteAccount } from '../services/account/deletion.ts';
 
 /** DELETE /v1/account/me: soft delete, every credential revoked at once. */
 export const deleteMyAccount: OperationHandler<'deleteMyAccount'> = async ({ principal, log, res }, deps) => {
   await deleteAccount({ db: deps.db, logger: log, idpAccounts: deps.idpAccounts }, principal!);
   // The browser's session is revoked: let the browser forget its cookie too.
-  if (principal!.via === 'session') setSessionCookie(res, deps.config, '', new Date(0));
+  if (principal!.via === 'session') clearSessionCookie(res, deps.config);
   return { status: 204 };
 };

@@ -12,6 +12,7 @@ export const handleIdpCallback: OperationHandler<'handleIdpCallback'> = async ({
     ...(query.error ? { error: query.error } : {}),
     callbackUrl,
     browserBinding: loginBindingCookies(req, res, deps.config),
+    client: { userAgent: req.get('user-agent') ?? null, address: req.socket.remoteAddress },
   });
   setSessionCookie(res, deps.config, outcome.session.token, outcome.session.expiresAt);
   return { status: 302, location: outcome.location, headers: { 'Cache-Control': 'no-store' } };

@@ -22,6 +22,7 @@
 // Pure module: no I/O.
 
 import { hasUnsafeCharacters, parseAbsoluteHttpUrl } from './urls.ts';
+import { ApiError } from '../errors/catalogue.ts';
 
 export type ReturnToResult = { ok: true; url: URL } | { ok: false; status: 400 | 403; reason: string };
 
@@ -311,4 +312,17 @@ function badRequest(reason: string): ReturnToResult {
 
 function forbidden(): ReturnToResult {
   return { ok: false, status: 403, reason: 'returnTo is not within an allowed return URL of the platform' };
+}
+
+/**
+ * `resolveReturnTo`, answered as the flow endpoints answer it: the checked URL, or
+ * 400 INVALID_REDIRECT (with the pointer) / 403 RETURN_TO_NOT_ALLOWED.
+ */
+export function requireReturnTo(raw: string, allowedRoots: readonly string[]): URL {
+  const result = resolveReturnTo(raw, allowedRoots);
+  if (result.ok) return result.url;
+  if (result.status === 400) {
+    throw new ApiError('INVALID_REDIRECT', result.reason, { errors: [{ pointer: '/query/returnTo', message: result.reason }] });
+  }
+  throw new ApiError('RETURN_TO_NOT_ALLOWED', result.reason);
 }

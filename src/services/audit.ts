@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'onboarding_field.create',
   'onboarding_field.update',
   'onboarding_field.archive',
+  'session.revoke',
 ];
 
 /** Who makes a change: an API caller (cookie or Bearer) or the operator command line. */
@@ -45,13 +46,14 @@ export function actorFromPrincipal(principal: Principal | null, requestId: strin
  */
 export async function recordAuditEvent(
   db: Db,
-  event: { action: AuditAction; platformKey: string; fieldKey?: string; changedFields: readonly string[] },
+  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; changedFields: readonly string[] },
   actor: Actor,
 ): Promise<void> {
   await insertAuditEvent(db, {
     action: event.action,
     platformKey: event.platformKey,
     fieldKey: event.fieldKey ?? null,
+    sessionId: event.sessionId ?? null,
     actorType: actor.type,
     actorUserId: actor.userId,
     actorSub: actor.sub,
@@ -108,6 +110,7 @@ function toView(row: AuditEventRow): AuditEventView {
     action: row.action as AuditAction,
     platformKey: row.platformKey,
     fieldKey: row.fieldKey,
+    sessionId: row.sessionId,
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub },
     changedFields: row.changedFields,
     requestId: row.requestId,

@@ -5,7 +5,7 @@ import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
 import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
-import { newPlatformCredential } from './sessions.ts';
+import { newPlatformCredential } from './sessions/create.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 

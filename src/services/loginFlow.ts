@@ -3,14 +3,14 @@ import type { AppDeps } from '../deps.ts';
 import type { Principal } from '../domain/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
-import { resolveReturnTo } from '../security/returnTo.ts';
+import { requireReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
 import { attachLogin, consumeTransactionByState, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../db/repositories/users.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
 import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding/status.ts';
 import { issueHandoff } from './handoff.ts';
-import { createSession } from './sessions.ts';
+import { createSession, ipPrefix } from './sessions/create.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -59,13 +59,7 @@ export async function startLogin(deps: AppDeps, input: StartInput): Promise<Star
   // 4.
   if (!platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
   // 5. returnTo against the allowlist (parsed URLs, never string prefixes); the mode assertion
-  const returnTo = resolveReturnTo(input.returnTo, platform.allowedReturnUrls);
-  if (!returnTo.ok) {
-    if (returnTo.status === 400) {
-      throw new ApiError('INVALID_REDIRECT', returnTo.reason, { errors: [{ pointer: '/query/returnTo', message: returnTo.reason }] });
-    }
-    throw new ApiError('RETURN_TO_NOT_ALLOWED', returnTo.reason);
-  }
+  const returnTo = requireReturnTo(input.returnTo, platform.allowedReturnUrls);
   if (mode !== platform.defaultOnboardingMode) {
     throw new ApiError('ONBOARDING_MODE_MISMATCH', `The platform's onboarding mode is ${platform.defaultOnboardingMode}; it cannot be overridden.`);
   }
@@ -85,7 +79,7 @@ export async function startLogin(deps: AppDeps, input: StartInput): Promise<Star
     nonceSealed: deps.keyRing.seal(nonce, nonceAad(id)),
     onboardingMode: mode,
     platformCallbackUrl: platform.callbackUrl,
-    returnTo: returnTo.url.href,
+    returnTo: returnTo.href,
     browserBindingDigest: sha256(browserBinding),
     handoffChallenge: input.handoffChallenge ?? null,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
@@ -101,6 +95,8 @@ export interface CallbackInput {
   callbackUrl: URL;
   /** This browser's binding cookie of a transaction: read it, and clear it once the transaction is spent. */
   browserBinding: { read(transactionId: string): string | undefined; clear(transactionId: string): void };
+  /** The browser, for the session list: its User-Agent and its address. */
+  client: { userAgent: string | null; address: string | undefined };
 }
 
 export interface LoginOutcome {
@@ -159,6 +155,13 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
       userId: user.id,
       permissions: login.permissions,
       ttlSeconds: deps.config.gatewaySessionTtlSeconds,
+      login: {
+        userAgent: input.client.userAgent,
+        ipPrefix: ipPrefix(input.client.address),
+        idpSid: login.idToken.sid,
+        idToken: login.idToken.raw,
+        keyRing: deps.keyRing,
+      },
     });
     await attachLogin(trx, tx.id, user.id, session.id);
     // 9. (8, the cookie, is set by the operation from `session`)

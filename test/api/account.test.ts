@@ -17,7 +17,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createZitadelAccounts } from '../../src/services/identityProvider/zitadel.ts';
 import { patCredential } from '../../src/services/identityProvider/zitadelAuth.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
-import { createSession } from '../../src/services/sessions.ts';
+import { createSession } from '../../src/services/sessions/create.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 

@@ -21,7 +21,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
-import { createSession } from '../../src/services/sessions.ts';
+import { createSession } from '../../src/services/sessions/create.ts';
 
 const ACCOUNT_CENTER = 'http://account.test';
 const BUCKET = 'gateway-avatars';

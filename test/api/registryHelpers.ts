@@ -12,7 +12,7 @@ import type { Permission } from '../../src/api/types.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { findPlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { insertTransaction } from '../../src/db/repositories/transactions.ts';
-import { createSession } from '../../src/services/sessions.ts';
+import { createSession } from '../../src/services/sessions/create.ts';
 import { issueHandoff } from '../../src/services/handoff.ts';
 import { CLI_ACTOR, createPlatform, type PlatformCreateInput } from '../../src/services/platformRegistry.ts';
 

@@ -91,8 +91,19 @@ const SPEC_OPERATIONS: Array<[method: string, path: string, operationId: string]
 ];
 
 const FLOW_OPERATIONS = ['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'exchangeAuthenticationHandoff'];
-/** No credential: the flow's entry points, health, and the avatar uploads (authorised by their signed URL) and images (public, unguessable URLs). */
-const PUBLIC_OPERATIONS = ['startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness', 'uploadAvatar', 'confirmAvatarUpload', 'getAvatar'];
+/** The sign-out steps under /v1/auth/ (issue 12): beyond the spec's four flow operations. */
+const SIGN_OUT_OPERATIONS = ['signOutBrowser', 'signOut', 'finishSignOut', 'receiveBackchannelLogout'];
+/**
+ * No credential: the flow's entry points, health, the avatar uploads (authorised by their signed
+ * URL) and images (public, unguessable URLs), the identity provider's back-channel logout (its
+ * signed token) and the return from its sign-out (a signed state), and the gateway's public keys.
+ */
+const PUBLIC_OPERATIONS = [
+  'startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness', 'uploadAvatar', 'confirmAvatarUpload', 'getAvatar',
+  'finishSignOut', 'receiveBackchannelLogout', 'getJwks',
+];
+/** The browser's session if it has one, else nobody: signing out is harmless without a session. */
+const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut'];
 const USER_OR_ADMIN_SECURITY = [{ gatewayCookieAuth: [] }, { bearerAuth: [] }];
 const PERMISSIONS = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
 
@@ -117,7 +128,7 @@ describe('contract operations and the handler map', () => {
 
 describe('operations of the spec', () => {
   it('the four flow operations have exactly their operationIds, methods and paths', () => {
-    const flow = operations.filter((operation) => operation.path.startsWith('/v1/auth/'));
+    const flow = operations.filter((operation) => operation.path.startsWith('/v1/auth/') && !SIGN_OUT_OPERATIONS.includes(operation.operationId));
     expect(sorted(flow.map((operation) => `${operation.method} ${operation.path} ${operation.operationId}`))).toEqual(
       sorted(SPEC_OPERATIONS.slice(0, 4).map(([method, path, id]) => `${method} ${path} ${id}`)),
     );
@@ -151,6 +162,8 @@ describe('operations of the spec', () => {
       expect(operation.raw.security, `${operation.operationId} declares security`).toBeDefined();
       if (PUBLIC_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual([]);
+      } else if (OPTIONAL_SESSION_OPERATIONS.includes(operation.operationId)) {
+        expect(operation.raw.security, operation.operationId).toEqual([{ gatewayCookieAuth: [] }, {}]);
       } else if (!FLOW_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual(USER_OR_ADMIN_SECURITY);
       }

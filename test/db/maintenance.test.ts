@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { purgeExpired } from '../../src/db/repositories/maintenance.ts';
 import { insertTransaction, attachLogin } from '../../src/db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
-import { createSession } from '../../src/services/sessions.ts';
+import { createSession } from '../../src/services/sessions/create.ts';
 import { issueHandoff } from '../../src/services/handoff.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';

@@ -26,6 +26,7 @@ const TABLES = [
   'rate_limits',
   'avatar_upload_tickets',
   'avatars',
+  'backchannel_logout_jtis',
 ].sort();
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock'];
 // Every file of migrations/ must be applied (knex.ts lists them explicitly: a forgotten one fails here).

@@ -25,6 +25,7 @@ export async function purgeExpired(db: Db, graceSeconds: number): Promise<PurgeC
      ), sessions AS (
        DELETE FROM gateway_sessions s USING grace
         WHERE s.expires_at < grace.before
+          AND s.ended_at IS NOT NULL -- ended, so its platforms were told (sessions/ending.ts)
           AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id AND h.id NOT IN (SELECT id FROM codes))
           AND NOT EXISTS (SELECT 1 FROM auth_transactions t WHERE t.session_id = s.id AND t.id NOT IN (SELECT id FROM transactions))
        RETURNING s.id

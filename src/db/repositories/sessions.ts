@@ -8,12 +8,14 @@ export interface SessionPrincipalRow {
   permissions: Permission[];
   createdAt: Date;
   expiresAt: Date;
+  lastUsedAt: Date;
 }
 
 /** The session behind a browser session cookie, with its user; revoked sessions and deleted users never match. */
 export async function findSessionByTokenDigest(db: Db, tokenDigest: Buffer): Promise<SessionPrincipalRow | undefined> {
   const { rows } = await db.raw<{ rows: SessionPrincipalRow[] }>(
-    `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt"
+    `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt",
+            s.last_used_at AS "lastUsedAt"
        FROM gateway_sessions s JOIN users u ON u.id = s.user_id
       WHERE s.token_digest = ? AND s.revoked_at IS NULL AND u.deleted_at IS NULL`,
     [tokenDigest],
@@ -33,7 +35,7 @@ export interface PlatformCredentialRow extends SessionPrincipalRow {
 export async function findPlatformCredentialByDigest(db: Db, tokenDigest: Buffer): Promise<PlatformCredentialRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformCredentialRow[] }>(
     `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt",
-            p.id AS "platformId", p.platform_key AS "platformKey"
+            s.last_used_at AS "lastUsedAt", p.id AS "platformId", p.platform_key AS "platformKey"
        FROM platform_credentials c
        JOIN gateway_sessions s ON s.id = c.session_id
        JOIN users u ON u.id = s.user_id
@@ -50,14 +52,118 @@ export interface NewSession {
   tokenDigest: Buffer;
   permissions: Permission[];
   ttlSeconds: number;
+  userAgent: string | null;
+  ipPrefix: string | null;
+  idpSid: string | null;
+  idTokenSealed: string | null;
 }
 
 export async function insertSession(db: Db, session: NewSession): Promise<{ expiresAt: Date }> {
   const { rows } = await db.raw<{ rows: { expiresAt: Date }[] }>(
-    `INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at)
-     VALUES (:id, :userId, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds))
+    `INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed)
+     VALUES (:id, :userId, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed)
      RETURNING expires_at AS "expiresAt"`,
     { ...session },
   );
   return rows[0]!;
+}
+
+/**
+ * Marks a use of the session, at most once a minute: the idle timeout is checked on every
+ * request from what is read, without a write per request.
+ */
+export async function touchSession(db: Db, sessionId: string): Promise<void> {
+  await db.raw(`UPDATE gateway_sessions SET last_used_at = now() WHERE id = ? AND last_used_at < now() - interval '1 minute'`, [sessionId]);
+}
+
+export type EndReason = 'sign_out' | 'provider_logout' | 'revoked' | 'account_deleted' | 'expired' | 'idle';
+
+/** Which sessions end: fixed shapes only (no SQL from callers). */
+export type SessionSelector =
+  | { sessionIds: readonly string[] }
+  | { userId: string }
+  | { idpSid: string }
+  | { sub: string }
+  | { expiredOrIdleSeconds: number; limit: number };
+
+/**
+ * Ends the live sessions a selector names, once: `ended_at` and the reason are set (and
+ * `revoked_at`, so no lookup finds them again), and the ended sessions are returned; a
+ * session that has already ended is not returned again. Expired and idle sessions (found by
+ * the purge) keep `revoked_at` empty: they ended by time, nobody revoked them.
+ */
+export async function endSessionRows(db: Db, selector: SessionSelector, reason: EndReason): Promise<{ id: string; userId: string }[]> {
+  let where: string;
+  let bindings: Record<string, unknown>;
+  if ('sessionIds' in selector) {
+    where = 's.id = ANY(CAST(:ids AS uuid[]))';
+    bindings = { ids: [...selector.sessionIds] };
+  } else if ('userId' in selector) {
+    where = 's.user_id = :userId';
+    bindings = { userId: selector.userId };
+  } else if ('idpSid' in selector) {
+    where = 's.idp_sid = :idpSid';
+    bindings = { idpSid: selector.idpSid };
+  } else if ('sub' in selector) {
+    where = 's.user_id IN (SELECT id FROM users WHERE sub = :sub)';
+    bindings = { sub: selector.sub };
+  } else {
+    where = `s.id IN (SELECT id FROM gateway_sessions
+                       WHERE ended_at IS NULL AND (expires_at <= now() OR last_used_at <= now() - make_interval(secs => :idle))
+                       ORDER BY expires_at LIMIT :limit)`;
+    bindings = { idle: selector.expiredOrIdleSeconds, limit: selector.limit };
+  }
+  const byTime = reason === 'expired' || reason === 'idle';
+  const { rows } = await db.raw<{ rows: { id: string; userId: string }[] }>(
+    `UPDATE gateway_sessions s
+        SET ended_at = now(),
+            end_reason = ${byTime ? `CASE WHEN s.expires_at <= now() THEN 'expired' ELSE 'idle' END` : ':reason'},
+            revoked_at = ${byTime ? 's.revoked_at' : 'COALESCE(s.revoked_at, now())'}
+      WHERE ${where} AND s.ended_at IS NULL
+      RETURNING s.id, s.user_id AS "userId"`,
+    { ...bindings, reason },
+  );
+  return rows;
+}
+
+export interface SessionListRow {
+  id: string;
+  userId: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  expiresAt: Date;
+  userAgent: string | null;
+  ipPrefix: string | null;
+  platforms: string[];
+}
+
+/** A user's live sessions (not ended, not expired, not idle), most recently used first. */
+export async function listLiveSessions(db: Db, userId: string, idleSeconds: number): Promise<SessionListRow[]> {
+  const { rows } = await db.raw<{ rows: SessionListRow[] }>(
+    `SELECT s.id, s.user_id AS "userId", s.created_at AS "createdAt", s.last_used_at AS "lastUsedAt", s.expires_at AS "expiresAt",
+            s.user_agent AS "userAgent", s.ip_prefix AS "ipPrefix",
+            COALESCE(ARRAY(SELECT DISTINCT p.platform_key FROM platform_credentials c JOIN platforms p ON p.id = c.platform_id
+                            WHERE c.session_id = s.id ORDER BY p.platform_key), '{}') AS platforms
+       FROM gateway_sessions s
+      WHERE s.user_id = :userId AND s.ended_at IS NULL AND s.revoked_at IS NULL
+        AND s.expires_at > now() AND s.last_used_at > now() - make_interval(secs => :idleSeconds)
+      ORDER BY s.last_used_at DESC, s.created_at DESC`,
+    { userId, idleSeconds },
+  );
+  return rows;
+}
+
+/** The owner of a session (ended or not), for revocation rights. */
+export async function findSessionOwner(db: Db, sessionId: string): Promise<{ userId: string; ended: boolean } | undefined> {
+  const { rows } = await db.raw<{ rows: { userId: string; ended: boolean }[] }>(
+    `SELECT user_id AS "userId", (ended_at IS NOT NULL) AS ended FROM gateway_sessions WHERE id = ?`,
+    [sessionId],
+  );
+  return rows[0];
+}
+
+/** The sealed ID token of a session, for the id_token_hint of RP-initiated logout. */
+export async function findSessionIdToken(db: Db, sessionId: string): Promise<string | null> {
+  const { rows } = await db.raw<{ rows: { sealed: string | null }[] }>('SELECT id_token_sealed AS sealed FROM gateway_sessions WHERE id = ?', [sessionId]);
+  return rows[0]?.sealed ?? null;
 }

@@ -69,16 +69,13 @@ function truncate(value: string | null, max: number): string | null {
 }
 
 /**
- * Deletes an account at once: the user is marked deleted, every gateway session revoked
- * (and with it every platform credential), every pending handoff code expired. One
- * transaction; false when the account was already deleted.
+ * Marks an account deleted and expires its pending handoff codes (its sessions are ended by
+ * the caller, in the same transaction). False when the account was already deleted.
  */
 export async function markUserDeleted(db: Db, userId: string): Promise<boolean> {
   const { rows } = await db.raw<{ rows: { deleted: boolean }[] }>(
     `WITH deleted AS (
        UPDATE users SET deleted_at = now(), updated_at = now() WHERE id = :userId AND deleted_at IS NULL RETURNING id
-     ), sessions AS (
-       UPDATE gateway_sessions SET revoked_at = now() WHERE user_id IN (SELECT id FROM deleted) AND revoked_at IS NULL
      ), handoffs AS (
        UPDATE handoff_codes SET expires_at = now() WHERE user_id IN (SELECT id FROM deleted) AND consumed_at IS NULL AND expires_at > now()
      )

@@ -4,6 +4,7 @@ import type { Principal } from '../../domain/types.ts';
 import type { IdentityProviderAccounts } from '../identityProvider/port.ts';
 import { markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
 import { requireLocalUser } from './localUser.ts';
+import { endSessions } from '../sessions/ending.ts';
 import { deleteAvatarsOf } from '../avatars/avatars.ts';
 import type { AppDeps } from '../../deps.ts';
 
@@ -22,7 +23,11 @@ interface DeletionDeps {
  */
 export async function deleteAccount(deps: DeletionDeps, principal: Principal): Promise<void> {
   const userId = requireLocalUser(principal);
-  const deleted = await markUserDeleted(deps.db, userId);
+  const deleted = await deps.db.transaction(async (trx) => {
+    const marked = await markUserDeleted(trx, userId);
+    if (marked) await endSessions(trx, { userId }, 'account_deleted');
+    return marked;
+  });
   if (!deleted) return; // already deleted: nothing more to do
   deps.logger.info({ userId }, 'account deleted; sessions and platform credentials revoked');
   await deactivateAtProvider(deps, { id: userId, sub: principal.sub });
