@@ -2302,7 +2302,11 @@ export interface components {
         SetLoginBindingCookie: string;
         /** @description Bearer challenge (RFC 6750 §3), with `error="invalid_token"` when a presented token was refused. */
         WwwAuthenticateBearer: string;
-        /** @description Basic authentication challenge for the platform credentials. */
+        /**
+         * @description Basic authentication challenge for the platform credentials. Left out for a request from
+         *     a page's script (`Sec-Fetch-Dest: empty`, such as "Try it out" in `/docs`), where it would
+         *     make the browser open its own password dialog instead of showing the answer.
+         */
         WwwAuthenticateBasic: "Basic realm=\"auth-gateway\"";
     };
     pathItems: never;

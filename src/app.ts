@@ -91,7 +91,9 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      // A client's mistake (4xx) or an operation not built yet (501) is the client's news, not an
+      // operator's alarm; a dependency down (502..504) is a warning; only the unexpected is an error.
+      customLogLevel: (_req, res, error) => (error || res.statusCode === 500 ? 'error' : res.statusCode >= 502 ? 'warn' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/health/live' },
     }),
   );
@@ -107,7 +109,7 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
     next();
   });
 
-  app.use(docsRouter());
+  app.use(docsRouter(deps.config.publicBaseUrl));
 
   // Browser clients (the account center) send cookies; answer their exact origin, never '*'.
   app.use(

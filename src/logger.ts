@@ -39,14 +39,23 @@ export const REDACT_PATHS = [
   ...LOGGED_CONTAINERS.flatMap((container) => SECRET_FIELDS.map((field) => `${container}.${field}`)),
 ];
 
-export function createLogger(level: LoggerOptions['level'], destination?: pino.DestinationStream): Logger {
+export function createLogger(level: LoggerOptions['level'], destination?: pino.DestinationStream, output: { pretty?: boolean } = {}): Logger {
   const options: LoggerOptions = {
     level,
     base: { service: 'auth-gateway' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  // People reading a terminal get one readable line per event (pino-pretty, a development
+  // dependency: never loaded in production); everything else gets JSON lines.
+  if (output.pretty) return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' } } });
+  return pino(options);
+}
+
+/** Readable lines only for a person at a terminal in development; JSON for files, pipes and production. */
+export function wantsPrettyLogs(nodeEnv: string, stdoutIsTty: boolean | undefined): boolean {
+  return nodeEnv === 'development' && stdoutIsTty === true;
 }
 
 /**

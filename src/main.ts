@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config/index.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, wantsPrettyLogs, type Logger } from './logger.ts';
 import { openDatabase } from './db/open.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
 import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { pretty: wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY) });
   logger.info({ node: process.version, nodeEnv: config.nodeEnv }, 'starting auth-gateway');
 
   const keyRing = parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS);

@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { loadContract } from './contract.ts';
+import { SERVICE_VERSION } from '../version.ts';
 
 /**
  * The files of swagger-ui-dist the page loads, and nothing else: the package also ships
@@ -30,9 +31,15 @@ const DOCS_CONTENT_SECURITY_POLICY = [
  * `/openapi.json` (the contract as JSON) and `/docs` (Swagger UI). The UI's
  * assets come from the swagger-ui-dist package, so the page works offline.
  */
-export function docsRouter(): Router {
+export function docsRouter(publicBaseUrl: string): Router {
   const router = Router();
-  const json = JSON.stringify(loadContract());
+  // As served, the contract names this very instance as its server (so "Try it out" in /docs
+  // calls it) and the running build's version.
+  const json = JSON.stringify({
+    ...loadContract(),
+    info: { ...loadContract().info, version: SERVICE_VERSION },
+    servers: [{ url: publicBaseUrl, description: 'This gateway' }],
+  });
 
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').set('Cache-Control', 'no-cache').send(json);

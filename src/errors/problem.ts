@@ -58,9 +58,23 @@ ${again}
 `;
 }
 
+/**
+ * A request made by a page's script (fetch or XHR: Sec-Fetch-Dest `empty`), such as "Try it
+ * out" in /docs. A Basic challenge makes the browser pop up its own password dialog over the
+ * page instead of letting the script see the 401, so it is left out for such a request; a
+ * server-side client, which sends no Sec-Fetch-* headers, still gets the challenge RFC 9110
+ * §11.6.1 asks for.
+ */
+function fromPageScript(req: Request): boolean {
+  return req.headers['sec-fetch-dest'] === 'empty';
+}
+
 export function sendProblem(req: Request, res: Response, error: ApiError, operationId?: string): void {
   const problem = toProblem(error, String(req.id ?? ''));
-  if (error.headers) res.set(error.headers);
+  if (error.headers) {
+    const { 'WWW-Authenticate': challenge, ...others } = error.headers;
+    res.set(challenge?.startsWith('Basic') && fromPageScript(req) ? others : error.headers);
+  }
   res.status(problem.status);
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');

@@ -59,12 +59,17 @@ describe('/openapi.json', () => {
     await database.drop();
   });
 
-  it('serves the contract: deep-equal to the parsed YAML, OpenAPI 3.1.x', async () => {
+  it('serves the contract: the parsed YAML but for its server (this instance) and its version (this build), OpenAPI 3.1.x', async () => {
     const res = await request(gateway.app).get('/openapi.json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    const fromDisk = parse(readFileSync(path.join(ROOT, 'openapi/gateway.yaml'), 'utf8')) as unknown;
-    expect(res.body).toEqual(fromDisk);
+    const fromDisk = parse(readFileSync(path.join(ROOT, 'openapi/gateway.yaml'), 'utf8')) as { servers: unknown; info: Record<string, unknown> };
+    const packageVersion = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(res.body).toEqual({ ...fromDisk, servers: [{ url: 'http://gateway.test', description: 'This gateway' }], info: { ...fromDisk.info, version: packageVersion } });
     expect(res.body.openapi).toMatch(/^3\.1\.\d+$/);
+    // "Try it out" calls this instance; the version is the one /health/live reports.
+    const live = await request(gateway.app).get('/health/live').expect(200);
+    expect(res.body.info.version).toBe(live.body.version);
+    expect(fromDisk.info.version, 'the YAML states the package version').toBe(packageVersion);
   });
 
   it('is not altered by the router (which dereferences its own copy)', async () => {

@@ -262,6 +262,14 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
       await exchange(harness, mine, code).expect(200);
     });
 
+    it('a page script (e.g. "Try it out" in /docs) gets the 401 without a Basic challenge, so the browser shows no password dialog', async () => {
+      const script = await request(harness.gateway.app).post('/v1/auth/exchange').set('Sec-Fetch-Dest', 'empty').set('Sec-Fetch-Mode', 'cors').send({ code: 'handoff_xyz123' }).expect(401);
+      expect(script.body.code).toBe('INVALID_CLIENT_CREDENTIALS');
+      expect(script.headers['www-authenticate']).toBeUndefined();
+      const server = await request(harness.gateway.app).post('/v1/auth/exchange').send({ code: 'handoff_xyz123' }).expect(401);
+      expect(server.headers['www-authenticate']).toMatch(/^Basic realm=/);
+    });
+
     it('bad Basic credentials give 401 with a challenge, and do not burn the code', async () => {
       const platform = await addPlatform(harness);
       const { location } = await browserLogin(harness, platform.key, ALICE);

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
-import { createLogger, loggableUrl, LOGGED_CONTAINERS } from '../../src/logger.ts';
+import { createLogger, loggableUrl, LOGGED_CONTAINERS, wantsPrettyLogs } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
@@ -77,6 +77,16 @@ describe('createLogger redaction', () => {
     logger.warn('loud');
     expect(sink.lines).toHaveLength(1);
     expect(JSON.parse(sink.lines[0]!).msg).toBe('loud');
+  });
+});
+
+describe('wantsPrettyLogs', () => {
+  it('pretty lines only for a person at a terminal in development', () => {
+    expect(wantsPrettyLogs('development', true)).toBe(true);
+    expect(wantsPrettyLogs('development', false)).toBe(false);
+    expect(wantsPrettyLogs('development', undefined)).toBe(false);
+    expect(wantsPrettyLogs('production', true)).toBe(false);
+    expect(wantsPrettyLogs('test', true)).toBe(false);
   });
 });
 
@@ -164,6 +174,18 @@ describe('request logs of the app', () => {
     expect(text).toContain('/v1/auth/exchange?code=…&state=…');
     // … and no secret reached any line.
     for (const secret of secrets) expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
+  });
+
+  it('log a client mistake (4xx) and an operation not built yet (501) at info, a dependency down at warn', async () => {
+    const levelOf = async (res: request.Response) => {
+      const requestId = String(res.headers['x-request-id']);
+      await logged(requestId);
+      return (JSON.parse(sink.lines.find((entry) => entry.includes(requestId))!) as { level: number }).level;
+    };
+    expect(await levelOf(await request(app).get('/v1/nothing').expect(404))).toBe(30);
+    expect(await levelOf(await request(app).post('/v1/platforms').send({}).expect(401))).toBe(30);
+    // No OIDC client configured: the flow answers 503.
+    expect(await levelOf(await request(app).get('/v1/auth/start?platformKey=NOPE&returnTo=%2F').expect(503))).toBe(40);
   });
 
   it('keep a well-formed client X-Request-Id as clientRequestId next to the gateway\'s own id', async () => {
