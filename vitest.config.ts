@@ -25,6 +25,8 @@ export default defineConfig({
           include: ['account-center/src/**/*.test.tsx'],
           environment: 'jsdom',
           setupFiles: ['account-center/src/test/setup.ts'],
+          // Typing with userEvent in jsdom takes seconds on a busy two-core machine.
+          testTimeout: 20_000,
         },
       },
     ],

@@ -11,7 +11,17 @@ const GENERATED_TYPES = fileURLToPath(new URL('../../generated/gateway.ts', impo
 
 export async function buildAccountCenter(): Promise<void> {
   const { build } = await import('vite');
-  await build({ configFile: path.join(ACCOUNT_CENTER_DIR, 'vite.config.ts'), logLevel: 'warn' });
+  // Always the production bundle: Vite takes NODE_ENV from the environment, and under the test
+  // runner (NODE_ENV=test) it would build React's development mode, which mounts everything
+  // twice (StrictMode) and is not what people get.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: path.join(ACCOUNT_CENTER_DIR, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
 }
 
 export async function ensureAccountCenterBuilt(): Promise<'built' | 'current'> {

@@ -1,10 +1,11 @@
 import { StrictMode } from 'react';
+// Shared styles first: a page's own stylesheet (imported with its module) must win over them.
+import './styles.css';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { createApi } from './api.ts';
 import { loadConfig } from './config.ts';
 import { SessionProvider } from './session.tsx';
-import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
 try {

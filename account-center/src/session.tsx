@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ApiProblem, call, type Api, type Schemas } from './api.ts';
-import type { AccountCenterConfig } from './config.ts';
+import { gatewayBaseUrl, type AccountCenterConfig } from './config.ts';
 
 export type Me = Schemas['Me'];
 export type Permission = Schemas['Permission'];
@@ -61,6 +61,15 @@ export function hasPermission(me: Me | null | undefined, permission: Permission)
  * center's platform and, after the handoff, sends the browser back to `returnTo` (a path of
  * the account center; anything else is refused by the server).
  */
+/**
+ * The gateway's browser sign-out (GET /v1/auth/logout) for the account center's platform,
+ * coming back to /signed-out here, one of the platform's allowed return URLs.
+ */
+export function signOutUrl(config: AccountCenterConfig): string {
+  const query = new URLSearchParams({ platformKey: config.authPlatformKey, returnTo: `${window.location.origin}/signed-out` });
+  return `${gatewayBaseUrl(config)}/v1/auth/logout?${query}`;
+}
+
 export function signInUrl(returnTo: string = window.location.pathname + window.location.search): string {
   return `/auth/login?returnTo=${encodeURIComponent(returnTo)}`;
 }

@@ -33,7 +33,7 @@ export function Field({ label, required, description, help, error, width, kind =
     <>
       {label}
       {required ? <span className="required" aria-hidden="true"> *</span> : null}
-      {required ? <span className="visually-hidden"> (required)</span> : null}
+      {required ? <>{' '}<span className="visually-hidden">(required)</span></> : null}
     </>
   );
   const body = (

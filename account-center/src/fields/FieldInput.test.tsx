@@ -84,4 +84,24 @@ describe('FieldInput', () => {
     renderField('COUNTRY', {}, 'GB');
     expect((screen.getByRole('combobox', { name: 'The field' }) as HTMLInputElement).value).toBe('United Kingdom');
   });
+
+  it('COUNTRY tells onInputError while the text names no country, and null once it does', async () => {
+    const problems: (string | null)[] = [];
+    render(<FieldInput definition={{ ...base, fieldKey: 'c', label: 'Country', fieldType: 'COUNTRY' }} value={null} onChange={() => {}} onInputError={(message) => problems.push(message)} />);
+    const box = screen.getByRole('combobox', { name: 'Country' });
+    await userEvent.type(box, 'Atlantis');
+    expect(problems.at(-1)).toBe('Choose a country from the list.');
+    await userEvent.clear(box);
+    expect(problems.at(-1)).toBeNull();
+    await userEvent.type(box, 'Germany');
+    expect(problems.at(-1)).toBeNull();
+  });
+
+  it('a checkbox group marks its boxes invalid and links its error', () => {
+    render(<FieldInput definition={{ ...base, fieldKey: 'm', label: 'Interests', fieldType: 'MULTI_SELECT', required: true, options: [{ value: 'a', label: 'Apple' }] }} value={[]} onChange={() => {}} error="Choose at least one option." />);
+    const group = screen.getByRole('group', { name: /Interests/ });
+    const described = (group.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent);
+    expect(described).toContain('Choose at least one option.');
+    expect(screen.getByRole('checkbox', { name: 'Apple' }).getAttribute('aria-invalid')).toBe('true');
+  });
 });

@@ -15,6 +15,13 @@ export interface FieldInputProps {
   onChange: (value: FieldValue) => void;
   error?: string | null;
   disabled?: boolean;
+  /**
+   * Told when what is typed cannot become a value (a name that is no country, an unfinished
+   * number), with a message for the person, and told `null` once it can. The value is then
+   * empty, so a form should refuse to submit while a field reports such a problem rather than
+   * silently clearing what the person typed.
+   */
+  onInputError?: (message: string | null) => void;
 }
 
 /** The empty value of a field: [] for a multi-select, null otherwise (the contract's rule). */
@@ -32,7 +39,7 @@ export function isEmpty(value: FieldValue): boolean {
  * Label, placeholder, description and help text are rendered as text; the width comes from
  * uiConfig.width. Values are what the gateway stores; the gateway is the judge of them.
  */
-export function FieldInput({ definition, value, onChange, error, disabled }: FieldInputProps) {
+export function FieldInput({ definition, value, onChange, error, disabled, onInputError }: FieldInputProps) {
   const common = {
     label: definition.label,
     required: definition.required,
@@ -59,11 +66,11 @@ export function FieldInput({ definition, value, onChange, error, disabled }: Fie
       const chosen = Array.isArray(value) ? value : [];
       return (
         <Field {...common} kind="group">
-          {({ id, describedBy }) => (
+          {({ id, describedBy, invalid }) => (
             <div id={id} aria-describedby={describedBy}>
               {definition.options.map((option, index) => (
                 <label key={option.value} className="choice" htmlFor={`${id}-${index}`}>
-                  <input id={`${id}-${index}`} type="checkbox" checked={chosen.includes(option.value)} disabled={disabled}
+                  <input id={`${id}-${index}`} type="checkbox" checked={chosen.includes(option.value)} disabled={disabled} aria-invalid={invalid || undefined}
                     onChange={(event) => onChange(event.target.checked ? [...chosen, option.value] : chosen.filter((item) => item !== option.value))} />
                   <span>{option.label}</span>
                 </label>
@@ -85,7 +92,7 @@ export function FieldInput({ definition, value, onChange, error, disabled }: Fie
         </Field>
       );
     case 'COUNTRY':
-      return <CountryInput {...common} value={text} placeholder={placeholder} disabled={disabled} onChange={setText} />;
+      return <CountryInput {...common} value={text} placeholder={placeholder} disabled={disabled} onChange={setText} onInputError={onInputError} />;
     case 'TEXTAREA':
       return (
         <Field {...common}>
@@ -100,7 +107,8 @@ export function FieldInput({ definition, value, onChange, error, disabled }: Fie
         <Field {...common}>
           {({ id, describedBy, invalid }) => (
             <NumberInput id={id} value={typeof value === 'number' ? value : null} placeholder={placeholder} disabled={disabled}
-              min={definition.validation?.min} max={definition.validation?.max} describedBy={describedBy} invalid={invalid} onChange={onChange} />
+              min={definition.validation?.min} max={definition.validation?.max} describedBy={describedBy} invalid={invalid} onChange={onChange}
+              onInputError={onInputError} />
           )}
         </Field>
       );
@@ -121,9 +129,9 @@ export function FieldInput({ definition, value, onChange, error, disabled }: Fie
 }
 
 /** A number as typed: an unfinished entry ("-", "1e") stays in the box, only numbers go up. */
-function NumberInput({ id, value, placeholder, disabled, min, max, describedBy, invalid, onChange }: {
+function NumberInput({ id, value, placeholder, disabled, min, max, describedBy, invalid, onChange, onInputError }: {
   id: string; value: number | null; placeholder?: string; disabled?: boolean; min?: number; max?: number;
-  describedBy?: string; invalid: boolean; onChange: (value: FieldValue) => void;
+  describedBy?: string; invalid: boolean; onChange: (value: FieldValue) => void; onInputError?: (message: string | null) => void;
 }) {
   const [draft, setDraft] = useState(value === null ? '' : String(value));
   return (
@@ -132,24 +140,29 @@ function NumberInput({ id, value, placeholder, disabled, min, max, describedBy, 
       onChange={(event) => {
         setDraft(event.target.value);
         const parsed = event.target.value === '' ? null : Number(event.target.value);
-        onChange(parsed === null || Number.isFinite(parsed) ? parsed : null);
+        const number = parsed === null || Number.isFinite(parsed) ? parsed : null;
+        // A browser gives '' for an unfinished entry ("1e", "-") and says so in validity.badInput.
+        onInputError?.(event.target.validity?.badInput || (parsed !== null && number === null) ? 'Enter a number, like 12 or 2.5.' : null);
+        onChange(number);
       }} />
   );
 }
+
+const UNMATCHED_COUNTRY = 'Choose a country from the list.';
 
 /**
  * The country: a text box with the list of names to pick from (type to search); it submits
  * the ISO code of the chosen name. A text that names no country keeps the box as typed and
  * submits nothing until it does.
  */
-function CountryInput({ value, placeholder, disabled, onChange, ...field }: Omit<Parameters<typeof Field>[0], 'children'> & {
-  value: string; placeholder?: string; disabled?: boolean; onChange: (code: string) => void;
+function CountryInput({ value, placeholder, disabled, onChange, onInputError, ...field }: Omit<Parameters<typeof Field>[0], 'children'> & {
+  value: string; placeholder?: string; disabled?: boolean; onChange: (code: string) => void; onInputError?: (message: string | null) => void;
 }) {
   const [typed, setTyped] = useState(countryName(value));
   const listId = useId();
   const unmatched = typed.trim() !== '' && countryCode(typed) === null;
   return (
-    <Field {...field} error={field.error ?? (unmatched ? 'Choose a country from the list.' : null)}>
+    <Field {...field} error={field.error ?? (unmatched ? UNMATCHED_COUNTRY : null)}>
       {({ id, describedBy, invalid }) => (
         <>
           <input id={id} type="text" list={listId} value={typed} placeholder={placeholder ?? 'Start typing a country'} disabled={disabled} autoComplete="country-name"
@@ -157,6 +170,7 @@ function CountryInput({ value, placeholder, disabled, onChange, ...field }: Omit
             onChange={(event) => {
               setTyped(event.target.value);
               const code = countryCode(event.target.value);
+              onInputError?.(event.target.value.trim() !== '' && code === null ? UNMATCHED_COUNTRY : null);
               onChange(event.target.value.trim() === '' ? '' : (code ?? ''));
             }} />
           <datalist id={listId}>

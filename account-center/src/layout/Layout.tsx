@@ -1,10 +1,9 @@
-import { NavLink, Outlet, useNavigate } from 'react-router';
-import { hasPermission, signInUrl, useSession } from '../session.tsx';
+import { NavLink, Outlet } from 'react-router';
+import { hasPermission, signInUrl, signOutUrl, useSession } from '../session.tsx';
 
 /** The frame of every page: the product name, the navigation, sign-in or sign-out, the content. */
 export function Layout() {
-  const { me, forget } = useSession();
-  const navigate = useNavigate();
+  const { me, config } = useSession();
   const canAdminister = hasPermission(me, 'platforms:admin');
   const canEditSchemas = hasPermission(me, 'onboarding:schema:read');
   return (
@@ -23,16 +22,9 @@ export function Layout() {
           {me ? (
             <>
               <span className="account-name">{me.user.displayName ?? me.user.email ?? 'Signed in'}</span>
-              <button
-                type="button"
-                className="button button-secondary"
-                onClick={() => {
-                  forget();
-                  navigate('/signed-out');
-                }}
-              >
-                Sign out
-              </button>
+              {/* A whole-page navigation: the gateway ends the session, the provider's too, then
+                  sends the browser to /signed-out. Nothing of this page's state survives it. */}
+              <a className="button button-secondary" href={signOutUrl(config)}>Sign out</a>
             </>
           ) : me === null ? (
             <a className="button" href={signInUrl('/profile')}>Sign in</a>

@@ -17,24 +17,32 @@ describe.skipIf(!hasChromium)(`account center shell in Chromium${hasChromium ? '
     const errors = collectPageErrors(page);
     await signIn(stack, page, '/profile', USERS.alice);
     expect(new URL(page.url()).pathname).toBe('/profile');
-    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('link', { name: 'Sign out' }).isVisible()).toBe(true);
     // alice holds no permission: no admin navigation
-    expect(await page.getByRole('link', { name: 'Platforms' }).count()).toBe(0);
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Platforms', exact: true }).count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
   });
 
-  it('an administrator sees the admin navigation; sign-out says what it does', async () => {
+  it('an administrator sees the admin navigation; sign-out ends the session here and at the provider', async () => {
     const { context, page } = await stack.newPage();
     await signIn(stack, page, '/profile', USERS.admin);
     await page.getByRole('link', { name: 'Account center' }).click();
     await expect.poll(() => page.getByRole('link', { name: 'Platforms' }).first().isVisible()).toBe(true);
     await expectAccessible(page, 'home');
     await screenshots(page, 'home');
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect.poll(() => page.getByRole('heading', { name: 'Signed out of the account center' }).isVisible()).toBe(true);
+    // Through the gateway's sign-out and the provider's confirmation (RP-Initiated Logout 1.0 §2), back here.
+    await page.getByRole('link', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL(`${stack.url}/signed-out`);
+    await expect.poll(() => page.getByRole('heading', { name: 'You are signed out' }).isVisible()).toBe(true);
     await expectAccessible(page, 'signed out');
     await screenshots(page, 'signed-out');
+    // Really ended: the gateway no longer knows this browser, and the provider asks for a password again.
+    const me = await page.request.get(`${stack.harness.baseUrl}/v1/me`);
+    expect(me.status()).toBe(401);
+    await page.goto(`${stack.url}/profile`);
+    await page.getByLabel('Username').waitFor();
     await context.close();
   });
 

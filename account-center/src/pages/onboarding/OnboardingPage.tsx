@@ -1,6 +1,419 @@
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { ApiProblem, call } from '../../api.ts';
+import { signInUrl, useSession } from '../../session.tsx';
 import { PageTitle } from '../../components/PageTitle.tsx';
+import { LoadState } from '../../components/LoadState.tsx';
+import { ErrorSummary } from '../../components/ErrorSummary.tsx';
+import { Notice } from '../../components/Notice.tsx';
+import { FieldInput, emptyValue } from '../../fields/FieldInput.tsx';
+import {
+  checkBeforeWrite,
+  initialValues,
+  listOf,
+  mergeValues,
+  requiredMessage,
+  resumeTransaction,
+  resumeUrl,
+  sentence,
+  sortFields,
+  valueErrors,
+  valuesToWrite,
+  type OnboardingStatus,
+  type RequirementField,
+  type Values,
+} from './onboardingFlow.ts';
+import './onboarding.css';
 
-// Placeholder until this page is built.
-export function OnboardingPage() {
-  return <PageTitle>OnboardingPage</PageTitle>;
+// Central onboarding (spec: Onboarding (user), client continuation):
+//   /onboarding/{platformKey}?resume={transactionId}: write the values, complete, require
+//   COMPLETE, then a full navigation to GET {gateway}/v1/auth/resume?transaction=…; the gateway
+//   decides where the browser goes (the platform with a handoff, or back here while
+//   incomplete, where the page shows the form again with the current status: it never
+//   resumes by itself, so it cannot loop).
+//   Without a valid resume UUID: write, complete, then back to /profile.
+// A failed request is never completion: only a complete answering COMPLETE moves on.
+
+export interface OnboardingPageProps {
+  /** Leaves the account center with a full navigation (the resume, the sign-in). Tests pass their own. */
+  leave?: (url: string) => void;
+}
+
+const navigateAway = (url: string) => window.location.assign(url);
+
+export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
+  const { platformKey = '' } = useParams();
+  const [searchParams] = useSearchParams();
+  const rawResume = searchParams.get('resume');
+  const resume = resumeTransaction(rawResume);
+  const { api, me } = useSession();
+  const platformName = me?.memberships.find((membership) => membership.platformKey === platformKey)?.displayName ?? platformKey;
+  const [loaded, setLoaded] = useState<{ fields: RequirementField[]; status: OnboardingStatus } | null>(null);
+  const [loadError, setLoadError] = useState<ApiProblem | null>(null);
+  const [expired, setExpired] = useState(false);
+  const generation = useRef(0);
+
+  const load = useCallback(async () => {
+    const current = ++generation.current;
+    setLoadError(null);
+    setLoaded(null);
+    const path = { params: { path: { platformKey } } };
+    try {
+      const [requirements, status] = await Promise.all([
+        call(api.GET('/v1/onboarding/{platformKey}/requirements', path)),
+        call(api.GET('/v1/onboarding/{platformKey}/status', path)),
+      ]);
+      if (current === generation.current) setLoaded({ fields: sortFields(requirements.fields), status });
+    } catch (failure) {
+      if (current !== generation.current) return;
+      const problem = asProblem(failure);
+      if (problem.needsSignIn) setExpired(true);
+      else setLoadError(problem);
+    }
+  }, [api, platformKey]);
+
+  useEffect(() => {
+    void load();
+    return () => {
+      generation.current += 1;
+    };
+  }, [load]);
+
+  if (expired) return <SessionExpired platformName={platformName} resume={resume !== null} leave={leave} />;
+
+  return (
+    <div className="onboarding-page">
+      <PageTitle
+        lead={resume
+          ? `${platformName} needs a few details before you can continue signing in. They are saved to your account.`
+          : `The details ${platformName} asks of you, saved to your account.`}
+      >
+        {`Your details for ${platformName}`}
+      </PageTitle>
+      {rawResume !== null && resume === null ? (
+        <Notice tone="warning" title="This link does not continue a sign-in.">
+          <p>Saving keeps your details in your account; afterwards you go to your profile.</p>
+        </Notice>
+      ) : null}
+      <LoadState loading={!loaded} error={loadError} onRetry={() => void load()} what={`the details ${platformName} asks for`}>
+        {loaded ? (
+          <OnboardingForm
+            key={`${platformKey} ${resume ?? ''}`}
+            platformKey={platformKey}
+            platformName={platformName}
+            resume={resume}
+            initialFields={loaded.fields}
+            initialStatus={loaded.status}
+            leave={leave}
+            onExpired={() => setExpired(true)}
+          />
+        ) : null}
+      </LoadState>
+    </div>
+  );
+}
+
+interface SummaryEntry {
+  fieldKey: string;
+  label: string;
+  message: string;
+}
+
+interface Summary {
+  /** Counts the failed attempts: a new one remounts the summary, which takes the focus again. */
+  attempt: number;
+  message: string;
+  entries: SummaryEntry[];
+}
+
+function OnboardingForm({ platformKey, platformName, resume, initialFields, initialStatus, leave, onExpired }: {
+  platformKey: string;
+  platformName: string;
+  resume: string | null;
+  initialFields: RequirementField[];
+  initialStatus: OnboardingStatus;
+  leave: (url: string) => void;
+  onExpired: () => void;
+}) {
+  const { api, config } = useSession();
+  const navigate = useNavigate();
+  const [fields, setFields] = useState(initialFields);
+  const [status, setStatus] = useState(initialStatus);
+  const [values, setValues] = useState<Values>(() => initialValues(initialFields));
+  const [inputErrors, setInputErrors] = useState<Record<string, string | null>>({});
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const [phase, setPhase] = useState<'idle' | 'saving' | 'leaving'>('idle');
+  const busy = useRef(false);
+  const attempts = useRef(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  const controlIds = useControlIds(formRef);
+  const path = { params: { path: { platformKey } } };
+
+  // Back from the gateway or the platform, a browser may restore this page as it was left
+  // ("Continuing…"): make the form usable again.
+  useEffect(() => {
+    const restored = (event: PageTransitionEvent) => {
+      if (!event.persisted) return;
+      busy.current = false;
+      setPhase('idle');
+    };
+    window.addEventListener('pageshow', restored);
+    return () => window.removeEventListener('pageshow', restored);
+  }, []);
+
+  function showErrors(message: string, entries: SummaryEntry[], beside: Record<string, string>) {
+    attempts.current += 1;
+    setFieldErrors(beside);
+    setSummary({ attempt: attempts.current, message, entries });
+  }
+
+  /** A 401 from any call: the page turns into "sign in again". */
+  function expiredBy(problem: ApiProblem): boolean {
+    if (problem.needsSignIn) onExpired();
+    return problem.needsSignIn;
+  }
+
+  /**
+   * Reads the schema again (it changed under the form), keeping what was entered: the new
+   * fields, 'expired' after a 401 (the page has switched to "sign in again"), or null when it
+   * could not be read (the form stays as it is).
+   */
+  async function refreshFields(): Promise<RequirementField[] | 'expired' | null> {
+    try {
+      const requirements = await call(api.GET('/v1/onboarding/{platformKey}/requirements', path));
+      const sorted = sortFields(requirements.fields);
+      setFields(sorted);
+      setValues((entered) => mergeValues(sorted, entered));
+      return sorted;
+    } catch (failure) {
+      return expiredBy(asProblem(failure)) ? 'expired' : null;
+    }
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (busy.current) return;
+    const labelOf = (key: string, among = fields) => among.find((field) => field.fieldKey === key)?.label ?? key;
+
+    // 1. What the page can tell without the gateway (an empty required checkbox group…).
+    const problems = checkBeforeWrite(fields, values, inputErrors);
+    if (problems.size > 0) {
+      const entries = [...problems].map(([fieldKey, message]) => ({ fieldKey, label: labelOf(fieldKey), message }));
+      showErrors('Some details are missing. Nothing has been saved yet.', entries, Object.fromEntries(problems));
+      return;
+    }
+
+    busy.current = true;
+    setPhase('saving');
+    setSummary(null);
+    setFieldErrors({});
+    const stop = () => {
+      busy.current = false;
+      setPhase('idle');
+    };
+
+    // 2. Write the complete field map (nothing to write when the platform asks for nothing).
+    if (fields.length > 0) {
+      try {
+        await call(api.PUT('/v1/onboarding/{platformKey}/values', { ...path, body: { values: valuesToWrite(fields, values) } }));
+      } catch (failure) {
+        const problem = asProblem(failure);
+        if (expiredBy(problem)) return stop();
+        const errors = valueErrors(problem.problem);
+        if (problem.status === 400 && errors.length > 0) {
+          // An unknown or archived field: the schema changed since the page read it.
+          const shown = errors.filter((error) => fields.some((field) => field.fieldKey === error.fieldKey) && error.reason !== 'UNKNOWN_FIELD' && error.reason !== 'ARCHIVED_FIELD');
+          const stale = shown.length < errors.length;
+          const refreshed = stale ? await refreshFields() : null;
+          stop();
+          if (refreshed === 'expired') return;
+          const current = refreshed ?? fields;
+          const kept = shown.filter((error) => current.some((field) => field.fieldKey === error.fieldKey));
+          showErrors(
+            `${problem.message}${stale ? ' The form changed while you were filling it in and now shows the current fields: check them and save again.' : ''}`,
+            kept.map((error) => ({ fieldKey: error.fieldKey, label: labelOf(error.fieldKey, current), message: error.message })),
+            Object.fromEntries(kept.map((error) => [error.fieldKey, sentence(labelOf(error.fieldKey, current), error.message)])),
+          );
+        } else {
+          stop();
+          showErrors(`Your details could not be saved. ${problem.message}`, [], {});
+        }
+        return;
+      }
+    }
+
+    // 3. Complete, and require COMPLETE.
+    let completed: OnboardingStatus;
+    try {
+      completed = await call(api.POST('/v1/onboarding/{platformKey}/complete', path));
+    } catch (failure) {
+      stop();
+      const problem = asProblem(failure);
+      if (expiredBy(problem)) return;
+      showErrors(`Your details were saved, but they could not be confirmed as complete. ${problem.message}`, [], {});
+      return;
+    }
+    setStatus(completed);
+    if (completed.status !== 'COMPLETE') {
+      // A required field the form does not show (the schema changed) is named by its label: read it again.
+      const before = fields;
+      const refreshed = await refreshFields();
+      stop();
+      if (refreshed === 'expired') return;
+      const current = refreshed ?? fields;
+      const missing = completed.missingFields.map((fieldKey) => ({ fieldKey, field: current.find((field) => field.fieldKey === fieldKey) }));
+      const changed = current.some((field) => !before.some((known) => known.fieldKey === field.fieldKey));
+      const labels = missing.map(({ fieldKey, field }) => field?.label ?? fieldKey);
+      const shown = missing.filter((entry): entry is { fieldKey: string; field: RequirementField } => entry.field !== undefined);
+      showErrors(
+        labels.length > 0
+          ? `Your details were saved, but ${platformName} still needs ${listOf(labels)}.${changed ? ' The form changed while you were filling it in.' : ''}`
+          : `Your details were saved, but ${platformName} did not accept them as complete. Try again.`,
+        shown.map(({ fieldKey, field }) => ({ fieldKey, label: field.label, message: requiredMessage(field) })),
+        Object.fromEntries(shown.map(({ fieldKey, field }) => [fieldKey, requiredMessage(field)])),
+      );
+      return;
+    }
+
+    // 4. COMPLETE: continue the login at the gateway, or back to the profile.
+    if (resume) {
+      setPhase('leaving');
+      leave(resumeUrl(config, resume));
+      return;
+    }
+    stop();
+    navigate('/profile');
+  }
+
+  const idle = phase === 'idle';
+  const submitLabel = fields.length === 0 ? `Continue to ${platformName}` : resume ? 'Save and continue' : 'Save';
+  const labelled = new Map(fields.map((field) => [field.fieldKey, field.label]));
+
+  return (
+    <>
+      {summary ? (
+        <ErrorSummary
+          key={summary.attempt}
+          message={summary.message}
+          errors={summary.entries.map((entry) => ({ inputId: controlIds[entry.fieldKey] ?? `field-${entry.fieldKey}`, label: labelled.get(entry.fieldKey) ?? entry.label, message: entry.message }))}
+        />
+      ) : null}
+      {/* The saved status; once a save was tried the summary says what is what, and the notice would contradict unsaved input. */}
+      {summary ? null : <StatusNotice status={status} fields={fields} platformName={platformName} resume={resume !== null} />}
+      <form ref={formRef} className="onboarding-form panel" noValidate aria-busy={!idle} aria-label={`Your details for ${platformName}`} onSubmit={(event) => void submit(event)}>
+        {fields.length === 0 ? (
+          <p>{`${platformName} asks for no details, so there is nothing to fill in.`}</p>
+        ) : (
+          <>
+            {/* Each required field says "(required)" to a screen reader itself: this note is for the eye. */}
+            {fields.some((field) => field.required) ? <p className="onboarding-required-note" aria-hidden="true">Fields marked <span className="required">*</span> are required.</p> : null}
+            <div className="form-grid">
+              {fields.map((field) => (
+                <div key={field.fieldKey} className="onboarding-slot" data-field-key={field.fieldKey}>
+                  <FieldInput
+                    definition={field}
+                    value={values[field.fieldKey] ?? emptyValue(field.fieldType)}
+                    error={fieldErrors[field.fieldKey] ?? null}
+                    onChange={(value) => setValues((current) => ({ ...current, [field.fieldKey]: value }))}
+                    onInputError={(message) => setInputErrors((current) => (current[field.fieldKey] === message ? current : { ...current, [field.fieldKey]: message }))}
+                  />
+                </div>
+              ))}
+            </div>
+          </>
+        )}
+        <div className="actions">
+          {fields.length > 0 || resume ? (
+            <button type="submit" className="button" aria-disabled={!idle || undefined}>
+              {phase === 'saving' ? 'Saving…' : phase === 'leaving' ? `Continuing to ${platformName}…` : submitLabel}
+            </button>
+          ) : null}
+          {!resume || fields.length === 0 ? (
+            <Link className={fields.length === 0 && !resume ? 'button' : 'button button-secondary'} to="/profile">
+              {fields.length === 0 ? 'Go to your profile' : 'Back to your profile'}
+            </Link>
+          ) : null}
+          <p className="onboarding-progress" role="status">
+            {phase === 'saving' ? 'Saving your details…' : phase === 'leaving' ? `Saved. Taking you on to ${platformName}…` : ''}
+          </p>
+        </div>
+      </form>
+    </>
+  );
+}
+
+/** The status as calculated by the gateway, e.g. after coming back from an incomplete resume. */
+function StatusNotice({ status, fields, platformName, resume }: { status: OnboardingStatus; fields: RequirementField[]; platformName: string; resume: boolean }) {
+  if (fields.length === 0) return null;
+  if (status.status === 'COMPLETE') {
+    return (
+      <Notice tone="success" title="Your details are complete.">
+        <p>{resume ? `Check them, then choose “Save and continue” to go on to ${platformName}.` : 'You can change them here at any time.'}</p>
+      </Notice>
+    );
+  }
+  const labels = status.missingFields.map((key) => fields.find((field) => field.fieldKey === key)?.label ?? key);
+  return (
+    <Notice title={labels.length > 0 ? `${platformName} still needs: ${listOf(labels)}.` : 'Check your details and save them to finish.'}>
+      {resume ? <p>{`Once they are saved, you continue to ${platformName}.`}</p> : null}
+    </Notice>
+  );
+}
+
+/**
+ * An expired session: the person restarts authentication by signing in to the account
+ * center again, back to this page. The login that led here cannot be resumed once its
+ * session has ended, so the resume is left out: they save here, then return to the platform.
+ */
+function SessionExpired({ platformName, resume, leave }: { platformName: string; resume: boolean; leave: (url: string) => void }) {
+  const location = useLocation();
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <div ref={ref} className="onboarding-page onboarding-expired" tabIndex={-1}>
+      <PageTitle>Your session has expired</PageTitle>
+      <div className="panel">
+        <p>To keep your details safe, sign in again before saving them. Anything entered on this page that was not saved is not kept.</p>
+        {resume ? (
+          <p>
+            {`Your sign-in to ${platformName} can no longer continue from this page. Sign in again here and save your details; then go back to ${platformName} and sign in there again: it will find the details you saved.`}
+          </p>
+        ) : (
+          <p>{`After signing in you come back to your details for ${platformName}.`}</p>
+        )}
+        <div className="actions">
+          <button type="button" className="button" onClick={() => leave(signInUrl(location.pathname))}>Sign in again</button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The id of each field's first control (its input, or a checkbox group's first box), read
+ * from the page after rendering, so an error summary entry can move the focus to it.
+ */
+function useControlIds(formRef: RefObject<HTMLFormElement | null>): Record<string, string> {
+  const [ids, setIds] = useState<Record<string, string>>({});
+  useLayoutEffect(() => {
+    const next: Record<string, string> = {};
+    formRef.current?.querySelectorAll<HTMLElement>('[data-field-key]').forEach((slot) => {
+      const control = slot.querySelector<HTMLElement>('input, select, textarea');
+      if (control?.id && slot.dataset.fieldKey) next[slot.dataset.fieldKey] = control.id;
+    });
+    setIds((current) => (sameEntries(current, next) ? current : next));
+  });
+  return ids;
+}
+
+function sameEntries(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+function asProblem(failure: unknown): ApiProblem {
+  return failure instanceof ApiProblem ? failure : new ApiProblem(0, null, 'Something went wrong on this page. Try again.');
 }

@@ -1,6 +1,116 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useNavigate } from 'react-router';
+import { ApiProblem, call } from '../../api.ts';
+import { useSession } from '../../session.tsx';
+import { LoadState } from '../../components/LoadState.tsx';
 import { PageTitle } from '../../components/PageTitle.tsx';
+import { AvatarSection, type UploadFetch } from './AvatarSection.tsx';
+import { DeleteAccountSection } from './DeleteAccountSection.tsx';
+import { MethodsSection } from './MethodsSection.tsx';
+import { PasswordSection } from './PasswordSection.tsx';
+import { PlatformsSection } from './PlatformsSection.tsx';
+import { ProfileDetails } from './ProfileDetails.tsx';
+import type { Profile } from './profileModel.ts';
+import { SummarySlotProvider } from './summarySlot.tsx';
+import './profile.css';
 
-// Placeholder until this page is built.
-export function ProfilePage() {
-  return <PageTitle>ProfilePage</PageTitle>;
+/** The router state /signed-out receives after the account was deleted. */
+export interface SignedOutState {
+  accountDeleted: true;
+}
+
+const SECTIONS = [
+  { id: 'profile-picture', title: 'Profile picture' },
+  { id: 'profile-details', title: 'Personal details' },
+  { id: 'profile-methods', title: 'Sign-in methods' },
+  { id: 'profile-password', title: 'Change your password' },
+  { id: 'profile-platforms', title: 'Your platforms' },
+  { id: 'profile-delete', title: 'Delete your account' },
+] as const;
+type SectionId = (typeof SECTIONS)[number]['id'];
+
+function Section({ id, danger, children }: { id: SectionId; danger?: boolean; children: ReactNode }) {
+  const title = SECTIONS.find((section) => section.id === id)!.title;
+  return (
+    <section id={id} className={`panel profile-section${danger ? ' profile-danger' : ''}`} aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/**
+ * /profile: the person's canonical profile and picture, how they sign in, their password, the
+ * platforms they belong to, and deleting the account.
+ */
+export function ProfilePage({ uploadFetch }: { uploadFetch?: UploadFetch } = {}) {
+  const { api, forget } = useSession();
+  const navigate = useNavigate();
+  const [profile, setProfile] = useState<Profile | null>(null);
+  const [error, setError] = useState<ApiProblem | null>(null);
+
+  const load = useCallback(async () => {
+    setError(null);
+    try {
+      setProfile(await call(api.GET('/v1/profile/me')));
+    } catch (failure) {
+      setError(failure instanceof ApiProblem ? failure : new ApiProblem(0, null));
+    }
+  }, [api]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // After deletion the session is forgotten only once this page is gone: forgetting it while the
+  // page (behind RequireSession) is still shown would send the browser to sign in instead.
+  const deleted = useRef(false);
+  const forgetRef = useRef(forget);
+  forgetRef.current = forget;
+  useEffect(() => () => {
+    if (deleted.current) forgetRef.current();
+  }, []);
+
+  const onDeleted = () => {
+    deleted.current = true;
+    const state: SignedOutState = { accountDeleted: true };
+    navigate('/signed-out', { replace: true, state });
+  };
+
+  return (
+    <SummarySlotProvider>
+      <PageTitle lead="Your details and picture, how you sign in, and the platforms you use.">Your profile</PageTitle>
+      <nav className="profile-toc" aria-label="On this page">
+        <ul>
+          {SECTIONS.map((section) => <li key={section.id}><a href={`#${section.id}`}>{section.title}</a></li>)}
+        </ul>
+      </nav>
+      <LoadState loading={profile === null && error === null} error={error} onRetry={() => void load()} what="your profile">
+        {profile ? (
+          <>
+            <Section id="profile-picture">
+              <AvatarSection profile={profile} onChanged={load} uploadFetch={uploadFetch} />
+            </Section>
+            <Section id="profile-details">
+              <ProfileDetails profile={profile} onSaved={setProfile} />
+            </Section>
+          </>
+        ) : null}
+      </LoadState>
+      <Section id="profile-methods">
+        <p className="profile-note">How you can sign in, as your sign-in provider knows it.</p>
+        <MethodsSection />
+      </Section>
+      <Section id="profile-password">
+        <PasswordSection />
+      </Section>
+      <Section id="profile-platforms">
+        <p className="profile-note">The platforms you have signed in to through this account, and whether they have everything they ask of you.</p>
+        <PlatformsSection />
+      </Section>
+      <Section id="profile-delete" danger>
+        <DeleteAccountSection onDeleted={onDeleted} />
+      </Section>
+    </SummarySlotProvider>
+  );
 }

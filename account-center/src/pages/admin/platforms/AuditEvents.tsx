@@ -1,0 +1,108 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { call, type ApiProblem } from '../../../api.ts';
+import { useSession } from '../../../session.tsx';
+import { LoadState } from '../../../components/LoadState.tsx';
+import { actionLabel, formatDateTime, toProblem, useLoad, type AuditEvent } from './model.ts';
+
+const AUDIT_PAGE_SIZE = 20;
+
+/**
+ * The audit events of one platform, newest first: when, what, who, and the names of the
+ * changed properties (never their values). "Load more" follows the cursor. `version` changes
+ * after each change made on the page, reloading from the newest event.
+ */
+export function AuditEvents({ platformKey, version }: { platformKey: string; version: number }) {
+  const { api, me } = useSession();
+  const headingId = useId();
+  const captionId = useId();
+  const first = useLoad(
+    () => call(api.GET('/v1/audit-events', { params: { query: { platformKey, limit: AUDIT_PAGE_SIZE } } })),
+    [api, platformKey, version],
+  );
+  const [more, setMore] = useState<{ items: AuditEvent[]; nextCursor: string | null } | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [moreError, setMoreError] = useState<ApiProblem | null>(null);
+  const statusLine = useRef<HTMLParagraphElement>(null);
+
+  useEffect(() => {
+    setMore(null);
+    setMoreError(null);
+  }, [first.data]);
+
+  const items = [...(first.data?.items ?? []), ...(more?.items ?? [])];
+  const nextCursor = more ? more.nextCursor : (first.data?.nextCursor ?? null);
+
+  const loadMore = async () => {
+    if (!nextCursor) return;
+    setLoadingMore(true);
+    setMoreError(null);
+    try {
+      const page = await call(api.GET('/v1/audit-events', { params: { query: { platformKey, limit: AUDIT_PAGE_SIZE, cursor: nextCursor } } }));
+      setMore((previous) => ({ items: [...(previous?.items ?? []), ...page.items], nextCursor: page.nextCursor }));
+      // The button goes away on the last page: keep the focus in the panel.
+      if (!page.nextCursor) statusLine.current?.focus();
+    } catch (failure) {
+      setMoreError(toProblem(failure));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const actorLabel = (event: AuditEvent) => {
+    if (event.actor.type === 'cli') return 'Command line';
+    if (me && event.actor.userId !== null && event.actor.userId === me.user.id) return 'You';
+    return event.actor.sub ? `User ${event.actor.sub}` : 'An API caller';
+  };
+
+  return (
+    <section className="panel" aria-labelledby={headingId}>
+      <h2 id={headingId}>Audit events</h2>
+      <LoadState loading={first.loading && !first.data} error={first.error} onRetry={() => void first.reload()} what="the audit events">
+        <p className="platforms-muted" role="status" tabIndex={-1} ref={statusLine}>
+          {items.length === 0 ? 'No change has been recorded for this platform.' : `Showing ${items.length} ${items.length === 1 ? 'event' : 'events'}${nextCursor ? ', newest first' : ' (all of them), newest first'}.`}
+        </p>
+        {items.length > 0 ? (
+          <div className="table-wrap platforms-table-wrap" role="region" aria-labelledby={captionId} tabIndex={0}>
+            <table className="platforms-table platforms-audit-table">
+              <caption id={captionId} className="visually-hidden">Audit events of the platform, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">By</th>
+                  <th scope="col">Changed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((event) => (
+                  <tr key={event.id}>
+                    <td><time dateTime={event.occurredAt}>{formatDateTime(event.occurredAt)}</time></td>
+                    <td>{actionLabel(event.action)}{event.fieldKey ? <span className="platforms-muted">{` (field ${event.fieldKey})`}</span> : null}</td>
+                    <td className="platforms-break">{actorLabel(event)}</td>
+                    <td>
+                      {event.changedFields.length > 0 ? (
+                        <ul className="platforms-changed">
+                          {event.changedFields.map((field) => <li key={field}><code>{field}</code></li>)}
+                        </ul>
+                      ) : '—'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+        {moreError ? (
+          <p className="field-error" role="alert">{`We could not load more events. ${moreError.message}`}</p>
+        ) : null}
+        {nextCursor ? (
+          <div className="actions">
+            <button type="button" className="button button-secondary" onClick={() => void loadMore()} disabled={loadingMore}>
+              {loadingMore ? 'Loading…' : 'Load more'}
+            </button>
+          </div>
+        ) : null}
+      </LoadState>
+    </section>
+  );
+}

@@ -1,0 +1,269 @@
+import type { ApiProblem, Schemas } from '../../../api.ts';
+import { MAX_RETURN_URLS, PLATFORM_KEY_PATTERN, type OnboardingMode, type Platform } from './model.ts';
+
+// The create and edit form's model: what the inputs hold, the request bodies built from it
+// (create: everything; edit: only what changed), checks done before sending, and the
+// registry's errors mapped back onto the inputs (`/body/allowedReturnUrls/1` → that row).
+
+export type PlatformCreateRequest = Schemas['PlatformCreateRequest'];
+export type PlatformUpdateRequest = Schemas['PlatformUpdateRequest'];
+
+export interface ReturnUrlRow {
+  /** Stable across edits of the list, so an error and the focus stay with their row. */
+  id: string;
+  value: string;
+}
+
+export interface PlatformFormValues {
+  platformKey: string;
+  displayName: string;
+  callbackUrl: string;
+  backchannelLogoutUrl: string;
+  returnUrls: ReturnUrlRow[];
+  mode: OnboardingMode;
+  centralOnboardingEnabled: boolean;
+  onboardingPath: string;
+  /** The metadata as the person writes it (JSON text). */
+  metadata: string;
+  /** Create only: register the platform inactive. */
+  createInactive: boolean;
+}
+
+/** Where an error is shown: a field, or one return URL row (`returnUrl:<row id>`). */
+export type FieldName =
+  | 'platformKey'
+  | 'displayName'
+  | 'callbackUrl'
+  | 'backchannelLogoutUrl'
+  | 'allowedReturnUrls'
+  | 'defaultOnboardingMode'
+  | 'centralOnboardingEnabled'
+  | 'platformOnboardingPath'
+  | 'metadata'
+  | 'active';
+export type ErrorKey = FieldName | `returnUrl:${string}`;
+export type FormErrors = Map<ErrorKey, string>;
+
+export const FIELD_LABELS: Record<FieldName, string> = {
+  platformKey: 'Platform key',
+  displayName: 'Display name',
+  callbackUrl: 'Callback URL',
+  backchannelLogoutUrl: 'Back-channel logout URL',
+  allowedReturnUrls: 'Allowed return URLs',
+  defaultOnboardingMode: 'Onboarding mode',
+  centralOnboardingEnabled: 'Central onboarding enabled',
+  platformOnboardingPath: 'Onboarding path',
+  metadata: 'Metadata (JSON)',
+  active: 'Create inactive',
+};
+const FIELD_NAMES = new Set<string>(Object.keys(FIELD_LABELS));
+
+/** Properties in running text ("Saved: display name changed."). */
+const PROPERTY_NOUNS: Record<string, string> = {
+  displayName: 'display name',
+  callbackUrl: 'callback URL',
+  backchannelLogoutUrl: 'back-channel logout URL',
+  allowedReturnUrls: 'allowed return URLs',
+  defaultOnboardingMode: 'onboarding mode',
+  centralOnboardingEnabled: 'central onboarding',
+  platformOnboardingPath: 'onboarding path',
+  metadata: 'metadata',
+};
+export function propertyNoun(name: string): string {
+  return PROPERTY_NOUNS[name] ?? name;
+}
+
+let rowCounter = 0;
+export function newReturnUrlRow(value = ''): ReturnUrlRow {
+  rowCounter += 1;
+  return { id: `return-url-${rowCounter}`, value };
+}
+
+export const returnUrlKey = (rowId: string): ErrorKey => `returnUrl:${rowId}`;
+
+/** The key as the registry wants it: upper case, no surrounding spaces. */
+export function normalizePlatformKey(raw: string): string {
+  return raw.trim().toUpperCase();
+}
+
+export function emptyFormValues(): PlatformFormValues {
+  return {
+    platformKey: '',
+    displayName: '',
+    callbackUrl: '',
+    backchannelLogoutUrl: '',
+    returnUrls: [newReturnUrlRow()],
+    mode: 'central',
+    centralOnboardingEnabled: true,
+    onboardingPath: '',
+    metadata: '{}',
+    createInactive: false,
+  };
+}
+
+export function formValuesOf(platform: Platform): PlatformFormValues {
+  return {
+    platformKey: platform.platformKey,
+    displayName: platform.displayName,
+    callbackUrl: platform.callbackUrl ?? '',
+    backchannelLogoutUrl: platform.backchannelLogoutUrl ?? '',
+    returnUrls: platform.allowedReturnUrls.length > 0 ? platform.allowedReturnUrls.map((url) => newReturnUrlRow(url)) : [newReturnUrlRow()],
+    mode: platform.defaultOnboardingMode,
+    centralOnboardingEnabled: platform.centralOnboardingEnabled,
+    onboardingPath: platform.platformOnboardingPath ?? '',
+    metadata: JSON.stringify(platform.metadata, null, 2),
+    createInactive: !platform.active,
+  };
+}
+
+export function parseMetadata(text: string): { value: Record<string, unknown> } | { error: string } {
+  if (text.trim() === '') return { value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: 'This is not valid JSON. Enter a JSON object, for example {"team": "identity"}.' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { error: 'Enter a JSON object (in braces), for example {"team": "identity"}.' };
+  }
+  return { value: value as Record<string, unknown> };
+}
+
+/** The non-empty return URLs to send, and for each the row it came from (pointers name the sent index). */
+export function sentReturnUrls(rows: ReturnUrlRow[]): { urls: string[]; rowIds: string[] } {
+  const urls: string[] = [];
+  const rowIds: string[] = [];
+  for (const row of rows) {
+    const url = row.value.trim();
+    if (url === '') continue;
+    urls.push(url);
+    rowIds.push(row.id);
+  }
+  return { urls, rowIds };
+}
+
+/**
+ * What can be told before asking the registry: the key's shape, a name, JSON metadata, the
+ * number of return URLs. URL rules (userinfo, fragment, https…) are the registry's to judge.
+ */
+export function validateForm(values: PlatformFormValues, mode: 'create' | 'edit'): FormErrors {
+  const errors: FormErrors = new Map();
+  if (mode === 'create') {
+    const key = normalizePlatformKey(values.platformKey);
+    if (key === '') errors.set('platformKey', 'Enter a platform key.');
+    else if (!PLATFORM_KEY_PATTERN.test(key)) {
+      errors.set('platformKey', 'Use an uppercase letter first, then 1 to 63 uppercase letters, digits or underscores.');
+    }
+  }
+  if (values.displayName.trim() === '') errors.set('displayName', 'Enter a display name.');
+  else if (values.displayName.trim().length > 200) errors.set('displayName', 'Use at most 200 characters.');
+  if (sentReturnUrls(values.returnUrls).urls.length > MAX_RETURN_URLS) errors.set('allowedReturnUrls', `Use at most ${MAX_RETURN_URLS} return URLs.`);
+  if (values.onboardingPath.trim() !== '' && !values.onboardingPath.trim().startsWith('/')) {
+    errors.set('platformOnboardingPath', 'Start the path with a single /, for example /onboarding.');
+  }
+  const metadata = parseMetadata(values.metadata);
+  if ('error' in metadata) errors.set('metadata', metadata.error);
+  return errors;
+}
+
+/** The create request: everything the form holds (the key upper-cased). Call after validateForm. */
+export function buildCreateRequest(values: PlatformFormValues): { body: PlatformCreateRequest; rowIds: string[] } {
+  const { urls, rowIds } = sentReturnUrls(values.returnUrls);
+  const metadata = parseMetadata(values.metadata);
+  const body: PlatformCreateRequest = {
+    platformKey: normalizePlatformKey(values.platformKey),
+    displayName: values.displayName.trim(),
+    allowedReturnUrls: urls,
+    defaultOnboardingMode: values.mode,
+    centralOnboardingEnabled: values.centralOnboardingEnabled,
+    metadata: 'value' in metadata ? metadata.value : {},
+    active: !values.createInactive,
+  };
+  if (values.callbackUrl.trim() !== '') body.callbackUrl = values.callbackUrl.trim();
+  if (values.backchannelLogoutUrl.trim() !== '') body.backchannelLogoutUrl = values.backchannelLogoutUrl.trim();
+  if (values.onboardingPath.trim() !== '') body.platformOnboardingPath = values.onboardingPath.trim();
+  return { body, rowIds };
+}
+
+/** The PATCH body: only the properties whose value differs from the stored platform. */
+export function buildUpdateRequest(platform: Platform, values: PlatformFormValues): { body: PlatformUpdateRequest; rowIds: string[] } {
+  const { urls, rowIds } = sentReturnUrls(values.returnUrls);
+  const body: PlatformUpdateRequest = {};
+  const displayName = values.displayName.trim();
+  if (displayName !== platform.displayName) body.displayName = displayName;
+  const callbackUrl = values.callbackUrl.trim() || null;
+  if (callbackUrl !== platform.callbackUrl) body.callbackUrl = callbackUrl;
+  const backchannelLogoutUrl = values.backchannelLogoutUrl.trim() || null;
+  if (backchannelLogoutUrl !== platform.backchannelLogoutUrl) body.backchannelLogoutUrl = backchannelLogoutUrl;
+  if (!sameJson(urls, platform.allowedReturnUrls)) body.allowedReturnUrls = urls;
+  if (values.mode !== platform.defaultOnboardingMode) body.defaultOnboardingMode = values.mode;
+  if (values.centralOnboardingEnabled !== platform.centralOnboardingEnabled) body.centralOnboardingEnabled = values.centralOnboardingEnabled;
+  const onboardingPath = values.onboardingPath.trim() || null;
+  if (onboardingPath !== platform.platformOnboardingPath) body.platformOnboardingPath = onboardingPath;
+  const metadata = parseMetadata(values.metadata);
+  if ('value' in metadata && !sameJson(metadata.value, platform.metadata)) body.metadata = metadata.value;
+  return { body, rowIds };
+}
+
+/** Deep equality of JSON values; object key order does not matter (the registry stores jsonb). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameJson(item, b[index]));
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+/**
+ * The registry's answer placed on the form: field errors beside their inputs (a return URL's
+ * error beside its row, a metadata error at any depth beside the metadata), a duplicate key
+ * (409 CONFLICT on create) beside the key. Errors that fit no input are returned as `other`.
+ */
+export function mapProblemToForm(problem: ApiProblem, rowIds: string[], mode: 'create' | 'edit'): { errors: FormErrors; other: string[] } {
+  const errors: FormErrors = new Map();
+  const other: string[] = [];
+  for (const [pointer, raw] of problem.fieldErrors('/body/')) {
+    const [field, index] = pointer.split('/');
+    if (field === 'allowedReturnUrls' && index !== undefined && /^\d+$/.test(index)) {
+      const rowId = rowIds[Number(index)];
+      if (rowId !== undefined) {
+        if (!errors.has(returnUrlKey(rowId))) errors.set(returnUrlKey(rowId), sentence(friendlier('returnUrl', raw)));
+        continue;
+      }
+    }
+    if (field !== undefined && FIELD_NAMES.has(field)) {
+      if (!errors.has(field as FieldName)) errors.set(field as FieldName, sentence(friendlier(field, raw)));
+      continue;
+    }
+    other.push(`${pointer}: ${raw}`);
+  }
+  if (mode === 'create' && problem.status === 409 && problem.problem?.code === 'CONFLICT') {
+    errors.set('platformKey', problem.problem.detail ?? 'A platform with this key already exists. Choose another key.');
+  }
+  return { errors, other };
+}
+
+/** What a pattern or format stands for: the contract's check says "must match pattern …". */
+const SHAPE_RULES: Record<string, string> = {
+  platformKey: 'must be an uppercase letter, then 1 to 63 uppercase letters, digits or underscores',
+  callbackUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
+  backchannelLogoutUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
+  returnUrl: 'must be an absolute http or https URL without a user name or password, a ?query or a #fragment',
+  platformOnboardingPath: 'must be a path starting with a single /, without spaces or backslashes',
+};
+
+function friendlier(field: string, message: string): string {
+  return /^must match (pattern|format)\b/.test(message) && SHAPE_RULES[field] ? SHAPE_RULES[field] : message;
+}
+
+/** The registry's messages are fragments ("must not contain a fragment"): make them a sentence. */
+export function sentence(message: string): string {
+  const text = message.trim();
+  if (text === '') return 'This value is not accepted.';
+  const capital = text[0]!.toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}

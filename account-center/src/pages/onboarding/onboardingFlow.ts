@@ -1,0 +1,143 @@
+// The onboarding page's rules that need no React: which resume value counts, where the
+// browser goes to continue a login, the value map the page writes, the client-side check
+// before a write, and the reading of the gateway's field errors.
+import type { Schemas } from '../../api.ts';
+import { gatewayBaseUrl, type AccountCenterConfig } from '../../config.ts';
+import { emptyValue, isEmpty, type FieldDefinition, type FieldValue } from '../../fields/FieldInput.tsx';
+
+export type RequirementField = Schemas['OnboardingRequirementField'];
+export type OnboardingStatus = Schemas['OnboardingStatus'];
+export type Values = Record<string, FieldValue>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The login transaction to resume: a UUID, or null (no resume, or not one the gateway could know). */
+export function resumeTransaction(raw: string | null): string | null {
+  return raw !== null && UUID.test(raw) ? raw.toLowerCase() : null;
+}
+
+/** `GET {gateway}/v1/auth/resume?transaction=…`: the gateway decides where the browser goes next. */
+export function resumeUrl(config: AccountCenterConfig, transactionId: string): string {
+  return `${gatewayBaseUrl(config)}/v1/auth/resume?transaction=${encodeURIComponent(transactionId)}`;
+}
+
+/** The fields in the order the contract says to render them (ascending sortOrder; ties keep the gateway's order). */
+export function sortFields<T extends { sortOrder: number }>(fields: readonly T[]): T[] {
+  return fields.map((field, index) => ({ field, index })).sort((a, b) => a.field.sortOrder - b.field.sortOrder || a.index - b.index).map(({ field }) => field);
+}
+
+/**
+ * A stored value as the form shows it: empty when absent, and for a choice only what is still
+ * one of the options (a value an administrator removed could be neither seen nor unticked,
+ * and the gateway would refuse it).
+ */
+export function storedValue(field: RequirementField): FieldValue {
+  const value = field.currentValue ?? emptyValue(field.fieldType);
+  const options = new Set(field.options.map((option) => option.value));
+  if (field.fieldType === 'MULTI_SELECT') return Array.isArray(value) ? value.filter((item) => options.has(item)) : [];
+  if (field.fieldType === 'SELECT') return typeof value === 'string' && options.has(value) ? value : null;
+  return value;
+}
+
+/** The stored values as the form starts with them. */
+export function initialValues(fields: readonly RequirementField[]): Values {
+  return Object.fromEntries(fields.map((field) => [field.fieldKey, storedValue(field)]));
+}
+
+/**
+ * After the schema was read again: fields still there keep what the person entered, new
+ * fields start from their stored value, removed fields are dropped (their values would be
+ * refused as archived or unknown).
+ */
+export function mergeValues(fields: readonly RequirementField[], entered: Values): Values {
+  return Object.fromEntries(fields.map((field) => [field.fieldKey, field.fieldKey in entered ? (entered[field.fieldKey] ?? emptyValue(field.fieldType)) : storedValue(field)]));
+}
+
+/** The value a field submits: what the input shows. An untouched checkbox shows "no", so it submits false. */
+export function submittedValue(field: Pick<FieldDefinition, 'fieldType'>, value: FieldValue | undefined): FieldValue {
+  if (field.fieldType === 'BOOLEAN') return value === true;
+  if (field.fieldType === 'MULTI_SELECT') return Array.isArray(value) ? value : [];
+  return value === undefined || isEmpty(value) ? null : value;
+}
+
+/** The complete field map of the write (every field the page renders). */
+export function valuesToWrite(fields: readonly FieldDefinition[], values: Values): Values {
+  return Object.fromEntries(fields.map((field) => [field.fieldKey, submittedValue(field, values[field.fieldKey])]));
+}
+
+/** What to say beside a required field that is empty. */
+export function requiredMessage(field: Pick<FieldDefinition, 'fieldType'>): string {
+  switch (field.fieldType) {
+    case 'MULTI_SELECT':
+      return 'Choose at least one option.';
+    case 'SELECT':
+      return 'Choose an option.';
+    case 'COUNTRY':
+      return 'Choose a country from the list.';
+    case 'DATE':
+      return 'Enter a date.';
+    case 'NUMBER':
+      return 'Enter a number.';
+    case 'BOOLEAN':
+      return 'Tick this box.';
+    default:
+      return 'Fill this in.';
+  }
+}
+
+/**
+ * The client-side check before a write: what an input itself knows is wrong (a name that is
+ * no country…) and required fields left empty. A required multi-select left empty is caught
+ * here; the gateway stays the judge of everything else.
+ */
+export function checkBeforeWrite(fields: readonly FieldDefinition[], values: Values, inputErrors: Record<string, string | null>): Map<string, string> {
+  const problems = new Map<string, string>();
+  for (const field of fields) {
+    const inputError = inputErrors[field.fieldKey];
+    if (inputError) problems.set(field.fieldKey, inputError);
+    else if (field.required && isEmpty(submittedValue(field, values[field.fieldKey]))) problems.set(field.fieldKey, requiredMessage(field));
+  }
+  return problems;
+}
+
+/**
+ * The field a gateway error is about: `/body/values/{fieldKey}` or below it (an entry of a
+ * multi-select: `/body/values/interests/2`). JSON pointer escapes are undone.
+ */
+export function fieldKeyOfPointer(pointer: string): string | null {
+  const match = /^\/body\/values\/([^/]+)/.exec(pointer);
+  return match ? match[1]!.replace(/~1/g, '/').replace(/~0/g, '~') : null;
+}
+
+export interface GatewayFieldError {
+  fieldKey: string;
+  reason: Schemas['FieldErrorReason'] | undefined;
+  message: string;
+}
+
+/** The gateway's field errors of a values write, one per field (the first one wins). */
+export function valueErrors(problem: Schemas['Problem'] | null): GatewayFieldError[] {
+  const byField = new Map<string, GatewayFieldError>();
+  for (const error of problem?.errors ?? []) {
+    const fieldKey = fieldKeyOfPointer(error.pointer);
+    if (fieldKey && !byField.has(fieldKey)) byField.set(fieldKey, { fieldKey, reason: error.reason, message: error.message });
+  }
+  return [...byField.values()];
+}
+
+/**
+ * A sentence for beside the input. The gateway's messages read after the field's name
+ * ("must be a valid international phone number starting with +"), so they get the label in
+ * front; a message that is already a sentence is kept as it is.
+ */
+export function sentence(label: string, message: string): string {
+  const text = message.trim();
+  const full = /^[a-z]/.test(text) ? `${label} ${text}` : text;
+  return /[.!?]$/.test(full) ? full : `${full}.`;
+}
+
+/** "A", "A and B", "A, B and C". */
+export function listOf(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}

@@ -1,0 +1,131 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { ApiProblem, call } from '../../api.ts';
+import { useSession } from '../../session.tsx';
+import { ErrorSummary } from '../../components/ErrorSummary.tsx';
+import { Field } from '../../components/Field.tsx';
+import { Notice } from '../../components/Notice.tsx';
+import { FieldInput } from '../../fields/FieldInput.tsx';
+import { countryCode } from '../../fields/countries.ts';
+import {
+  changesBetween, isEditableKey, LABELS, PROFILE_FIELDS, profileErrorText, sentence, valuesOf,
+  type EditableKey, type Profile, type ProfileValues,
+} from './profileModel.ts';
+import { useSummarySlot } from './summarySlot.tsx';
+
+type Outcome =
+  | { kind: 'saved' }
+  | { kind: 'unchanged' }
+  | { kind: 'failed'; message: string; errors: Partial<Record<EditableKey, string>>; attempt: number };
+
+/**
+ * The canonical profile, edited with the onboarding inputs of the same kind. Save sends only
+ * what changed; a refusal keeps what was typed, says why above the form (taking the focus) and
+ * beside each input.
+ */
+export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved: (profile: Profile) => void }) {
+  const { api, reload } = useSession();
+  const summary = useSummarySlot('profile');
+  const formRef = useRef<HTMLFormElement>(null);
+  const [saved, setSaved] = useState<ProfileValues>(() => valuesOf(profile));
+  const [values, setValues] = useState<ProfileValues>(() => valuesOf(profile));
+  const [countryVersion, setCountryVersion] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const attempts = useRef(0);
+
+  const errors = outcome?.kind === 'failed' ? outcome.errors : {};
+  const set = (key: EditableKey, value: unknown) => {
+    setValues((current) => ({ ...current, [key]: typeof value === 'string' ? value : null }));
+  };
+
+  /** The id of a property's input (Field gives ids; the summary links to them). */
+  const inputId = (key: EditableKey) => formRef.current?.querySelector(['input', 'select', 'textarea'].map((tag) => `[data-property="${key}"] ${tag}`).join(', '))?.id ?? '';
+
+  const fail = (message: string, fieldErrors: Partial<Record<EditableKey, string>> = {}) => {
+    attempts.current += 1;
+    summary.claim();
+    setOutcome({ kind: 'failed', message, errors: fieldErrors, attempt: attempts.current });
+  };
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    // A typed country that names none submits nothing: say so instead of clearing the stored one.
+    const typedCountry = (formRef.current?.querySelector<HTMLInputElement>('[data-property="country"] input')?.value ?? '').trim();
+    if (typedCountry !== '' && countryCode(typedCountry) === null) {
+      fail('Check the highlighted details.', { country: 'Choose a country from the list.' });
+      return;
+    }
+    const patch = changesBetween(saved, values);
+    if (Object.keys(patch).length === 0) {
+      setOutcome({ kind: 'unchanged' });
+      return;
+    }
+    setBusy(true);
+    try {
+      const updated = await call(api.PATCH('/v1/profile/me', { body: patch }));
+      const next = valuesOf(updated);
+      setSaved(next);
+      setValues(next);
+      if ('country' in patch) setCountryVersion((version) => version + 1);
+      setOutcome({ kind: 'saved' });
+      onSaved(updated);
+      void reload(); // the name in the frame
+    } catch (failure) {
+      const problem = failure instanceof ApiProblem ? failure : new ApiProblem(0, null);
+      const fieldErrors: Partial<Record<EditableKey, string>> = {};
+      const other: string[] = [];
+      for (const error of problem.problem?.errors ?? []) {
+        const property = error.pointer.startsWith('/body/') ? error.pointer.slice('/body/'.length).split('/')[0]! : '';
+        if (isEditableKey(property)) fieldErrors[property] ??= profileErrorText(property, error.reason, error.message);
+        else other.push(sentence(error.message));
+      }
+      const message = Object.keys(fieldErrors).length > 0
+        ? 'Your profile was not saved. Check the highlighted details; nothing was changed.'
+        : [problem.needsSignIn ? 'Your sign-in has ended. Sign in again to save your profile.' : `Your profile was not saved. ${problem.message}`, ...other].join(' ');
+      fail(message, fieldErrors);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form ref={formRef} noValidate onSubmit={save} aria-describedby="profile-details-note">
+      {outcome?.kind === 'failed' && summary.visible ? (
+        <ErrorSummary
+          key={outcome.attempt}
+          message={outcome.message}
+          errors={(Object.entries(outcome.errors) as [EditableKey, string][]).map(([key, message]) => ({ inputId: inputId(key), label: LABELS[key], message }))}
+        />
+      ) : null}
+      {outcome?.kind === 'saved' ? <Notice tone="success" title="Your profile was saved." /> : null}
+      {outcome?.kind === 'unchanged' ? <Notice title="There was nothing to save: you have not changed anything." /> : null}
+      <p id="profile-details-note" className="profile-note">Platforms you use read these details. Leave a box empty to remove what it holds.</p>
+      <div className="form-grid">
+        {PROFILE_FIELDS.map(({ key, definition }) => (
+          <div key={key === 'country' ? `country-${countryVersion}` : key} className="profile-slot" data-property={key}>
+            <FieldInput definition={definition} value={values[key]} error={errors[key] ?? null} onChange={(value) => set(key, value)} />
+          </div>
+        ))}
+        <div className="profile-slot" data-property="locale">
+          <Field label={LABELS.locale} width="half" help="A language tag, e.g. en-GB or fr." error={errors.locale ?? null}>
+            {({ id, describedBy, invalid }) => (
+              <input id={id} type="text" value={values.locale ?? ''} autoComplete="language" spellCheck={false} maxLength={35}
+                aria-describedby={describedBy} aria-invalid={invalid || undefined} onChange={(event) => set('locale', event.target.value)} />
+            )}
+          </Field>
+        </div>
+      </div>
+      <dl className="profile-readonly">
+        <dt>E-mail</dt>
+        <dd>
+          <span className="profile-email">{profile.email ?? 'None'}</span>
+          <span className="profile-readonly-note">From your sign-in provider; change it there.</span>
+        </dd>
+      </dl>
+      <div className="actions">
+        <button type="submit" className="button" aria-disabled={busy || undefined}>{busy ? 'Saving…' : 'Save profile'}</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,197 @@
+// The profile page's pure helpers: the editable properties and their field definitions, what
+// changed, people's texts for the gateway's refusals, Retry-After, dates, method names.
+import type { Schemas } from '../../api.ts';
+import type { FieldDefinition } from '../../fields/FieldInput.tsx';
+
+export type Profile = Schemas['Profile'];
+export type ProfileUpdate = Schemas['ProfileUpdateRequest'];
+export type AuthenticationMethod = Schemas['AuthenticationMethod'];
+export type OnboardingStatusValue = Schemas['OnboardingStatusValue'];
+
+/** The properties a person may change here (`email` and `pictureUrl` are read-only). */
+export type EditableKey = 'firstName' | 'lastName' | 'displayName' | 'dateOfBirth' | 'phone' | 'country' | 'locale';
+export type ProfileValues = Record<EditableKey, string | null>;
+
+const definition = (fieldKey: string, label: string, fieldType: FieldDefinition['fieldType'], extra: Partial<FieldDefinition> = {}): FieldDefinition => ({
+  fieldKey,
+  label,
+  fieldType,
+  required: false,
+  options: [],
+  validation: {},
+  uiConfig: {},
+  placeholder: null,
+  description: null,
+  ...extra,
+});
+
+/**
+ * The profile properties shown through FieldInput, with the gateway's own limits (names 100
+ * characters, the display name 200), so an input never accepts what the gateway would refuse
+ * for length. The gateway stays the judge of every value.
+ */
+export const PROFILE_FIELDS: readonly { key: Exclude<EditableKey, 'locale'>; definition: FieldDefinition }[] = [
+  { key: 'firstName', definition: definition('firstName', 'First name', 'TEXT', { validation: { maxLength: 100 }, uiConfig: { width: 'half' } }) },
+  { key: 'lastName', definition: definition('lastName', 'Last name', 'TEXT', { validation: { maxLength: 100 }, uiConfig: { width: 'half' } }) },
+  {
+    key: 'displayName',
+    definition: definition('displayName', 'Display name', 'TEXT', {
+      validation: { maxLength: 200 },
+      uiConfig: { helpText: 'The name platforms show to other people.' },
+    }),
+  },
+  { key: 'dateOfBirth', definition: definition('dateOfBirth', 'Date of birth', 'DATE', { uiConfig: { width: 'half' } }) },
+  {
+    key: 'phone',
+    definition: definition('phone', 'Phone', 'PHONE', {
+      uiConfig: { width: 'half', helpText: 'In international format, starting with + and the country code, e.g. +44 20 7946 0958.' },
+    }),
+  },
+  { key: 'country', definition: definition('country', 'Country', 'COUNTRY', { uiConfig: { width: 'half' } }) },
+];
+
+export const LABELS: Record<EditableKey, string> = {
+  firstName: 'First name',
+  lastName: 'Last name',
+  displayName: 'Display name',
+  dateOfBirth: 'Date of birth',
+  phone: 'Phone',
+  country: 'Country',
+  locale: 'Language',
+};
+
+const KEYS = Object.keys(LABELS) as EditableKey[];
+
+export function isEditableKey(value: string): value is EditableKey {
+  return (KEYS as string[]).includes(value);
+}
+
+export function valuesOf(profile: Profile): ProfileValues {
+  return {
+    firstName: profile.firstName,
+    lastName: profile.lastName,
+    displayName: profile.displayName,
+    dateOfBirth: profile.dateOfBirth,
+    phone: profile.phone,
+    country: profile.country,
+    locale: profile.locale,
+  };
+}
+
+/** Only what changed (PATCH): an emptied input clears the property (`null`). */
+export function changesBetween(saved: ProfileValues, current: ProfileValues): ProfileUpdate {
+  const patch: ProfileUpdate = {};
+  for (const key of KEYS) {
+    const before = saved[key] === '' ? null : saved[key];
+    const after = current[key] === null || current[key].trim() === '' ? null : current[key];
+    if (before !== after) patch[key] = after;
+  }
+  return patch;
+}
+
+/**
+ * The text beside an input for a refused property. The contract gives a `reason` so a client
+ * can say it its own way; otherwise the gateway's message (a fragment such as "must be at most
+ * 100 characters") follows the label.
+ */
+export function profileErrorText(key: EditableKey, reason: string | undefined, message: string): string {
+  if (key === 'locale') return 'Enter a language tag such as en-GB or fr.';
+  switch (reason) {
+    case 'INVALID_PHONE':
+      return 'Enter a valid phone number in international format, starting with + and the country code.';
+    case 'INVALID_COUNTRY':
+      return 'Choose a country from the list.';
+    case 'INVALID_DATE':
+      return 'Enter a real date of the calendar.';
+    default:
+      return sentence(`${LABELS[key]} ${message}`);
+  }
+}
+
+/** A message as a sentence: capital first letter, full stop at the end. */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return trimmed;
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/**
+ * Seconds to wait, from a Retry-After header (seconds or an HTTP date) or, when the browser may
+ * not read the header (cross-origin, not exposed), from the problem's detail ("… in 37 seconds").
+ */
+export function retryAfterSeconds(header: string | null, detail: string | undefined, now = Date.now()): number | null {
+  if (header !== null && header.trim() !== '') {
+    if (/^\d+$/.test(header.trim())) return Math.max(1, Number(header.trim()));
+    const date = Date.parse(header);
+    if (!Number.isNaN(date)) return Math.max(1, Math.ceil((date - now) / 1000));
+  }
+  const match = detail ? /(\d+)\s*seconds?/i.exec(detail) : null;
+  return match ? Math.max(1, Number(match[1])) : null;
+}
+
+export function tooManyAttemptsText(seconds: number | null): string {
+  if (seconds === null) return 'Too many attempts; try again in a minute.';
+  return `Too many attempts; try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
+}
+
+const METHOD_NAMES: Record<Schemas['AuthenticationMethodType'], string> = {
+  password: 'Password',
+  passkey: 'Passkey',
+  totp: 'Authenticator app',
+  otp_sms: 'Codes by text message',
+  otp_email: 'Codes by e-mail',
+  idp_link: 'Linked sign-in account',
+};
+
+export function methodName(type: string): string {
+  return METHOD_NAMES[type as Schemas['AuthenticationMethodType']] ?? type;
+}
+
+export function formatDateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
+}
+
+export const STATUS_TEXT: Record<OnboardingStatusValue, { label: string; className: string }> = {
+  COMPLETE: { label: 'Complete', className: 'badge badge-success' },
+  IN_PROGRESS: { label: 'In progress', className: 'badge badge-warning' },
+  NOT_STARTED: { label: 'Not started', className: 'badge badge-muted' },
+};
+
+/** Up to two initials for the picture's placeholder. */
+export function initialsOf(profile: Pick<Profile, 'firstName' | 'lastName' | 'displayName' | 'email'>): string {
+  const first = (text: string | null | undefined) => (text ? ([...text.trim()][0] ?? '') : '');
+  const fromNames = `${first(profile.firstName)}${first(profile.lastName)}`;
+  if (fromNames !== '') return fromNames.toLocaleUpperCase();
+  const words = (profile.displayName ?? '').trim().split(/\s+/).filter(Boolean);
+  const fromDisplay = `${first(words[0])}${first(words.length > 1 ? words.at(-1) : '')}`;
+  if (fromDisplay !== '') return fromDisplay.toLocaleUpperCase();
+  return first(profile.email).toLocaleUpperCase() || '?';
+}
+
+// ---------------------------------------------------------------- avatar files
+
+export const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export type AvatarType = (typeof AVATAR_TYPES)[number];
+/** The contract's ceiling (AvatarUploadRequest.contentLength): 5 MiB. */
+export const AVATAR_MAX_BYTES = 5 * 1024 * 1024;
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Why a chosen file cannot be a picture, before anything is sent; null when it may be. */
+export function avatarFileProblem(file: Pick<File, 'name' | 'type' | 'size'>): string | null {
+  if (!(AVATAR_TYPES as readonly string[]).includes(file.type)) {
+    return `“${file.name}” is not a PNG, JPEG or WebP picture. Choose a picture in one of these formats.`;
+  }
+  if (file.size === 0) return `“${file.name}” is empty. Choose another picture.`;
+  if (file.size > AVATAR_MAX_BYTES) {
+    return `“${file.name}” is ${formatBytes(file.size)}; a picture can be at most 5 MB. Choose a smaller picture.`;
+  }
+  return null;
+}
