@@ -10,6 +10,8 @@ import * as avatars from '../../migrations/20261122000700_avatars.ts';
 import * as rateLimits from '../../migrations/20261122000800_rate_limits.ts';
 import * as accountDeletion from '../../migrations/20261122000900_account_deletion.ts';
 import * as sessions from '../../migrations/20261122001000_sessions.ts';
+import * as backchannelLogoutOut from '../../migrations/20261122001100_backchannel_logout_out.ts';
+import * as foreignKeyIndexes from '../../migrations/20261122001200_foreign_key_indexes.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -29,6 +31,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122000800_rate_limits': rateLimits,
   '20261122000900_account_deletion': accountDeletion,
   '20261122001000_sessions': sessions,
+  '20261122001100_backchannel_logout_out': backchannelLogoutOut,
+  '20261122001200_foreign_key_indexes': foreignKeyIndexes,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {
@@ -51,9 +55,43 @@ export interface DbLogger {
 /** Knex prints to the console by default; route its messages to our logger (or drop them in tests). */
 const quiet: DbLogger = { warn: () => {}, error: () => {} };
 
-export function createDb(connectionString: string, options: { poolMax?: number; logger?: DbLogger } = {}): Db {
+/** What createDb was given, for graphile-worker, which opens its own pool on the same database. */
+const created = new WeakMap<Db, { connectionString: string; logger: DbLogger }>();
+
+/**
+ * A statement may run this long before PostgreSQL cancels it (DATABASE_STATEMENT_TIMEOUT_MS):
+ * every request's query is short, so a longer one means a stuck database, and the client
+ * should get its 503 while it still waits rather than a late success.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+
+export interface DbOptions {
+  poolMax?: number;
+  logger?: DbLogger;
+  /** 0: no limit (migrations, which may rewrite large tables). Default DEFAULT_STATEMENT_TIMEOUT_MS. */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * The session settings that bound how long a request can wait on PostgreSQL. The server
+ * enforces statement_timeout and lock_timeout; a server that no longer answers at all (frozen,
+ * or a network partition with the socket open) cannot cancel anything, so the client gives up
+ * on its own a second later (query_timeout). Connecting and acquiring from the pool are bounded too.
+ */
+function timeoutSettings(statementTimeoutMs: number) {
+  if (statementTimeoutMs === 0) return { connectionTimeoutMillis: 5000 };
+  return {
+    statement_timeout: statementTimeoutMs,
+    lock_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs * 6,
+    query_timeout: statementTimeoutMs + 1000,
+    connectionTimeoutMillis: 5000,
+  };
+}
+
+export function createDb(connectionString: string, options: DbOptions = {}): Db {
   const logger = options.logger ?? quiet;
-  return knexFactory({
+  const db = knexFactory({
     log: {
       warn: (message: unknown) => logger.warn(String(message)),
       error: (message: unknown) => logger.error(String(message)),
@@ -61,16 +99,50 @@ export function createDb(connectionString: string, options: { poolMax?: number; 
       debug: () => {},
     },
     client: 'pg',
-    connection: { connectionString, application_name: 'auth-gateway' },
+    connection: { connectionString, application_name: 'auth-gateway', ...timeoutSettings(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) },
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: 5000,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
+  created.set(db, { connectionString, logger });
+  return db;
 }
 
+/** The connection string a Db was created with (graphile-worker connects with it). */
+export function connectionStringOf(db: Db): string {
+  const known = created.get(db);
+  if (!known) throw new Error('connectionStringOf: this Db was not made by createDb');
+  return known.connectionString;
+}
+
+/** graphile-worker's schema (its job queue: the back-channel logout outbox). */
+export const WORKER_SCHEMA = 'graphile_worker';
+
+/**
+ * Our migrations, then graphile-worker's own (idempotent, safe on several instances at once:
+ * it serialises them itself), so a migrated database always has `graphile_worker.add_job`,
+ * which ending a session calls. Returns the names of our migrations applied.
+ */
 export async function migrateLatest(db: Db): Promise<string[]> {
   const [, applied] = (await db.migrate.latest()) as [number, string[]];
+  await migrateWorkerSchema(db);
   return applied;
+}
+
+async function migrateWorkerSchema(db: Db): Promise<void> {
+  const connectionString = connectionStringOf(db);
+  const logger = created.get(db)?.logger ?? quiet;
+  // Loaded here: the operator CLI and the scripts that never migrate do not pay for it.
+  const { Logger, runMigrations } = await import('graphile-worker');
+  await runMigrations({
+    connectionString,
+    schema: WORKER_SCHEMA,
+    maxPoolSize: 1,
+    logger: new Logger(() => (level, message) => {
+      if (level === 'error') logger.error(`graphile-worker: ${message}`);
+      else if (level === 'warning') logger.warn(`graphile-worker: ${message}`);
+    }),
+  });
 }
 
 export async function migrateDown(db: Db): Promise<string[]> {
@@ -78,7 +150,9 @@ export async function migrateDown(db: Db): Promise<string[]> {
   return reverted;
 }
 
+/** Every migration of ours reverted, and graphile-worker's schema (with any queued job) dropped. */
 export async function migrateRollbackAll(db: Db): Promise<string[]> {
   const [, reverted] = (await db.migrate.rollback(undefined, true)) as [number, string[]];
+  await db.raw(`DROP SCHEMA IF EXISTS ${WORKER_SCHEMA} CASCADE`);
   return reverted;
 }

@@ -30,6 +30,12 @@ export interface DevIdpClient {
   clientSecret: string;
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
+  /**
+   * OpenID Connect Back-Channel Logout 1.0: where the provider posts a logout token when the
+   * person signs out at the provider (end_session). With it the client also requires a `sid`
+   * (`backchannel_logout_session_required`), so its ID tokens and logout tokens carry one.
+   */
+  backchannelLogoutUri?: string;
 }
 
 export interface ProviderSettings {
@@ -106,11 +112,15 @@ function interactionPolicyWithAccountCheck(): unknown {
 
 export function buildProviderConfiguration(settings: ProviderSettings): Configuration {
   const { shaper, usersBySub, logger, resourceIndicator, accessTokenTtl } = settings;
+  const backchannelLogoutUris = new Set(settings.clients.flatMap((c) => (c.backchannelLogoutUri ? [new URL(c.backchannelLogoutUri).href] : [])));
   const clients: ClientMetadata[] = settings.clients.map((c) => ({
     client_id: c.clientId,
     client_secret: c.clientSecret,
     redirect_uris: [...c.redirectUris],
     ...(c.postLogoutRedirectUris ? { post_logout_redirect_uris: [...c.postLogoutRedirectUris] } : {}),
+    // oidc-provider puts `sid` into the ID tokens of a client only when it has a back-channel
+    // logout URI and requires the session (Client#includeSid), as the gateway's does.
+    ...(c.backchannelLogoutUri ? { backchannel_logout_uri: c.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
@@ -187,6 +197,10 @@ export function buildProviderConfiguration(settings: ProviderSettings): Configur
       // token instead (OIDC Core §5.4 allows this), and the endpoint is not advertised.
       userinfo: { enabled: false },
       dPoP: { enabled: false },
+      // Back-Channel Logout 1.0: signing out at the provider (end_session) posts a logout token
+      // (RS256, typ logout+jwt, with `sid`) to every client of the session with a
+      // backchannel_logout_uri (DevIdpClient.backchannelLogoutUri).
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
@@ -240,6 +254,17 @@ export function buildProviderConfiguration(settings: ProviderSettings): Configur
     },
     // Same-origin browser calls only; nothing in the dev stack needs CORS at the IdP.
     clientBasedCORS: () => false,
+    // oidc-provider refuses to connect to loopback and private addresses (SSRF protection), and
+    // in development the gateway listens on one. Its back-channel logout URIs are registered
+    // here, by the dev stack, never by a caller, so requests to exactly those are let through;
+    // every other outgoing request keeps the protection.
+    fetch: (url: URL | string, options: RequestInit & { dispatcher?: unknown }) => {
+      if (backchannelLogoutUris.has(new URL(url).href)) {
+        const { dispatcher: _ssrfProtection, ...rest } = options;
+        return globalThis.fetch(url, rest);
+      }
+      return globalThis.fetch(url, options);
+    },
     ttl: {
       AccessToken: accessTokenTtl,
       AuthorizationCode: 60,

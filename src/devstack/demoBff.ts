@@ -1,18 +1,26 @@
 import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 /**
  * A minimal example platform back end (BFF), served by the demo stack so a
  * person can click through a whole login. It does what a real BFF must:
  * send the browser to /v1/auth/start, receive the handoff code at its callback,
  * exchange it server to server with HTTP Basic, and keep the gatewayToken on the
- * server (here: it shows only that one was received).
+ * server, in a server-side session of its own behind a random cookie.
  *
  * It also binds each login to itself with a handoff challenge (optional for
  * platforms, the RFC 7636 pattern): a secret per login in an HttpOnly cookie of
  * its own, its SHA-256 sent at start, the secret sent with the exchange. A handoff
  * code injected into its callback from someone else's login is then refused.
+ *
+ * And it receives back-channel logout (OpenID Connect Back-Channel Logout 1.0): when the
+ * gateway session it exchanged a code for ends (sign-out, revocation, account deletion,
+ * expiry...), the gateway POSTs a logout token to {basePath}/backchannel-logout (registered
+ * as the platform's backchannelLogoutUrl). The BFF verifies it against the gateway's JWKS and
+ * ends its own sessions of that gateway session. This file is the reference for platform
+ * teams: see handleBackchannelLogout.
  */
 export interface DemoBffPlatform {
   platformKey: string;
@@ -39,10 +47,25 @@ export interface DemoBffOptions {
 
 export interface DemoBff {
   url: string;
+  /** Live server-side sessions (for tests and the curious). */
+  sessionCount(): number;
   close(): Promise<void>;
 }
 
 const VERIFIER_COOKIE = 'demo_handoff_verifier';
+/** The BFF's own session cookie, one per platform it serves (a random id; the session stays on the server). */
+const sessionCookieName = (platform: DemoBffPlatform) => `demo_session_${platform.platformKey}`;
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+/** What the BFF keeps on the server for a signed-in person. */
+interface BffSession {
+  platformKey: string;
+  /** `session.id` of the exchange: the `sid` of the logout token that ends it. */
+  gatewaySessionId: string;
+  /** The platform credential (`gwp_…`): never sent to the browser. */
+  platformCredential: string;
+  user: { id: string; sub: string };
+}
 
 function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -67,22 +90,111 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     { platformKey: options.platformKey!, name: 'Demo platform', clientId: options.clientId!, clientSecret: options.clientSecret!, basePath: '' },
   ];
   const byLongestPrefix = [...platforms].sort((a, b) => (b.basePath ?? '').length - (a.basePath ?? '').length);
+  // Server-side sessions: cookie value → session. A real BFF keeps them in its own store
+  // (Redis, its database), indexed by the gateway session id too, for back-channel logout.
+  const sessions = new Map<string, BffSession>();
+  // Cookies whose session a logout token ended: the next page says so once.
+  const endedByGateway = new Set<string>();
+  // The gateway's signing keys, fetched (and refetched for an unknown kid) from its JWKS.
+  const gatewayKeys = createRemoteJWKSet(new URL('/.well-known/jwks.json', options.gatewayUrl));
+
+  /** The signed-in state of a platform for this browser: its session, "signed out by the gateway", or none. */
+  function sessionState(req: http.IncomingMessage, platform: DemoBffPlatform): { session: BffSession | null; ended: boolean; cookie: string | undefined } {
+    const cookie = readCookie(req.headers.cookie, sessionCookieName(platform));
+    const session = cookie ? sessions.get(cookie) : undefined;
+    return { session: session?.platformKey === platform.platformKey ? session : null, ended: cookie !== undefined && endedByGateway.has(cookie), cookie };
+  }
+
+  function statusHtml(req: http.IncomingMessage, platform: DemoBffPlatform, clearEnded: string[]): string {
+    const { session, ended, cookie } = sessionState(req, platform);
+    if (session) {
+      const signOut = new URL('/v1/auth/logout', options.gatewayUrl);
+      signOut.searchParams.set('platformKey', platform.platformKey);
+      signOut.searchParams.set('returnTo', new URL(`${platform.basePath ?? ''}/welcome`, selfUrl).href);
+      return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Signed in as <strong>${escapeHtml(session.user.sub)}</strong> to ${escapeHtml(platform.name)}
+ (gateway session <code>${escapeHtml(session.gatewaySessionId)}</code>). <a href="${escapeHtml(signOut.href)}">Sign out</a></p>`;
+    }
+    if (ended && cookie) {
+      // Said once: the cookie is cleared with this page.
+      endedByGateway.delete(cookie);
+      clearEnded.push(`${sessionCookieName(platform)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
+      return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">You were signed out of ${escapeHtml(platform.name)}: the gateway session ended (back-channel logout).</p>`;
+    }
+    return '';
+  }
+
+  /**
+   * POST {basePath}/backchannel-logout (OpenID Connect Back-Channel Logout 1.0 §2.6-§2.8):
+   * verify the logout token, end this platform's sessions of its `sid`, answer 200; a token
+   * that fails any check is 400 with an OAuth-style error. Idempotent: a repeated token (the
+   * gateway delivers at least once) finds nothing left to end and still answers 200.
+   */
+  async function handleBackchannelLogout(req: http.IncomingMessage, res: http.ServerResponse, platform: DemoBffPlatform): Promise<void> {
+    const answer = (status: number, body?: object) => {
+      res.writeHead(status, { 'Cache-Control': 'no-store', ...(body ? { 'Content-Type': 'application/json' } : {}) });
+      res.end(body ? JSON.stringify(body) : undefined);
+    };
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return answer(405);
+    }
+    const form = new URLSearchParams(await readBody(req, 16 * 1024).catch(() => ''));
+    const logoutToken = form.get('logout_token');
+    if (!logoutToken) return answer(400, { error: 'invalid_request', error_description: 'logout_token is required' });
+    let sid: string;
+    try {
+      // Signature (the gateway's JWKS, ES256), issuer, audience (this platform's client id),
+      // explicit type, and a recent iat/exp.
+      const { payload } = await jwtVerify(logoutToken, gatewayKeys, {
+        issuer: options.gatewayUrl,
+        audience: platform.clientId,
+        typ: 'logout+jwt',
+        algorithms: ['ES256'],
+        maxTokenAge: '5 minutes',
+      });
+      // §2.6: the back-channel logout event must be there, a nonce must not; the gateway always sends sid.
+      const events = payload.events as Record<string, unknown> | undefined;
+      if (!events || typeof events[BACKCHANNEL_LOGOUT_EVENT] !== 'object' || events[BACKCHANNEL_LOGOUT_EVENT] === null) throw new Error('no back-channel logout event');
+      if ('nonce' in payload) throw new Error('a logout token carries no nonce');
+      if (typeof payload.sid !== 'string' || payload.sid === '') throw new Error('no sid');
+      sid = payload.sid;
+      // A stricter BFF also remembers each jti until exp and refuses a replay; ending sessions
+      // twice is harmless here, so this one does not.
+    } catch (error) {
+      return answer(400, { error: 'invalid_request', error_description: `the logout token is not valid: ${(error as Error).message}` });
+    }
+    for (const [cookie, session] of sessions) {
+      if (session.platformKey === platform.platformKey && session.gatewaySessionId === sid) {
+        sessions.delete(cookie);
+        endedByGateway.add(cookie);
+      }
+    }
+    return answer(200);
+  }
+
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', selfUrl);
-    const send = (status: number, html: string) => {
-      res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+    const send = (status: number, html: string, cookies: string[] = []) => {
+      res.writeHead(status, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Referrer-Policy': 'no-referrer',
+        ...(cookies.length > 0 ? { 'Set-Cookie': cookies } : {}),
+      });
       res.end(html);
     };
     if (url.pathname === '/') {
+      const cookies: string[] = [];
       const buttons = platforms
-        .map((platform) => `<p><a class="button" id="sign-in${platform.basePath ? `-${escapeHtml(platform.basePath.slice(1))}` : ''}" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in to ${escapeHtml(platform.name)}</a></p>`)
+        .map((platform) => `${statusHtml(req, platform, cookies)}<p><a class="button" id="sign-in${platform.basePath ? `-${escapeHtml(platform.basePath.slice(1))}` : ''}" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in to ${escapeHtml(platform.name)}</a></p>`)
         .join('\n');
       return send(200, page('Demo platform', `<h1>Demo platform</h1>
 <p>This is an example platform back end. Signing in goes through the authentication gateway and its identity provider.</p>
-${buttons}`));
+${buttons}`), cookies);
     }
     const platform = byLongestPrefix.find((candidate) => url.pathname.startsWith(`${candidate.basePath ?? ''}/`));
     const path = platform ? url.pathname.slice((platform.basePath ?? '').length) : url.pathname;
+    if (platform && path === '/backchannel-logout') return handleBackchannelLogout(req, res, platform);
     if (platform && path === '/login') {
       // A fresh secret per login, kept in this BFF's own HttpOnly cookie (sent only to its callback).
       const verifier = randomBytes(32).toString('base64url');
@@ -101,7 +213,7 @@ ${buttons}`));
       const code = url.searchParams.get('code');
       if (!code) return send(400, page('No code', '<h1>No handoff code</h1><p><a href="/">Start again</a></p>'));
       const handoffVerifier = readCookie(req.headers.cookie, VERIFIER_COOKIE);
-      res.setHeader('Set-Cookie', `${VERIFIER_COOKIE}=; Path=${platform.basePath ?? ''}/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`);
+      const clearVerifier = `${VERIFIER_COOKIE}=; Path=${platform.basePath ?? ''}/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`;
       const response = await fetch(new URL('/v1/auth/exchange', options.gatewayUrl), {
         method: 'POST',
         headers: {
@@ -110,18 +222,26 @@ ${buttons}`));
         },
         body: JSON.stringify({ code, ...(handoffVerifier ? { handoffVerifier } : {}) }),
       }).catch(() => null);
-      if (!response) return send(502, page('Gateway unreachable', '<h1>The gateway could not be reached</h1>'));
-      const body = (await response.json()) as Record<string, unknown> & { session?: { gatewayToken?: string } };
+      if (!response) return send(502, page('Gateway unreachable', '<h1>The gateway could not be reached</h1>'), [clearVerifier]);
+      const body = (await response.json()) as Record<string, unknown> & { session?: { id?: string; gatewayToken?: string }; user?: { id: string; sub: string } };
       if (!response.ok) {
-        return send(response.status, page('Sign-in failed', `<h1>Sign-in failed</h1><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre><p><a href="/">Start again</a></p>`));
+        return send(response.status, page('Sign-in failed', `<h1>Sign-in failed</h1><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre><p><a href="/">Start again</a></p>`), [clearVerifier]);
       }
-      // A real BFF stores gatewayToken in its own server-side session; never show it to the browser.
+      // The BFF's own session: a random cookie for the browser; the platform credential and the
+      // gateway session id (what a logout token names in `sid`) stay on the server.
+      const cookie = randomBytes(32).toString('base64url');
+      sessions.set(cookie, { platformKey: platform.platformKey, gatewaySessionId: body.session!.id!, platformCredential: body.session!.gatewayToken!, user: body.user! });
+      const sessionCookie = `${sessionCookieName(platform)}=${cookie}; Path=/; HttpOnly; SameSite=Lax`;
       const shown = { ...body, session: { ...body.session, gatewayToken: '[kept on the server]' } };
       return send(200, page('Signed in', `<h1 id="signed-in">Signed in to ${escapeHtml(platform.name)}</h1>
-<p>The platform back end exchanged the handoff code for this session description:</p>
-<pre id="session">${escapeHtml(JSON.stringify(shown, null, 2))}</pre><p><a href="/">Back</a></p>`));
+<p>Signed in as <strong>${escapeHtml(body.user!.sub)}</strong>. The platform back end exchanged the handoff code for this session description:</p>
+<pre id="session">${escapeHtml(JSON.stringify(shown, null, 2))}</pre><p><a href="${escapeHtml(platform.basePath ?? '')}/welcome">Continue</a> · <a href="/">Home</a></p>`), [clearVerifier, sessionCookie]);
     }
-    if (platform && path === '/welcome') return send(200, page('Welcome', '<h1>Welcome back</h1><p><a href="/">Home</a></p>'));
+    if (platform && path === '/welcome') {
+      const cookies: string[] = [];
+      const status = statusHtml(req, platform, cookies) || `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Not signed in to ${escapeHtml(platform.name)}.</p>`;
+      return send(200, page('Welcome', `<h1>Welcome back</h1>${status}<p><a href="/">Home</a></p>`), cookies);
+    }
     return send(404, page('Not found', '<h1>Not found</h1>'));
   });
   // Both loopback families: browsers may resolve localhost to ::1 or 127.0.0.1.
@@ -129,6 +249,19 @@ ${buttons}`));
   selfUrl ||= `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
     url: selfUrl,
+    sessionCount: () => sessions.size,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
+}
+
+/** The request body as text, refused beyond `limit` bytes. */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

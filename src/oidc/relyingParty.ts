@@ -13,6 +13,7 @@ import type { Permission } from '../domain/types.ts';
 import { createPermissionReader, unionPermissions, type PermissionReader } from '../services/permissions.ts';
 import { CLOCK_TOLERANCE_SECONDS, createAccessTokenVerifier, type AccessTokenClaims, type AccessTokenVerifier } from './accessTokens.ts';
 import { isNetworkError, unavailable } from './providerErrors.ts';
+import { verifyLogoutToken, type VerifiedLogoutToken } from './logoutTokens.ts';
 
 export type { AccessTokenClaims } from './accessTokens.ts';
 
@@ -78,6 +79,12 @@ export interface RelyingParty {
    * when the provider publishes no `end_session_endpoint`.
    */
   endSessionUrl(input: { idTokenHint: string | null; postLogoutRedirectUri: string; state: string }): Promise<URL | null>;
+  /**
+   * Back-Channel Logout 1.0 §2.6: a logout token posted by the provider, verified against its
+   * published keys (logoutTokens.ts); the replay check is the caller's. Throws LogoutTokenRefused
+   * (400) or ApiError IDP_UNAVAILABLE (discovery or keys unreachable: 503).
+   */
+  verifyLogoutToken(token: string): Promise<VerifiedLogoutToken>;
 }
 
 /**
@@ -118,6 +125,8 @@ interface Discovered {
   issuer: string;
   /** Keys for the tokens of the callback (see discover()). */
   tokenEndpointJwks: ReturnType<typeof createRemoteJWKSet>;
+  /** Keys for tokens anyone can send (Bearer tokens, logout tokens): an unknown `kid` refetches at most every 5 s. */
+  publicEndpointJwks: ReturnType<typeof createRemoteJWKSet>;
   accessTokens: AccessTokenVerifier;
 }
 
@@ -168,6 +177,9 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       // channel, client authentication), so no caller can choose their `kid`: an unknown `kid`
       // means the provider rotated its keys, and the set is refetched at once, once per token.
       const tokenEndpointJwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 0 });
+      // Keys for the tokens anyone can send (Bearer tokens, logout tokens posted to the
+      // back-channel endpoint): an unknown `kid` refetches at most every 5 s.
+      const publicEndpointJwks = createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 5000 });
       const accessTokens = createAccessTokenVerifier({
         rules: {
           issuer: metadata.issuer,
@@ -175,8 +187,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
           trustedClientIds: settings.trustedClientIds,
           readPermissions,
         },
-        // Keys for Bearer tokens, which anyone can send: an unknown `kid` refetches at most every 5 s.
-        bearerKeys: createRemoteJWKSet(jwksUri, { timeoutDuration: timeoutMs, cooldownDuration: 5000 }),
+        bearerKeys: publicEndpointJwks,
         tokenEndpointKeys: tokenEndpointJwks,
         introspect: metadata.introspection_endpoint
           ? async (token) => (await client.tokenIntrospection(config, token)) as Record<string, unknown>
@@ -185,7 +196,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
         logger,
       });
       logger.info({ issuer: metadata.issuer }, 'OpenID provider discovered');
-      return { config, issuer: metadata.issuer, tokenEndpointJwks, accessTokens };
+      return { config, issuer: metadata.issuer, tokenEndpointJwks, publicEndpointJwks, accessTokens };
     })().catch((error: unknown) => {
       discovered = undefined;
       logger.warn({ err: error, issuer: settings.issuer }, 'OpenID provider discovery failed');
@@ -307,6 +318,11 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
         // it check the redirect (OIDC RP-Initiated Logout 1.0 §2).
         ...(idTokenHint ? { id_token_hint: idTokenHint } : { client_id: settings.clientId }),
       });
+    },
+
+    async verifyLogoutToken(token: string) {
+      const { issuer, publicEndpointJwks } = await discover();
+      return verifyLogoutToken(token, publicEndpointJwks, { issuer, clientId: settings.clientId });
     },
   };
 }

@@ -86,6 +86,7 @@ const newClientSecret = () => `${CLIENT_SECRET_PREFIX}${randomToken(32)}`;
 const UPDATE_FIELDS = [
   'displayName',
   'callbackUrl',
+  'backchannelLogoutUrl',
   'allowedReturnUrls',
   'defaultOnboardingMode',
   'centralOnboardingEnabled',
@@ -107,16 +108,29 @@ export interface PlatformListQuery {
   active?: boolean | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
+  /** Case-insensitive substring of platformKey or displayName (1..100 characters), matched literally. */
+  search?: string | undefined;
 }
 
-/** Ordered by platformKey (byte order); keyset cursor on the last key of the page. */
+export const SEARCH_MAX_LENGTH = 100;
+
+/**
+ * Ordered by platformKey (byte order); keyset cursor on the last key of the page. With
+ * `search`, only matching platforms, paged by the same keyset (the cursor holds only the key).
+ */
 export async function listPlatforms(db: Db, query: PlatformListQuery = {}): Promise<PlatformList> {
   const limit = pageSize(query.limit);
   const afterKey =
     query.cursor === undefined
       ? null
       : decodeCursor(query.cursor, (value) => (typeof value.k === 'string' && PLATFORM_KEY_PATTERN.test(value.k) ? value.k : null));
-  const rows = await listPlatformRows(db, { active: query.active ?? null, afterKey, limit: limit + 1 });
+  const search = query.search ?? null;
+  // The contract checks the length for the API; the CLI comes here directly (code points, as JSON Schema counts).
+  if (search !== null && (search.length === 0 || [...search].length > SEARCH_MAX_LENGTH)) {
+    throw validationError([{ pointer: '/query/search', message: `must be 1 to ${SEARCH_MAX_LENGTH} characters` }]);
+  }
+  // PostgreSQL text never holds NUL, so no key or name contains it (and the driver would refuse it).
+  const rows = search?.includes('\u0000') ? [] : await listPlatformRows(db, { active: query.active ?? null, afterKey, search, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
@@ -254,6 +268,7 @@ export function toPlatformView(row: PlatformRow): PlatformView {
     platformKey: row.platformKey,
     displayName: row.displayName,
     callbackUrl: row.callbackUrl,
+    backchannelLogoutUrl: row.backchannelLogoutUrl,
     allowedReturnUrls: row.allowedReturnUrls,
     defaultOnboardingMode: row.defaultOnboardingMode,
     centralOnboardingEnabled: row.centralOnboardingEnabled,
@@ -283,6 +298,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   const platformKey = checkPlatformKey(input.platformKey, errors);
   const displayName = checkDisplayName(input.displayName, errors, true);
   const callbackUrl = input.callbackUrl === undefined ? null : checkCallbackUrl(input.callbackUrl, errors, rules);
+  const backchannelLogoutUrl = input.backchannelLogoutUrl === undefined ? null : checkBackchannelLogoutUrl(input.backchannelLogoutUrl, errors, rules);
   const allowedReturnUrls = input.allowedReturnUrls === undefined ? [] : checkReturnUrls(input.allowedReturnUrls, errors, rules);
   const defaultOnboardingMode = input.defaultOnboardingMode === undefined ? 'central' : checkMode(input.defaultOnboardingMode, errors);
   const centralOnboardingEnabled =
@@ -295,6 +311,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
     platformKey: platformKey ?? '',
     displayName: displayName ?? '',
     callbackUrl: callbackUrl ?? null,
+    backchannelLogoutUrl: backchannelLogoutUrl ?? null,
     allowedReturnUrls: allowedReturnUrls ?? [],
     defaultOnboardingMode: defaultOnboardingMode ?? 'central',
     centralOnboardingEnabled: centralOnboardingEnabled ?? true,
@@ -329,6 +346,7 @@ export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RU
   };
   if ('displayName' in input) assign('displayName', checkDisplayName(input.displayName, errors, false));
   if ('callbackUrl' in input) assign('callbackUrl', checkCallbackUrl(input.callbackUrl, errors, rules));
+  if ('backchannelLogoutUrl' in input) assign('backchannelLogoutUrl', checkBackchannelLogoutUrl(input.backchannelLogoutUrl, errors, rules));
   if ('allowedReturnUrls' in input) assign('allowedReturnUrls', checkReturnUrls(input.allowedReturnUrls, errors, rules));
   if ('defaultOnboardingMode' in input) assign('defaultOnboardingMode', checkMode(input.defaultOnboardingMode, errors));
   if ('centralOnboardingEnabled' in input) assign('centralOnboardingEnabled', checkBoolean('centralOnboardingEnabled', input.centralOnboardingEnabled, errors));
@@ -368,6 +386,23 @@ function checkCallbackUrl(value: unknown, errors: FieldError[], rules: RegistryR
   // The gateway sets `code` on the callback; a registered one would be overwritten or, worse, confused with it.
   if (parsed.url.searchParams.has('code')) return fail(errors, 'callbackUrl', 'must not carry a code query parameter (the gateway adds it)');
   if (parsed.url.href.length > URL_MAX_LENGTH) return fail(errors, 'callbackUrl', `must be at most ${URL_MAX_LENGTH} characters`);
+  return parsed.url.href;
+}
+
+/**
+ * Where the gateway posts logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.2: an
+ * absolute URL, query allowed, no fragment), with the callbackUrl's rules: no userinfo, a
+ * canonically spelled host, https in production; stored as the parsed URL's serialization.
+ */
+function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
+  const field = 'backchannelLogoutUrl';
+  if (value === null) return null;
+  if (typeof value !== 'string') return fail(errors, field, 'must be a string or null');
+  if (value.length > URL_MAX_LENGTH) return fail(errors, field, `must be at most ${URL_MAX_LENGTH} characters`);
+  const parsed = parseAbsoluteHttpUrl(value, { allowQuery: true });
+  if (!parsed.ok) return fail(errors, field, parsed.reason);
+  if (rules.requireHttps && parsed.url.protocol !== 'https:') return fail(errors, field, HTTPS_REQUIRED);
+  if (parsed.url.href.length > URL_MAX_LENGTH) return fail(errors, field, `must be at most ${URL_MAX_LENGTH} characters`);
   return parsed.url.href;
 }
 
@@ -467,6 +502,7 @@ function refuseInsecureUrls(record: PlatformRow, rules: RegistryRules): void {
   // Stored URLs are serializations of parsed URLs (see checkCallbackUrl), so the scheme is lowercase.
   const insecure = [
     ...(record.callbackUrl !== null && !record.callbackUrl.startsWith('https:') ? ['callbackUrl'] : []),
+    ...(record.backchannelLogoutUrl !== null && !record.backchannelLogoutUrl.startsWith('https:') ? ['backchannelLogoutUrl'] : []),
     ...(record.allowedReturnUrls.some((url) => !url.startsWith('https:')) ? ['allowedReturnUrls'] : []),
   ];
   if (insecure.length === 0) return;

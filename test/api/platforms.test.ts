@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sha256 } from '../../src/security/crypto.ts';
+import { createApp } from '../../src/app.ts';
+import { CLI_ACTOR, updatePlatform as updatePlatformService } from '../../src/services/platformRegistry.ts';
 import {
   ACCOUNT_CENTER_ORIGIN,
   FOREIGN_ORIGIN,
@@ -16,6 +19,7 @@ import {
 const PLATFORM_FIELDS = [
   'active',
   'allowedReturnUrls',
+  'backchannelLogoutUrl',
   'callbackUrl',
   'centralOnboardingEnabled',
   'clientId',
@@ -381,6 +385,106 @@ describe('platform registry API', () => {
     });
   });
 
+  // ------------------------------------------------------------------ search
+
+  describe('list with search', () => {
+    type Page = { items: { platformKey: string; displayName: string; active: boolean }[]; nextCursor: string | null };
+    const list = async (query: Record<string, string | number | boolean>): Promise<Page> => {
+      const res = await as(ctx.cookieAdmin, api().get('/v1/platforms').query(query));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as Page;
+    };
+    const keysOf = (page: Page) => page.items.map((item) => item.platformKey);
+    /** A token found in no other test's keys or names. */
+    const token = () => `q${randomBytes(5).toString('hex')}`;
+
+    it('matches a substring of the key or of the display name, case-insensitively, in key order', async () => {
+      const prefix = newPlatformKey('SRCH');
+      const a = await seedPlatform(database.db, { platformKey: `${prefix}_A`, displayName: 'First' });
+      const b = await seedPlatform(database.db, { platformKey: `${prefix}_B`, displayName: 'Second', active: false });
+      const byName = await seedPlatform(database.db, { platformKey: newPlatformKey('ZNAME'), displayName: `Mentions ${prefix.toLowerCase()} in its name` });
+      const unrelated = await seedPlatform(database.db, { platformKey: newPlatformKey('UNRELATED'), displayName: 'Nothing to see' });
+
+      const expected = [a.key, b.key, byName.key].sort();
+      expect(keysOf(await list({ search: prefix }))).toEqual(expected);
+      expect(keysOf(await list({ search: prefix.toLowerCase() }))).toEqual(expected);
+      const mixed = [...prefix].map((c, i) => (i % 2 ? c.toLowerCase() : c)).join('');
+      expect(keysOf(await list({ search: mixed }))).toEqual(expected);
+      expect(keysOf(await list({ search: `${prefix}_b` }))).toEqual([b.key]);
+      // a name matched in upper case too
+      expect(keysOf(await list({ search: `MENTIONS ${prefix}` }))).toEqual([byName.key]);
+      // combines with active
+      expect(keysOf(await list({ search: prefix, active: false }))).toEqual([b.key]);
+      expect(keysOf(await list({ search: prefix, active: true }))).toEqual([a.key, byName.key].sort());
+      expect(keysOf(await list({ search: prefix }))).not.toContain(unrelated.key);
+      expect(await list({ search: token() })).toEqual({ items: [], nextCursor: null });
+    });
+
+    it('treats %, _ and \\ as literal characters, never as wildcards or SQL', async () => {
+      const t = token();
+      const percent = await seedPlatform(database.db, { displayName: `${t} 100% sure` });
+      await seedPlatform(database.db, { displayName: `${t} 100x sure` });
+      const underscore = await seedPlatform(database.db, { displayName: `${t} a_b` });
+      await seedPlatform(database.db, { displayName: `${t} axb` });
+      const backslash = await seedPlatform(database.db, { displayName: `${t} back\\slash` });
+      await seedPlatform(database.db, { displayName: `${t} backslash` });
+      const quote = await seedPlatform(database.db, { displayName: `${t} it's` });
+
+      expect(keysOf(await list({ search: `${t} 100%` }))).toEqual([percent.key]);
+      expect(keysOf(await list({ search: `${t} a_b` }))).toEqual([underscore.key]);
+      expect(keysOf(await list({ search: `${t} back\\` }))).toEqual([backslash.key]);
+      expect(keysOf(await list({ search: `${t} it's` }))).toEqual([quote.key]);
+      // a lone % or _ matches only names and keys that contain it
+      for (const item of (await list({ search: '%', limit: 100 })).items) expect(`${item.platformKey}${item.displayName}`).toContain('%');
+      expect(keysOf(await list({ search: '%', limit: 100 }))).toContain(percent.key);
+      // SQL in the text is only text
+      expect(await list({ search: "' OR '1'='1" })).toEqual({ items: [], nextCursor: null });
+      expect(await list({ search: `${t}%' OR true --` })).toEqual({ items: [], nextCursor: null });
+      const all = (await database.db.raw('SELECT count(*)::int AS n FROM platforms')).rows[0].n;
+      expect(all).toBeGreaterThan(7);
+    });
+
+    it('pages a search by key with the cursor: every match once, in order, nothing else', async () => {
+      const t = token();
+      const prefix = newPlatformKey('SPAGE');
+      const matching: string[] = [];
+      for (const suffix of ['E', 'A', 'C', 'B_1', 'D', 'B']) {
+        matching.push((await seedPlatform(database.db, { platformKey: `${prefix}_${suffix}`, displayName: `Paged ${t} ${suffix}` })).key);
+        // interleaved non-matching keys, so a page boundary falls among them
+        await seedPlatform(database.db, { platformKey: `${prefix}_${suffix}X`, displayName: 'Not paged' });
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: Page = await list({ search: t.toUpperCase(), limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        seen.push(...keysOf(page));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor && pages < 20);
+      expect(seen).toEqual([...matching].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      expect(pages).toBe(3);
+      // a page that holds exactly every match says there is no next page
+      const exact = await list({ search: t, limit: 6 });
+      expect(exact.items).toHaveLength(6);
+      expect(exact.nextCursor).toBeNull();
+    });
+
+    it('refuses an empty or over-long search (1..100 characters) with 400 at /query/search', async () => {
+      for (const search of ['', 'x'.repeat(101)]) {
+        const res = await as(ctx.cookieAdmin, api().get('/v1/platforms').query({ search })).expect(400);
+        expect(res.body.code).toBe('VALIDATION_FAILED');
+        expect(res.body.errors[0].pointer).toBe('/query/search');
+      }
+      expect(await list({ search: 'x'.repeat(100) })).toEqual({ items: [], nextCursor: null });
+    });
+
+    it('a search with a NUL character matches nothing (no key or name can hold one)', async () => {
+      expect(await list({ search: 'a\u0000b' })).toEqual({ items: [], nextCursor: null });
+    });
+  });
+
   // ------------------------------------------------------------------ update
 
   describe('update (PATCH)', () => {
@@ -543,6 +647,102 @@ describe('platform registry API', () => {
       const { key } = await seedPlatform(database.db, { active: false });
       await as(ctx.bearerAdmin, api().post(`/v1/platforms/${key}/credentials/rotate`)).expect(200);
       expect((await as(ctx.bearerAdmin, api().get(`/v1/platforms/${key}`)).expect(200)).body.active).toBe(false);
+    });
+  });
+  // ------------------------------------------------------------------ back-channel logout URL
+
+  describe('backchannelLogoutUrl', () => {
+    const pointersOf = (res: request.Response) => res.body.errors.map((error: { pointer: string }) => error.pointer);
+
+    it('is null unless registered; stored normalized on create (a query is allowed) and read back', async () => {
+      const plain = await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(platformBody()).expect(201);
+      expect(plain.body.backchannelLogoutUrl).toBeNull();
+      const body = platformBody({ backchannelLogoutUrl: 'HTTPS://BFF.Example.TEST:443/auth/backchannel-logout?tenant=1' });
+      const created = await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(body).expect(201);
+      expect(created.body.backchannelLogoutUrl).toBe('https://bff.example.test/auth/backchannel-logout?tenant=1');
+      const read = await as(ctx.cookieAdmin, api().get(`/v1/platforms/${body.platformKey}`)).expect(200);
+      expect(read.body.backchannelLogoutUrl).toBe('https://bff.example.test/auth/backchannel-logout?tenant=1');
+      const { rows } = await database.db.raw('SELECT backchannel_logout_url FROM platforms WHERE platform_key = ?', [body.platformKey]);
+      expect(rows[0].backchannel_logout_url).toBe('https://bff.example.test/auth/backchannel-logout?tenant=1');
+      const audit = await as(ctx.bearerAdmin, api().get(`/v1/audit-events?platformKey=${body.platformKey}`)).expect(200);
+      expect(audit.body.items[0].changedFields).toContain('backchannelLogoutUrl');
+      expect(JSON.stringify(audit.body)).not.toContain('backchannel-logout?tenant');
+    });
+
+    it('is set, changed and cleared (null) by PATCH, audited by name only', async () => {
+      const { key, platform } = await seedPlatform(database.db);
+      const set = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'https://bff.example.test/bc' }).expect(200);
+      expect(set.body).toEqual({ ...platform, backchannelLogoutUrl: 'https://bff.example.test/bc', updatedAt: expect.any(String) });
+      const same = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'https://BFF.example.test/bc' }).expect(200);
+      expect(same.body.updatedAt).toBe(set.body.updatedAt); // the same URL, normalized: nothing changes
+      const cleared = await as(ctx.cookieAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: null }).expect(200);
+      expect(cleared.body.backchannelLogoutUrl).toBeNull();
+      const audit = await as(ctx.bearerAdmin, api().get(`/v1/audit-events?platformKey=${key}&action=platform.update`)).expect(200);
+      expect(audit.body.items.map((item: { changedFields: string[] }) => item.changedFields)).toEqual([['backchannelLogoutUrl'], ['backchannelLogoutUrl']]);
+    });
+
+    const invalid: { name: string; url: unknown }[] = [
+      { name: 'a fragment', url: 'https://bff.example.test/bc#x' },
+      { name: 'an empty fragment', url: 'https://bff.example.test/bc#' },
+      { name: 'userinfo', url: 'https://user:pw@bff.example.test/bc' },
+      { name: 'an empty userinfo', url: 'https://@bff.example.test/bc' },
+      { name: 'a host in hex IPv4', url: 'https://0x7f.0.0.1/bc' },
+      { name: 'a percent-encoded host', url: 'https://bff%2Eexample.test/bc' },
+      { name: 'a host with a trailing dot', url: 'https://bff.example.test./bc' },
+      { name: 'a relative URL', url: '/backchannel-logout' },
+      { name: 'another scheme', url: 'ftp://bff.example.test/bc' },
+      { name: 'a backslash', url: 'https://bff.example.test\\@evil.test/' },
+      { name: 'not a string', url: 42 },
+      { name: 'over 2048 characters', url: `https://bff.example.test/${'a'.repeat(2048)}` },
+    ];
+
+    it.each(invalid)('400 VALIDATION_FAILED at /body/backchannelLogoutUrl on create and update: $name', async ({ url }) => {
+      const body = platformBody({ backchannelLogoutUrl: url as string });
+      const refused = await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(body).expect(400);
+      expect(refused.body.code).toBe('VALIDATION_FAILED');
+      expect(pointersOf(refused)).toContain('/body/backchannelLogoutUrl');
+      expect((await database.db.raw('SELECT 1 FROM platforms WHERE platform_key = ?', [body.platformKey])).rows).toHaveLength(0);
+      const { key, platform } = await seedPlatform(database.db);
+      const patched = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: url }).expect(400);
+      expect(pointersOf(patched)).toContain('/body/backchannelLogoutUrl');
+      expect((await as(ctx.bearerAdmin, api().get(`/v1/platforms/${key}`)).expect(200)).body).toEqual(platform);
+    });
+
+    it('the service refuses the same without the contract (the CLI and the dev stack call it directly)', async () => {
+      const { key } = await seedPlatform(database.db);
+      for (const url of ['https://bff.example.test/#x', 'https://u@bff.example.test/', 'https://0x7f.0.0.1/']) {
+        const refused = await updatePlatformService(database.db, key, { backchannelLogoutUrl: url }, CLI_ACTOR).catch((error: unknown) => error);
+        expect(refused).toMatchObject({ code: 'VALIDATION_FAILED' });
+      }
+    });
+
+    describe('in production', () => {
+      let production: Awaited<ReturnType<typeof createApp>>;
+      const prod = () => request(production);
+
+      beforeAll(async () => {
+        const deps = ctx.gateway.deps;
+        production = await createApp({ ...deps, config: { ...deps.config, isProduction: true } }, { validateResponses: true });
+      });
+
+      it('http is refused on create and update, https is accepted; outside production http is fine', async () => {
+        const refused = await as(ctx.bearerAdmin, prod().post('/v1/platforms')).send(platformBody({ backchannelLogoutUrl: 'http://bff.example.test/bc' }));
+        expect({ status: refused.status, pointers: pointersOf(refused) }).toEqual({ status: 400, pointers: ['/body/backchannelLogoutUrl'] });
+        expect(refused.body.errors[0].message).toMatch(/https/);
+        await as(ctx.bearerAdmin, prod().post('/v1/platforms')).send(platformBody({ backchannelLogoutUrl: 'https://bff.example.test/bc' })).expect(201);
+        const { key } = await seedPlatform(database.db);
+        const patched = await as(ctx.bearerAdmin, prod().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://bff.example.test/bc' });
+        expect({ status: patched.status, pointers: pointersOf(patched) }).toEqual({ status: 400, pointers: ['/body/backchannelLogoutUrl'] });
+        await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://localhost:3001/backchannel-logout' }).expect(200);
+      });
+
+      it('activation refuses a stored http backchannelLogoutUrl with 409 naming it', async () => {
+        const { key } = await seedPlatform(database.db, { active: false, backchannelLogoutUrl: 'http://bff.example.test/bc' });
+        const res = await as(ctx.bearerAdmin, prod().post(`/v1/platforms/${key}/activate`));
+        expect({ status: res.status, code: res.body.code }).toEqual({ status: 409, code: 'CONFLICT' });
+        expect(res.body.detail).toMatch(/backchannelLogoutUrl/);
+        expect(res.body.detail).not.toMatch(/callbackUrl/);
+      });
     });
   });
 });

@@ -27,6 +27,7 @@ const TABLES = [
   'avatar_upload_tickets',
   'avatars',
   'backchannel_logout_jtis',
+  'backchannel_logout_give_ups',
 ].sort();
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock'];
 // Every file of migrations/ must be applied (knex.ts lists them explicitly: a forgotten one fails here).

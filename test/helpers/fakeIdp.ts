@@ -159,6 +159,13 @@ export interface FakeIdp {
   authorize(authorizeUrl: string): Promise<URL>;
   /** Sign a JWT the way /token would, e.g. for Bearer tests. */
   signJwt(claims: Record<string, unknown>, script?: JwtScript & { kind?: 'id' | 'access' }): Promise<string>;
+  /**
+   * A logout token (Back-Channel Logout 1.0 §2.4) for this provider's client: iss, aud (the client
+   * id), iat now, exp in 2 minutes, a fresh jti and the back-channel logout event, typ logout+jwt,
+   * RS256 with the current key. `claims` add to or override them (`undefined` removes one): give
+   * the `sid` and/or `sub`. `script` signs it otherwise (bad signature, alg none, another typ…).
+   */
+  logoutToken(claims?: ClaimOverrides, script?: JwtScript): Promise<string>;
   /** Stop listening and drop every open connection (hanging token requests included). */
   close(): Promise<void>;
   /** Listen again on the same port after close() (keys and scripts are kept). */
@@ -533,6 +540,18 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
       return new URL(location);
     },
     signJwt: (claims: Record<string, unknown>, script: JwtScript & { kind?: 'id' | 'access' } = {}) => sign(claims, script, script.kind ?? 'access'),
+    logoutToken(claims: ClaimOverrides = {}, script: JwtScript = {}) {
+      const now = nowSeconds();
+      const defaults: Record<string, unknown> = {
+        iss: issuer,
+        aud: clientId,
+        iat: now,
+        exp: now + 120,
+        jti: randomBytes(12).toString('base64url'),
+        events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      };
+      return sign(applyOverrides(defaults, claims), { typ: 'logout+jwt', ...script }, 'id');
+    },
     async close() {
       if (!server.listening) return;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

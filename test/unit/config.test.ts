@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, loadDatabaseToolConfig } from '../../src/config/index.ts';
 import { DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
+import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -137,6 +138,7 @@ describe('production', () => {
     ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     PUBLIC_BASE_URL: 'https://gateway.example.com',
     ACCOUNT_CENTER_URL: 'https://account.example.com',
+    GATEWAY_SIGNING_KEYS: generateSigningKeySpec('s1'),
   };
 
   it('requires DATABASE_URL, ENCRYPTION_KEYS and an https PUBLIC_BASE_URL', () => {
@@ -146,7 +148,7 @@ describe('production', () => {
     expect(problems).toMatch(/PUBLIC_BASE_URL.*https/);
   });
 
-  it.each(['DATABASE_URL', 'ENCRYPTION_KEYS', 'PUBLIC_BASE_URL'] as const)('refuses a production environment without %s', (variable) => {
+  it.each(['DATABASE_URL', 'ENCRYPTION_KEYS', 'PUBLIC_BASE_URL', 'GATEWAY_SIGNING_KEYS'] as const)('refuses a production environment without %s', (variable) => {
     const env: Record<string, string> = { ...complete };
     delete env[variable];
     const problems = problemsOf(env);

@@ -8,6 +8,8 @@ export interface PlatformSettings {
   platformKey: string;
   displayName: string;
   callbackUrl: string | null;
+  /** Where back-channel logout tokens are posted (null: none). */
+  backchannelLogoutUrl: string | null;
   allowedReturnUrls: string[];
   defaultOnboardingMode: OnboardingMode;
   centralOnboardingEnabled: boolean;
@@ -28,6 +30,7 @@ export interface PlatformRow extends PlatformSettings {
 
 export const PLATFORM_COLUMNS = `
   id, platform_key AS "platformKey", display_name AS "displayName", callback_url AS "callbackUrl",
+  backchannel_logout_url AS "backchannelLogoutUrl",
   allowed_return_urls AS "allowedReturnUrls", default_onboarding_mode AS "defaultOnboardingMode",
   central_onboarding_enabled AS "centralOnboardingEnabled", platform_onboarding_path AS "platformOnboardingPath",
   metadata, client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
@@ -85,12 +88,12 @@ export interface NewPlatform extends PlatformSettings {
 /** Undefined when a platform with this key already exists (unique on platform_key). */
 export async function insertPlatform(db: Db, platform: NewPlatform): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(
-    `INSERT INTO platforms (platform_key, display_name, callback_url, allowed_return_urls, default_onboarding_mode,
-                            central_onboarding_enabled, platform_onboarding_path, metadata, client_id,
-                            client_secret_digest, active)
-     VALUES (:platformKey, :displayName, :callbackUrl, CAST(:allowedReturnUrls AS text[]), :defaultOnboardingMode,
-             :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb), :clientId,
-             :clientSecretDigest, :active)
+    `INSERT INTO platforms (platform_key, display_name, callback_url, backchannel_logout_url, allowed_return_urls,
+                            default_onboarding_mode, central_onboarding_enabled, platform_onboarding_path, metadata,
+                            client_id, client_secret_digest, active)
+     VALUES (:platformKey, :displayName, :callbackUrl, :backchannelLogoutUrl, CAST(:allowedReturnUrls AS text[]),
+             :defaultOnboardingMode, :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb),
+             :clientId, :clientSecretDigest, :active)
      ON CONFLICT (platform_key) DO NOTHING
      RETURNING ${PLATFORM_COLUMNS}`,
     { ...platform, metadata: JSON.stringify(platform.metadata) },
@@ -108,6 +111,7 @@ export async function lockPlatformByKey(db: Db, platformKey: string): Promise<Pl
 export interface PlatformChanges {
   displayName?: string;
   callbackUrl?: string | null;
+  backchannelLogoutUrl?: string | null;
   allowedReturnUrls?: string[];
   defaultOnboardingMode?: OnboardingMode;
   centralOnboardingEnabled?: boolean;
@@ -119,6 +123,7 @@ export interface PlatformChanges {
 const CHANGE_COLUMNS: { [K in keyof Required<PlatformChanges>]: string } = {
   displayName: 'display_name',
   callbackUrl: 'callback_url',
+  backchannelLogoutUrl: 'backchannel_logout_url',
   allowedReturnUrls: 'allowed_return_urls',
   defaultOnboardingMode: 'default_onboarding_mode',
   centralOnboardingEnabled: 'central_onboarding_enabled',
@@ -189,6 +194,8 @@ export interface PlatformListQuery {
   active: boolean | null;
   /** Keyset: only keys after this one (the last key of the previous page). */
   afterKey: string | null;
+  /** Case-insensitive substring of platform_key or display_name; matched literally (no wildcards). */
+  search: string | null;
   limit: number;
 }
 
@@ -198,6 +205,12 @@ export async function listPlatformRows(db: Db, query: PlatformListQuery): Promis
   if (query.active !== null) {
     conditions.push('active = ?');
     bindings.push(query.active);
+  }
+  if (query.search !== null) {
+    // strpos, not LIKE: the text is a bound parameter compared as a plain substring, so `%`,
+    // `_` and `\` in it are literal and nothing in it reaches the SQL text.
+    conditions.push('(strpos(lower(platform_key), lower(?)) > 0 OR strpos(lower(display_name), lower(?)) > 0)');
+    bindings.push(query.search, query.search);
   }
   if (query.afterKey !== null) {
     // Same collation as the ORDER BY, so the keyset never skips or repeats a key.
