@@ -11,6 +11,7 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { AppDeps } from '../deps.ts';
 import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';
 import { authorize, createSecurityHandlers, unauthorizedError, type BasicCredentials } from './security.ts';
+import { limitAdministrativeWrite } from '../services/rateLimits.ts';
 
 export interface BackendOptions {
   /** Check every response against the contract; a mismatch becomes a 500 (on in tests). */
@@ -94,6 +95,8 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
         res,
       } as OperationContext<typeof operationId>;
       const handler = handlers[operationId] as (ctx: OperationContext<typeof operationId>, deps: AppDeps) => Promise<Reply>;
+      // Administrative writes count against the caller's limit once authorised and valid.
+      await limitAdministrativeWrite(deps, operationId, ctx.principal);
       const reply = await handler(ctx, deps);
       sendReply(api, operationId, reply, res, options);
     });

@@ -1,9 +1,13 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
 import { revokeSession as revoke } from '../services/sessions/listing.ts';
+import { callerSubject, consumeRateLimit } from '../services/rateLimits.ts';
 
 /** DELETE /v1/sessions/{sessionId}: ends one session at once. */
 export const revokeSession: OperationHandler<'revokeSession'> = async ({ principal, params, requestId }, deps) => {
-  await revoke(deps.db, principal!, params.sessionId, actorFromPrincipal(principal, requestId));
+  await revoke(deps.db, principal!, params.sessionId, actorFromPrincipal(principal, requestId), {
+    // Ending another user's session is an administrative write, limited per caller.
+    beforeRevokingOthers: () => consumeRateLimit(deps, 'adminWrite', callerSubject(principal!)),
+  });
   return { status: 204 };
 };

@@ -46,6 +46,10 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
           ...(options.oidc.scopes ? { OIDC_SCOPES: options.oidc.scopes.join(' ') } : {}),
         }
       : {}),
+    // Every test request comes from 127.0.0.1, so the per-IP limits of start and callback would
+    // throttle whole files; test/api/rateLimits.test.ts sets small ones through `env`.
+    RATE_LIMIT_START_PER_MINUTE: '100000',
+    RATE_LIMIT_CALLBACK_PER_MINUTE: '100000',
     ...options.env,
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');

@@ -38,12 +38,19 @@ export async function listSessions(db: Db, principal: Principal, idleSeconds: nu
  * looks like an unknown one to a non-administrator. Audited; revoking an ended session
  * changes nothing (and records nothing).
  */
-export async function revokeSession(db: Db, principal: Principal, sessionId: string, actor: Actor): Promise<void> {
+export async function revokeSession(
+  db: Db,
+  principal: Principal,
+  sessionId: string,
+  actor: Actor,
+  hooks: { beforeRevokingOthers?: () => Promise<void> } = {},
+): Promise<void> {
   const own = requireLocalUser(principal);
   const owner = await findSessionOwner(db, sessionId);
   if (!owner || (owner.userId !== own && !isAdministrator(principal))) {
     throw new ApiError('SESSION_NOT_FOUND', 'No session of yours has this id.');
   }
+  if (owner.userId !== own) await hooks.beforeRevokingOthers?.();
   if (owner.ended) return;
   await endSessions(db, { sessionIds: [sessionId] }, 'revoked', (trx) =>
     recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor));
