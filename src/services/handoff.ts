@@ -6,6 +6,7 @@ import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
 import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';
+import { outcomeOf } from '../observability/metrics.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
@@ -52,6 +53,22 @@ export interface ExchangeResult {
  * it sent one (and must be absent when it did not).
  */
 export async function exchangeHandoff(
+  deps: Pick<AppDeps, 'db' | 'metrics'>,
+  credentials: { clientId: string; clientSecret: string },
+  input: { code: string; handoffVerifier?: string | undefined },
+): Promise<ExchangeResult> {
+  try {
+    const result = await redeem(deps, credentials, input);
+    deps.metrics?.handoffsExchanged.inc();
+    return result;
+  } catch (error) {
+    // Refusals by code; a database failure is not a refusal (it shows in the request metrics as a 503).
+    if (error instanceof ApiError) deps.metrics?.handoffsRefused.inc({ code: outcomeOf(error) });
+    throw error;
+  }
+}
+
+async function redeem(
   deps: Pick<AppDeps, 'db'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
