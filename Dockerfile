@@ -3,7 +3,32 @@
 # Build:   docker build -t auth-gateway .
 # Migrate: docker run --rm -e DATABASE_URL=… auth-gateway node scripts/migrate.ts latest
 # Run:     docker run -p 8080:8080 -e NODE_ENV=production -e DATABASE_URL=… -e OIDC_ISSUER=… auth-gateway
+#
+# The account center is a second image of the same file (its own target, at the end):
+#   docker build --target account-center -t account-center .
+#   docker run -p 3000:3000 -e PUBLIC_URL=https://account.example.com -e AUTH_BACKEND_URL=https://auth.example.com/v1 \
+#     -e AUTH_PLATFORM_KEY=ACCOUNT_CENTER -e ACCOUNT_CENTER_CLIENT_ID=… -e ACCOUNT_CENTER_CLIENT_SECRET=… account-center
 
+# The account center's browser app, built with the development dependencies (Vite, React).
+FROM node:24-bookworm-slim AS account-center-build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY account-center ./account-center
+COPY generated ./generated
+RUN node --input-type=module -e "await (await import('./account-center/server/build.ts')).buildAccountCenter()"
+
+# Its server has no dependencies: Node's http module, the built files, and its configuration.
+FROM node:24-bookworm-slim AS account-center
+ENV NODE_ENV=production PORT=3000
+WORKDIR /app
+COPY --from=account-center-build /app/account-center/dist ./account-center/dist
+COPY account-center/server/main.ts account-center/server/server.ts ./account-center/server/
+USER node
+EXPOSE 3000
+CMD ["node", "account-center/server/main.ts"]
+
+# The gateway (the default target: the last stage).
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -40,6 +40,10 @@ export interface paths {
          *
          *     `HEAD` is answered `405` with `Allow: GET`: it must never create a login.
          *
+         *     Starts are limited per client IP (`RATE_LIMIT_START_PER_MINUTE`, default 60 a minute,
+         *     shared by every instance): over it, `429 RATE_LIMITED` with `Retry-After`, and no
+         *     transaction is written.
+         *
          *     Errors are problem+json, or an HTML page for a browser that sends `Accept: text/html`.
          */
         get: operations["startAuthentication"];
@@ -215,12 +219,20 @@ export interface paths {
          * Back-channel logout from the identity provider
          * @description OpenID Connect Back-Channel Logout 1.0: the identity provider posts a `logout_token` when
          *     the person's session there ends. The token is verified as §2.6 says: its signature with
-         *     the provider's keys (RS256), `iss`, `aud` containing the gateway's client id, a fresh
-         *     `iat`, the `events` claim with `http://schemas.openid.net/event/backchannel-logout`, a
-         *     `sid` and/or a `sub`, no `nonce`, and a `jti` never seen before (a replay is refused).
-         *     Every gateway session of that provider session (`sid`, stored at login) or of that
-         *     subject (`sub` without `sid`) ends, with the same effects as `signOut`. Answers `200`, or
-         *     `400` with a JSON `error` (`invalid_request`) as §2.8 says. `Cache-Control: no-store`.
+         *     the provider's published keys (RS256 only, as for ID tokens; `typ` `logout+jwt`, `JWT` or
+         *     none), `iss`, `aud` containing the gateway's client id, `iat` not in the future and at most
+         *     15 minutes old, `exp` (when present) not past, the `events` claim with an object member
+         *     `http://schemas.openid.net/event/backchannel-logout`, a `sid` and/or a `sub`, no `nonce`,
+         *     and a `jti` never accepted before (a replay is refused).
+         *
+         *     With a `sid`, every gateway session of that provider session ends (the ID token's `sid`,
+         *     stored at login; with a `sub` too, only the sessions of that subject); with only a `sub`,
+         *     every session of that subject. They end with the same effects as `signOut` (every platform
+         *     credential derived from them stops working, their platforms are told by back-channel
+         *     logout). Answers `200` also when no session matched, or `400` with a JSON `error`
+         *     (`invalid_request`) as §2.8 says. When the provider's discovery or keys cannot be fetched
+         *     the answer is `503`: the token was not judged, and a provider that retries (Zitadel does)
+         *     delivers it again. Every answer is `Cache-Control: no-store`.
          *
          *     For Zitadel: set the gateway client's `backChannelLogoutUri` to
          *     `{PUBLIC_BASE_URL}/v1/auth/backchannel-logout` (see docs/zitadel.md).
@@ -247,6 +259,11 @@ export interface paths {
          *     credentials (`clientId:clientSecret`). Atomically consumes the single-use handoff code
          *     and returns the gateway session, the user (`id`, `sub`), the onboarding status, the
          *     session permissions and the allowlisted `returnTo` captured at start.
+         *
+         *     Failed exchanges (`401 INVALID_CLIENT_CREDENTIALS`, `404 HANDOFF_CODE_INVALID`) are
+         *     limited per client id (`RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE`, default 10 a minute,
+         *     shared by every instance); successful ones never count. Over the limit, the client id is
+         *     refused with `429 RATE_LIMITED` and `Retry-After` before its secret is checked.
          *
          *     No identity-provider token is ever returned. `session.gatewayToken` is the platform's
          *     own credential for this user, distinct from the browser's cookie: bound to the gateway
@@ -684,7 +701,10 @@ export interface paths {
          * The gateway's public signing keys
          * @description JSON Web Key Set (RFC 7517) of the keys the gateway signs its back-channel logout tokens
          *     with (`GATEWAY_SIGNING_KEYS`: the first signs, all are published, so keys rotate without a
-         *     gap). Platforms verify the tokens against it.
+         *     gap). Platforms verify the tokens against it. Every key is an EC P-256 public key
+         *     (`kty: EC`, `crv: P-256`, `x`, `y`) with its `kid`, `alg: ES256` and `use: sig`; never a
+         *     private part. Outside production without `GATEWAY_SIGNING_KEYS`, one development key
+         *     generated at start (a new `kid` at every start).
          */
         get: operations["getJwks"];
         put?: never;
@@ -1395,6 +1415,19 @@ export interface components {
          */
         PlatformCallbackUrl: string | null;
         /**
+         * Format: uri
+         * @description Absolute `http`/`https` URL of the platform back end's back-channel logout endpoint
+         *     (OpenID Connect Back-Channel Logout 1.0 §2.2, `backchannel_logout_uri`), without userinfo
+         *     or fragment; a query is allowed. When a gateway session ends (sign-out, provider logout,
+         *     revocation, account deletion, expiry), the gateway POSTs a logout token signed with its
+         *     own key (`/.well-known/jwks.json`) there, as `application/x-www-form-urlencoded`
+         *     `logout_token`, if the platform exchanged a code for that session. Stored in its parsed,
+         *     normalized form; a host not spelled canonically is refused, as for `callbackUrl`. https
+         *     is required when the gateway runs with `NODE_ENV=production`. `null`: no back-channel
+         *     logout.
+         */
+        PlatformBackchannelLogoutUrl: string | null;
+        /**
          * @description Absolute `http`/`https` URL roots that `returnTo` must fall under (same origin, path
          *     equal to or below the root's path). Without userinfo, query or fragment. At least one
          *     is required for an active platform; the first one resolves root-relative `returnTo`.
@@ -1425,6 +1458,7 @@ export interface components {
             platformKey: components["schemas"]["PlatformKey"];
             displayName: components["schemas"]["PlatformDisplayName"];
             callbackUrl: components["schemas"]["PlatformCallbackUrl"];
+            backchannelLogoutUrl: components["schemas"]["PlatformBackchannelLogoutUrl"];
             allowedReturnUrls: components["schemas"]["AllowedReturnUrls"];
             defaultOnboardingMode: components["schemas"]["OnboardingMode"];
             /** @description Whether the account center may onboard users centrally; must be true when the mode is `central`. */
@@ -1468,6 +1502,7 @@ export interface components {
          * @description A platform to register. Rules checked by the service:
          *
          *     * `callbackUrl`: absolute `http`/`https` URL without userinfo or fragment.
+         *     * `backchannelLogoutUrl` (optional): absolute `http`/`https` URL without userinfo or fragment.
          *     * `allowedReturnUrls`: absolute `http`/`https` roots without userinfo, query or fragment.
          *     * An `active` platform (the default) needs `callbackUrl` and at least one allowed return URL.
          *     * `defaultOnboardingMode` `central` requires `centralOnboardingEnabled` true.
@@ -1480,6 +1515,7 @@ export interface components {
             platformKey: components["schemas"]["PlatformKey"];
             displayName: components["schemas"]["PlatformDisplayName"];
             callbackUrl?: components["schemas"]["PlatformCallbackUrl"];
+            backchannelLogoutUrl?: components["schemas"]["PlatformBackchannelLogoutUrl"];
             allowedReturnUrls?: components["schemas"]["AllowedReturnUrls"];
             /** @default central */
             defaultOnboardingMode?: components["schemas"]["OnboardingMode"];
@@ -1505,6 +1541,7 @@ export interface components {
         PlatformUpdateRequest: {
             displayName?: components["schemas"]["PlatformDisplayName"];
             callbackUrl?: components["schemas"]["PlatformCallbackUrl"];
+            backchannelLogoutUrl?: components["schemas"]["PlatformBackchannelLogoutUrl"];
             allowedReturnUrls?: components["schemas"]["AllowedReturnUrls"];
             defaultOnboardingMode?: components["schemas"]["OnboardingMode"];
             /** @description Whether the account center may onboard users centrally; must be true when the mode is `central`. */
@@ -2004,10 +2041,10 @@ export interface components {
         /** @description Readiness and the state of each dependency. */
         Readiness: {
             /**
-             * @description `ready` when every check is up, otherwise `unavailable` (answered with 503).
+             * @description `ready` when every check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say.
              * @enum {string}
              */
-            status: "ready" | "unavailable";
+            status: "ready" | "unavailable" | "draining";
             checks: {
                 /** @description The relational database. */
                 database: {
@@ -2129,16 +2166,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `NOT_IMPLEMENTED`: the operation is in the contract but not implemented by this build yet. */
-        NotImplemented: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
         /** @description `DATABASE_UNAVAILABLE`, `IDP_UNAVAILABLE` (token introspection or identity-provider call), `STORAGE_UNAVAILABLE` (avatar object storage) or `OIDC_NOT_CONFIGURED`. */
         ServiceUnavailable: {
             headers: {
@@ -2233,6 +2260,19 @@ export interface components {
         /** @description `OIDC_NOT_CONFIGURED`, `IDP_UNAVAILABLE` or `DATABASE_UNAVAILABLE`. */
         BrowserServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+                "text/html": components["schemas"]["HtmlErrorPage"];
+            };
+        };
+        /** @description `RATE_LIMITED`: too many attempts from this client address; try again after `Retry-After` seconds. */
+        BrowserTooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before the next attempt (RFC 9110 §10.2.3). */
+                "Retry-After": number;
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
@@ -2377,6 +2417,7 @@ export interface operations {
             404: components["responses"]["BrowserNotFound"];
             /** @description `CENTRAL_ONBOARDING_DISABLED` or `PLATFORM_CALLBACK_NOT_CONFIGURED`. */
             409: components["responses"]["BrowserConflict"];
+            429: components["responses"]["BrowserTooManyRequests"];
             503: components["responses"]["BrowserServiceUnavailable"];
             default: components["responses"]["BrowserUnexpectedError"];
         };
@@ -2424,6 +2465,7 @@ export interface operations {
             403: components["responses"]["BrowserForbidden"];
             /** @description `TRANSACTION_NOT_FOUND`: the state is invalid, expired or already used. */
             404: components["responses"]["BrowserNotFound"];
+            429: components["responses"]["BrowserTooManyRequests"];
             503: components["responses"]["BrowserServiceUnavailable"];
             default: components["responses"]["BrowserUnexpectedError"];
         };
@@ -2555,7 +2597,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The matching sessions have ended (there may have been none). */
+            /** @description The matching sessions have ended (there may have been none). No body. */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
@@ -2564,7 +2606,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The logout token was refused (`invalid_request`), §2.8. */
+            /**
+             * @description `invalid_request` (§2.8): the logout token was refused or replayed, or the body is not
+             *     a form. Why is logged by the gateway, never told: the description is always the same.
+             *     A request the contract refuses before the token is read (no `logout_token`, a repeated
+             *     or over-long one) gets the gateway's problem answer `VALIDATION_FAILED` instead.
+             */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
@@ -2573,9 +2620,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
+            /**
+             * @description `IDP_UNAVAILABLE`: the identity provider's discovery document or keys could not be
+             *     fetched, or `DATABASE_UNAVAILABLE`, or `OIDC_NOT_CONFIGURED`. A temporary failure: the
+             *     provider should deliver the token again.
+             */
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2609,6 +2661,7 @@ export interface operations {
             404: components["responses"]["HandoffCodeInvalid"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2819,6 +2872,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2881,6 +2935,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2918,6 +2973,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2951,6 +3007,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /** @description `PLATFORM_MISSING_CALLBACK_URL`, `PLATFORM_MISSING_RETURN_URLS`, `PLATFORM_MISSING_CREDENTIALS`, or (in production) `CONFLICT` when a stored `callbackUrl` or allowed return URL is not https. */
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -2983,6 +3040,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3069,6 +3127,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3105,6 +3164,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND` or `FIELD_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3147,6 +3207,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3207,6 +3268,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `SESSION_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };
@@ -3232,7 +3294,6 @@ export interface operations {
                     "application/json": components["schemas"]["Jwks"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
             "4XX": components["responses"]["ClientError"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -14,7 +14,7 @@ if (direction !== 'latest' && direction !== 'down') {
 }
 const config = loadDatabaseToolConfig();
 const logger = createLogger(config.logLevel === 'silent' ? 'info' : config.logLevel);
-const database = await openDatabase(config.databaseUrl, logger, { migrate: false });
+const database = await openDatabase(config.databaseUrl, logger, { migrate: false, statementTimeoutMs: 0 /* a migration may rewrite a large table */ });
 try {
   const names = direction === 'latest' ? await migrateLatest(database.db) : await migrateDown(database.db);
   logger.info({ direction, migrations: names }, names.length ? `migrations ${direction === 'latest' ? 'applied' : 'reverted'}` : 'nothing to do');

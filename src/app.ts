@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { parse as parseCookieHeader } from 'cookie';
 import cors from 'cors';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { handlers as defaultHandlers } from './api/handlers.ts';
 import type { AppDeps } from './deps.ts';
 import type { HandlerMap } from './api/types.ts';
 import { loggableUrl } from './logger.ts';
+import { createMetrics, hasMetricsToken, instrumentRelyingParty } from './observability/metrics.ts';
 
 export interface AppOptions {
   /** Check every response against the contract (tests turn this on). */
@@ -31,17 +33,33 @@ function clientRequestIdOf(header: string | string[] | undefined): string | unde
 }
 
 /**
- * The policy of every response, for the HTML problem pages of the flow endpoints in
- * particular (one inline <style>, links, no script); the docs page sets its own.
+ * Security headers (helmet): the Content-Security-Policy of every response, for the HTML
+ * problem pages of the flow endpoints in particular (one inline <style>, links, no script; the
+ * docs page sets its own); no framing; no Referer, because handoff codes travel in redirect
+ * URLs; HSTS when the gateway is served over https (production). Cross-origin resource and
+ * opener policies are left out: the account center on another origin shows avatars from here.
  */
-const DEFAULT_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  "img-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+function securityHeaders(hsts: boolean) {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'unsafe-inline'"],
+        imgSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+      },
+    },
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: hsts ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    crossOriginResourcePolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginEmbedderPolicy: false,
+  });
+}
 
 /**
  * Cookies as a plain name → string map (RFC 6265 §5.2 via the `cookie` package).
@@ -61,11 +79,42 @@ function plainCookies(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
+const BACKCHANNEL_LOGOUT_PATH = '/v1/auth/backchannel-logout';
+/** The form as text, within the limit the error handler below reports (64 KiB). */
+const readBackchannelLogoutForm = express.text({ type: 'application/x-www-form-urlencoded', limit: '64kb' });
+
+/**
+ * The form's fields (WHATWG URLSearchParams, linear in the body's size), a repeated field as an
+ * array (which the contract then refuses). Not express.urlencoded: its parser (qs) merges repeated
+ * fields in quadratic time (3 s of CPU for a 64 KiB form of `a=&a=&…`), and its parameter limit
+ * ends in a 500.
+ */
+function parseBackchannelLogoutForm(req: Request, _res: Response, next: NextFunction): void {
+  if (typeof req.body === 'string') {
+    const fields: Record<string, string | string[]> = Object.create(null);
+    const repeated = new Map<string, string[]>();
+    for (const [name, value] of new URLSearchParams(req.body)) {
+      const values = repeated.get(name);
+      if (values) values.push(value);
+      else if (name in fields) repeated.set(name, [fields[name] as string, value]);
+      else fields[name] = value;
+    }
+    for (const [name, values] of repeated) fields[name] = values;
+    req.body = fields;
+  }
+  next();
+}
+
 /** body-parser's error when the client closed the connection before its body arrived. */
 const isClientAbort = (error: unknown) => (error as { type?: string } | null)?.type === 'request.aborted';
 
 export async function createApp(deps: AppDeps, options: AppOptions = {}) {
+  // The served metrics from main.ts, or this app's own (tests build many apps in one process).
+  // Every provider call is timed; operations and services count through deps.metrics.
+  const metrics = deps.metrics ?? createMetrics({ db: deps.db });
+  deps = { ...deps, metrics, oidc: deps.oidc && instrumentRelyingParty(deps.oidc, metrics) };
   const app = express();
+  app.locals.metrics = metrics;
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   // No automatic ETags: the contract documents no 304 answers (a client repeating an
@@ -98,18 +147,54 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
     }),
   );
 
+  // Requests by operationId (set by the router's postRoutingHandler, src/api/backend.ts) and
+  // status; anything the contract does not route is "unknown", never its path (bounded labels).
   app.use((_req, res, next) => {
-    res.set({
-      'X-Content-Type-Options': 'nosniff',
-      // Handoff codes travel in redirect URLs: never leak them through Referer.
-      'Referrer-Policy': 'no-referrer',
-      'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': DEFAULT_CONTENT_SECURITY_POLICY,
-    });
+    const started = process.hrtime.bigint();
+    let observed = false;
+    // 'finish': the response was handed to the socket; 'close' alone: the client left first.
+    const observe = () => {
+      if (observed) return;
+      observed = true;
+      metrics.observeRequest(res.locals.operationId as string | undefined, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    res.once('finish', observe).once('close', observe);
     next();
   });
 
+  const lifecycle = deps.lifecycle;
+  if (lifecycle) {
+    app.use((_req, res, next) => {
+      // Shutting down: this connection ends after this answer, so the client opens its next
+      // request elsewhere rather than on a connection about to be closed. Decided when the
+      // head is written, so a request that was in flight when the drain began is covered too.
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+        if (lifecycle.draining && !this.headersSent) this.setHeader('Connection', 'close');
+        return writeHead.apply(this, args);
+      } as Response['writeHead'];
+      next();
+    });
+  }
+
+  app.use(securityHeaders(deps.config.publicBaseUrl.startsWith('https:')));
+
   app.use(docsRouter(deps.config.publicBaseUrl));
+
+  // /metrics on the public port only with METRICS_TOKEN (otherwise the contract's 404): outside
+  // the contract on purpose, so it is answered here and never reaches openapi-backend.
+  const metricsToken = deps.config.metricsToken;
+  if (metricsToken) {
+    app.get('/metrics', (req, res, next) => {
+      if (!hasMetricsToken(req.headers.authorization, metricsToken)) {
+        res.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        return sendProblem(req, res, new ApiError('UNAUTHENTICATED', 'The metrics need the METRICS_TOKEN as a Bearer token.'));
+      }
+      metrics.scrape().then(({ contentType, body }) => {
+        res.set({ 'Content-Type': contentType, 'Cache-Control': 'no-store' }).send(body);
+      }, next);
+    });
+  }
 
   // Browser clients (the account center) send cookies; answer their exact origin, never '*'.
   app.use(
@@ -118,12 +203,15 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
       credentials: true,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Content-Type', 'Authorization', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After'], // Retry-After: the account center says how long to wait after a 429
       maxAge: 600,
     }),
   );
   app.use(plainCookies);
   app.use(express.json({ limit: '64kb', type: ['application/json', 'application/*+json'] }));
+  // OpenID Connect Back-Channel Logout 1.0 §2.5: the identity provider posts a form with one
+  // field, `logout_token` (at most 16 KiB in the contract). Forms are read on that route only.
+  app.post(BACKCHANNEL_LOGOUT_PATH, readBackchannelLogoutForm, parseBackchannelLogoutForm);
 
   const dispatch = await createBackend(options.handlers ?? defaultHandlers, deps, {
     validateResponses: options.validateResponses ?? false,

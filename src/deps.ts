@@ -4,6 +4,8 @@ import type { Db } from './db/knex.ts';
 import type { KeyRing } from './security/crypto.ts';
 import type { RelyingParty } from './oidc/relyingParty.ts';
 import type { IdentityProviderAccounts } from './services/identityProvider/port.ts';
+import type { Metrics } from './observability/metrics.ts';
+import type { Lifecycle } from './server.ts';
 
 /** Everything an operation may use, built once at boot and passed down explicitly. */
 export interface AppDeps {
@@ -15,4 +17,12 @@ export interface AppDeps {
   readonly oidc: RelyingParty | null;
   /** The user's account at the identity provider; null when no admin API is configured (those operations answer 503). */
   readonly idpAccounts: IdentityProviderAccounts | null;
+  /**
+   * Prometheus metrics (src/observability/metrics.ts). main.ts always passes the served one;
+   * createApp gives an app built without one its own, so operations and services may count
+   * on it through `deps.metrics?.` (tools and unit tests that build deps by hand leave it out).
+   */
+  readonly metrics?: Metrics;
+  /** Whether this instance is draining for shutdown (src/server.ts); absent in tools and unit tests. */
+  readonly lifecycle?: Lifecycle;
 }

@@ -6,7 +6,10 @@ import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
 import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
 import { identityProviderAccountsFromConfig } from './services/identityProvider/index.ts';
 import { createApp } from './app.ts';
+import { drain, Lifecycle, listen } from './server.ts';
 import { schedulePurge } from './services/maintenance.ts';
+import { signingKeysFor } from './services/backchannel/signingKeys.ts';
+import { createMetrics, startMetricsServer } from './observability/metrics.ts';
 import type { DevStack } from './devstack/index.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -27,10 +30,14 @@ async function main(): Promise<void> {
 
   const keyRing = parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS);
   if (!config.encryptionKeys) logger.warn('ENCRYPTION_KEYS is unset: using the published development key ring (never in production)');
+  const signingKeys = signingKeysFor(config);
+  if (!config.gatewaySigningKeys) {
+    logger.warn({ kid: signingKeys.activeKid }, 'GATEWAY_SIGNING_KEYS is unset: back-channel logout tokens are signed with a development key generated at this start (never in production)');
+  }
 
   // Production migrates as a separate step (`node scripts/migrate.ts latest`), before
   // new instances start; development and the demo migrate at boot.
-  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction });
+  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction, statementTimeoutMs: config.databaseStatementTimeoutMs });
 
   let devStack: DevStack | null = null;
   if (!config.oidc.issuer && !config.isProduction) {
@@ -42,28 +49,41 @@ async function main(): Promise<void> {
   const oidc = relyingPartyFromConfig(config, logger);
   if (!oidc) logger.warn('the OpenID Connect client is not configured: the login flow answers 503 OIDC_NOT_CONFIGURED');
 
-  const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts) };
+  // The one served registry of this process, with the process metrics (CPU, memory, event loop).
+  const metrics = createMetrics({ db: database.db, processMetrics: true });
+  const lifecycle = new Lifecycle();
+  const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts), metrics, lifecycle };
   const app = await createApp(deps);
-  const server: Server = app.listen(config.port, () => {
-    logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
-    devStack?.announce(logger);
-  });
-  server.keepAliveTimeout = 65_000;
+  const server = await listen(app, config.port);
+  logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
+  devStack?.announce(logger);
+  // Prometheus on its own port (METRICS_PORT), never on the public one (there only with METRICS_TOKEN).
+  const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsPort);
+  if (metricsServer) logger.info({ port: config.metricsPort }, 'metrics listener: GET /metrics');
 
   const stopPurge = schedulePurge(deps);
+  // Back-channel logout out to platforms: every instance works the outbox (graphile-worker,
+  // loaded here so that a bad configuration stops the process before it is).
+  const { startBackchannelWorker } = await import('./services/backchannel/worker.ts');
+  const backchannelWorker = await startBackchannelWorker(deps);
 
-  installShutdown(server, logger, async () => {
+  installShutdown({ server, lifecycle, graceMs: config.shutdownGraceSeconds * 1000 }, logger, async () => {
     stopPurge();
+    // Before the pool closes: deliveries in flight finish (each bounded by its timeout).
+    await backchannelWorker.stop();
+    metricsServer?.closeAllConnections();
+    await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
     await devStack?.close();
     await database.close();
   });
 }
 
 /**
- * Graceful shutdown: stop accepting, let in-flight requests finish (bounded),
- * then close the pool and any embedded servers. A second signal exits at once.
+ * Graceful shutdown (src/server.ts drain): out of rotation and `Connection: close` at once,
+ * keep accepting for SHUTDOWN_GRACE_SECONDS while load balancers notice, let in-flight requests
+ * finish (bounded), then close the pool and any embedded servers. A second signal exits at once.
  */
-function installShutdown(server: Server, logger: Logger, closeResources: () => Promise<void>): void {
+function installShutdown(listener: { server: Server; lifecycle: Lifecycle; graceMs: number }, logger: Logger, closeResources: () => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -71,11 +91,8 @@ function installShutdown(server: Server, logger: Logger, closeResources: () => P
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
-    server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    clearTimeout(force);
+    logger.info({ signal, graceSeconds: listener.graceMs / 1000 }, 'shutting down: readiness 503, draining connections, finishing in-flight requests');
+    await drain(listener.server, listener.lifecycle, { graceMs: listener.graceMs, forceAfterMs: 10_000 });
     try {
       await closeResources();
       logger.info('stopped');

@@ -19,6 +19,7 @@ import { listSessions } from '../operations/listSessions.ts';
 import { finishSignOut } from '../operations/finishSignOut.ts';
 import { signOut } from '../operations/signOut.ts';
 import { signOutBrowser } from '../operations/signOutBrowser.ts';
+import { receiveBackchannelLogout } from '../operations/receiveBackchannelLogout.ts';
 import { requestAvatarUpload } from '../operations/requestAvatarUpload.ts';
 import { uploadAvatar } from '../operations/uploadAvatar.ts';
 import { confirmAvatarUpload } from '../operations/confirmAvatarUpload.ts';
@@ -38,6 +39,7 @@ import { getOnboardingStatus } from '../operations/getOnboardingStatus.ts';
 import { getOnboardingRequirements } from '../operations/getOnboardingRequirements.ts';
 import { listAuthenticationMethods } from '../operations/listAuthenticationMethods.ts';
 import { changePassword } from '../operations/changePassword.ts';
+import { getJwks } from '../operations/getJwks.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -52,10 +54,10 @@ export const handlers: HandlerMap = {
   signOutBrowser,
   signOut,
   finishSignOut,
-  receiveBackchannelLogout: pending('receiveBackchannelLogout'),
+  receiveBackchannelLogout,
   listSessions,
   revokeSession,
-  getJwks: pending('getJwks'),
+  getJwks,
 
   getOnboardingRequirements,
   getOnboardingStatus,

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { ConfigError, loadDatabaseToolConfig, type LogLevel } from '../config/index.ts';
+import { ConfigError, loadDatabaseToolConfig, loadKeyRingSpec, type LogLevel } from '../config/index.ts';
+import { parseKeyRing, type KeyRing } from '../security/crypto.ts';
+import { rotateSealedData, sealedKeyStatus, type RotationResult, type SealedCount } from '../services/keyRotation.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { openDatabase, type OpenedDatabase } from '../db/open.ts';
 import type { Db } from '../db/knex.ts';
@@ -59,9 +61,11 @@ Platform registry (same rules as the admin API; changes are audited with actor "
   platforms list [--active true|false] [--limit N] [--cursor C]
   platforms show <KEY>
   platforms create --key KEY --name NAME [--callback-url URL] [--return-url URL]...
+                   [--backchannel-logout-url URL]
                    [--mode none|platform|central] [--central-onboarding true|false]
                    [--onboarding-path PATH] [--metadata JSON] [--inactive]
   platforms update <KEY> [--name NAME] [--callback-url URL|""] [--return-url URL]...
+                   [--backchannel-logout-url URL|""]
                    [--mode MODE] [--central-onboarding true|false]
                    [--onboarding-path PATH|""] [--metadata JSON]
   platforms rotate <KEY>       new client secret, shown once; the old one stops working at once
@@ -85,6 +89,12 @@ through it again):
 Audit log:
   audit list [--platform KEY] [--action ACTION] [--limit N] [--cursor C]
 
+Encryption keys (ENCRYPTION_KEYS, first key active; see docs/operations.md, "Rotating keys"):
+  keys status                  how many stored values each key still protects, per column
+  keys rotate-data [--batch-size N]
+                               re-seal every value under the active key, in batches; safe
+                               beside running instances, resumable (run it again after a stop)
+
 Options:
   --json       print JSON (the API representation) instead of text
   --dry-run    (fields create, update, archive) validate and print what the change would do:
@@ -98,7 +108,9 @@ Notes:
   create makes an active platform unless --inactive: that needs --callback-url and at
   least one --return-url. --mode defaults to central, --central-onboarding to true.
   update changes only the options given; --return-url replaces the whole list; an empty
-  --callback-url or --onboarding-path clears it.
+  --callback-url, --backchannel-logout-url or --onboarding-path clears it.
+  --backchannel-logout-url is where the gateway posts a logout token when a session the
+  platform exchanged a code for ends (OpenID Connect Back-Channel Logout).
   The database is DATABASE_URL or, when unset, the embedded PostgreSQL under .data/
   (the same one \`npm start\` uses; a running service's server is reused).
 
@@ -133,6 +145,7 @@ class UsageError extends Error {
 const SETTINGS_OPTIONS = {
   name: { type: 'string' },
   'callback-url': { type: 'string' },
+  'backchannel-logout-url': { type: 'string' },
   'return-url': { type: 'string', multiple: true },
   mode: { type: 'string' },
   'central-onboarding': { type: 'string' },
@@ -166,6 +179,7 @@ const FIELD_UPDATE_OPTIONS = { ...FIELD_SETTINGS_OPTIONS, 'clear-options': { typ
 const FIELD_LIST_OPTIONS = { archived: { type: 'boolean' } } as const;
 const FIELD_ARCHIVE_OPTIONS = { 'dry-run': { type: 'boolean' } } as const;
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
+const KEYS_OPTIONS = { 'batch-size': { type: 'string' } } as const;
 const COMMON_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** `rules` come from the same NODE_ENV as the service's: production requires https URLs. */
@@ -180,6 +194,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr(`gateway: ${(error as Error).message}\nRun \`npm run gateway -- --help\` for usage.\n`);
       return EXIT_USAGE;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`gateway: ${error.message}\n`);
+      return EXIT_CONFIG;
     }
     throw error;
   }
@@ -221,7 +239,8 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'platforms') return parsePlatformsCommand(action, rest, io);
   if (group === 'fields') return parseFieldsCommand(action, rest, io);
   if (group === 'audit') return parseAuditCommand(action, rest, io);
-  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit)`);
+  if (group === 'keys') return parseKeysCommand(action, rest, io);
+  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit, keys)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
@@ -258,6 +277,7 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       if (values.name === undefined) throw new UsageError('platforms create needs --name NAME');
       const input: PlatformCreateInput = { platformKey: values.key, displayName: values.name };
       if (values['callback-url'] !== undefined) input.callbackUrl = values['callback-url'];
+      if (values['backchannel-logout-url'] !== undefined) input.backchannelLogoutUrl = values['backchannel-logout-url'];
       if (values['return-url'] !== undefined) input.allowedReturnUrls = values['return-url'];
       if (values.mode !== undefined) input.defaultOnboardingMode = values.mode as PlatformCreateInput['defaultOnboardingMode'];
       if (values['central-onboarding'] !== undefined) input.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
@@ -277,6 +297,9 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       const patch: PlatformUpdateInput = {};
       if (values.name !== undefined) patch.displayName = values.name;
       if (values['callback-url'] !== undefined) patch.callbackUrl = values['callback-url'] === '' ? null : values['callback-url'];
+      if (values['backchannel-logout-url'] !== undefined) {
+        patch.backchannelLogoutUrl = values['backchannel-logout-url'] === '' ? null : values['backchannel-logout-url'];
+      }
       if (values['return-url'] !== undefined) patch.allowedReturnUrls = values['return-url'];
       if (values.mode !== undefined) patch.defaultOnboardingMode = values.mode as PlatformUpdateInput['defaultOnboardingMode'];
       if (values['central-onboarding'] !== undefined) patch.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
@@ -463,6 +486,55 @@ function parseAuditCommand(action: string | undefined, args: string[], io: CliIo
     const page = await listAuditEvents(db, query);
     io.stdout(json ? toJson(page) : formatAuditList(page));
   };
+}
+
+/**
+ * `keys status|rotate-data`: the key ring comes from ENCRYPTION_KEYS as the service reads it,
+ * checked before the database is opened (a bad ring is a configuration error, exit 78).
+ */
+function parseKeysCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
+  if (action === undefined || action === '--help' || action === '-h') return null;
+  if (action !== 'status' && action !== 'rotate-data') throw new UsageError(`unknown keys command "${action}" (status, rotate-data)`);
+  const { values } = parse(args, KEYS_OPTIONS, 0);
+  if (values.help) return null;
+  const batchSize = values['batch-size'] === undefined ? undefined : integerOption('--batch-size', values['batch-size']);
+  let keyRing: KeyRing;
+  try {
+    keyRing = parseKeyRing(loadKeyRingSpec(io.env));
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError([`ENCRYPTION_KEYS is refused: ${(error as Error).message}`]);
+  }
+  if (action === 'status') {
+    return async (db, _io, json) => {
+      const counts = await sealedKeyStatus(db);
+      io.stdout(json ? toJson({ activeKid: keyRing.activeKid, ring: keyRing.kids, sealed: counts }) : formatKeyStatus(keyRing, counts));
+    };
+  }
+  return async (db, _io, json) => {
+    const results = await rotateSealedData(db, keyRing, {
+      ...(batchSize !== undefined ? { batchSize } : {}),
+      onBatch: (progress) => io.stderr(`${progress.table}.${progress.column}: ${progress.resealed} re-sealed so far\n`),
+    });
+    io.stdout(json ? toJson({ activeKid: keyRing.activeKid, results }) : formatRotation(keyRing, results));
+  };
+}
+
+function formatKeyStatus(keyRing: KeyRing, counts: readonly SealedCount[]): string {
+  const lines = [`Active key: ${keyRing.activeKid}; ring: ${keyRing.kids.join(', ')}`];
+  if (counts.length === 0) lines.push('No sealed values are stored.');
+  for (const count of counts) {
+    const note = count.kid === keyRing.activeKid ? '' : keyRing.kids.includes(count.kid) ? '  (run keys rotate-data)' : '  (key not in the ring: unreadable)';
+    lines.push(`  ${count.table}.${count.column}  key ${count.kid}: ${count.rows} row(s)${note}`);
+  }
+  const retirable = keyRing.kids.filter((kid) => kid !== keyRing.activeKid && !counts.some((count) => count.kid === kid));
+  if (retirable.length > 0) lines.push(`Protecting nothing now, so they can leave ENCRYPTION_KEYS: ${retirable.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatRotation(keyRing: KeyRing, results: readonly RotationResult[]): string {
+  const lines = results.map((r) => `  ${r.table}.${r.column}: ${r.resealed} re-sealed under ${keyRing.activeKid}${r.unreadable ? `, ${r.unreadable} unreadable (their key is no longer in the ring)` : ''}`);
+  return `${['Re-sealed under the active key:', ...lines, 'Run `keys status` to see which old keys can now be retired.'].join('\n')}\n`;
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;

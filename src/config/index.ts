@@ -5,6 +5,9 @@
  */
 
 import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
+import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
+import { parseProxyEntry } from '../security/clientAddress.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -59,12 +62,36 @@ export interface IdpAdminConfig {
   readonly keyFile: string | null;
 }
 
+/** At most `points` attempts per `durationSeconds` window, counted per key (IP, client id, user, caller). */
+export interface RateLimit {
+  readonly points: number;
+  readonly durationSeconds: number;
+}
+
+/** The limits shared by every instance (RATE_LIMIT_*_PER_MINUTE), in the PostgreSQL table `rate_limits`. */
+export interface RateLimitsConfig {
+  /** GET /v1/auth/start per client IP. */
+  readonly start: RateLimit;
+  /** GET /v1/auth/callback per client IP. */
+  readonly callback: RateLimit;
+  /** Failed POST /v1/auth/exchange (bad secret or refused code) per client id. */
+  readonly failedExchange: RateLimit;
+  /** POST /v1/account/password per user, every attempt. */
+  readonly passwordChange: RateLimit;
+  /** Platform and onboarding-field writes, revoking another user's session, per caller. */
+  readonly adminWrite: RateLimit;
+}
+
 export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly isProduction: boolean;
   readonly port: number;
   readonly publicBaseUrl: string;
   readonly databaseUrl: string | null;
+  /** SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long to keep accepting (readiness 503) before closing the listener. */
+  readonly shutdownGraceSeconds: number;
+  /** DATABASE_STATEMENT_TIMEOUT_MS: the longest a request's SQL statement may run (0: no limit). */
+  readonly databaseStatementTimeoutMs: number;
   readonly oidc: OidcConfig;
   readonly authCallbackUrl: string;
   readonly authHandoffTtlSeconds: number;
@@ -88,11 +115,25 @@ export interface Config {
   readonly accountRetentionDays: number;
   /** Key ring spec `kid:base64key,...`; null in development means the fixed dev key ring. */
   readonly encryptionKeys: string | null;
+  /**
+   * GATEWAY_SIGNING_KEYS: `kid:base64url(PKCS#8 DER of an EC P-256 private key),...`, the first
+   * signs the back-channel logout tokens (ES256), all are published at /.well-known/jwks.json.
+   * Required in production; null elsewhere means a development key generated at start.
+   */
+  readonly gatewaySigningKeys: string | null;
   readonly logLevel: LogLevel;
+  /** Rate limits (RATE_LIMIT_*_PER_MINUTE). */
+  readonly rateLimits: RateLimitsConfig;
+  /** Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES: IPs and CIDR ranges); empty: never. */
+  readonly trustedProxies: readonly string[];
   /** Port of the development identity provider (only used when OIDC_ISSUER is unset). */
   readonly devIdpPort: number;
   /** Port of the example platform back end served by the demo stack. */
   readonly demoBffPort: number;
+  /** Port of the separate Prometheus listener (METRICS_PORT, GET /metrics); null: none. */
+  readonly metricsPort: number | null;
+  /** Bearer token that opens /metrics on the public port (METRICS_TOKEN); null: 404 there. */
+  readonly metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -216,6 +257,17 @@ function readAvatarS3(reader: Reader): AvatarS3Config | null {
   };
 }
 
+/** A bearer secret: 32..256 printable ASCII characters, never echoed in the refusal. */
+function readSecretToken(reader: Reader, name: string): string | null {
+  const raw = reader.raw(name);
+  if (raw === undefined) return null;
+  if (!/^[\x21-\x7e]{32,256}$/.test(raw)) {
+    reader.problems.push(`${name} is refused: must be 32..256 printable characters without spaces (e.g. openssl rand -base64 32)`);
+    return null;
+  }
+  return raw;
+}
+
 /** A comma-separated list of non-empty entries; null when unset. */
 function readList(reader: Reader, name: string): string[] | null {
   const raw = reader.raw(name);
@@ -223,6 +275,20 @@ function readList(reader: Reader, name: string): string[] | null {
   const entries = [...new Set(raw.split(',').map((part) => part.trim()).filter(Boolean))];
   if (entries.length === 0) reader.problems.push(`${name} is refused: list at least one value`);
   return entries;
+}
+
+/** GATEWAY_SIGNING_KEYS, parsed here (once per process: the ring is kept) so a bad key stops the boot. */
+function readSigningKeys(reader: Reader): string | null {
+  const raw = reader.raw('GATEWAY_SIGNING_KEYS');
+  if (raw === undefined) return null;
+  try {
+    signingKeysFromSpec(raw);
+  } catch (error) {
+    // The parser's messages name entries and key ids, never key material.
+    reader.problems.push(`GATEWAY_SIGNING_KEYS is refused: ${(error as Error).message}`);
+    return null;
+  }
+  return raw;
 }
 
 /** Origins are compared exactly (scheme, host, port), as browsers send them in the Origin header. */
@@ -240,6 +306,26 @@ function readOrigins(reader: Reader, name: string, fallback: string[]): string[]
     origins.push(url.origin);
   }
   return [...new Set(origins)];
+}
+
+/** TRUSTED_PROXIES: IP addresses and CIDR ranges, comma separated; unset or empty trusts none. */
+function readTrustedProxies(reader: Reader): string[] {
+  const raw = reader.raw('TRUSTED_PROXIES');
+  if (raw === undefined) return [];
+  const entries: string[] = [];
+  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    if (!parseProxyEntry(entry)) {
+      reader.problems.push(`TRUSTED_PROXIES entry "${entry}" is refused: must be an IP address or a CIDR range such as 10.0.0.0/8`);
+      continue;
+    }
+    entries.push(entry);
+  }
+  return [...new Set(entries)];
+}
+
+/** One limit a minute: RATE_LIMIT_<NAME>_PER_MINUTE, 1..100000. */
+function perMinute(reader: Reader, name: string, fallback: number): RateLimit {
+  return { points: reader.integer(`RATE_LIMIT_${name}_PER_MINUTE`, fallback, 1, 100_000), durationSeconds: 60 };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -260,6 +346,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     publicBaseUrl,
     databaseUrl: reader.string('DATABASE_URL', null),
+    shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),
+    databaseStatementTimeoutMs: reader.integer('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 0, 600_000),
     oidc: {
       issuer,
       clientId: reader.string('OIDC_CLIENT_ID', null),
@@ -291,16 +379,35 @@ export function loadConfig(env: Env = process.env): Config {
     },
     accountRetentionDays: reader.integer('ACCOUNT_RETENTION_DAYS', 30, 1, 3650),
     encryptionKeys: reader.string('ENCRYPTION_KEYS', null),
+    gatewaySigningKeys: readSigningKeys(reader),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    rateLimits: {
+      start: perMinute(reader, 'START', 60),
+      callback: perMinute(reader, 'CALLBACK', 60),
+      failedExchange: perMinute(reader, 'EXCHANGE_FAILURES', 10),
+      passwordChange: perMinute(reader, 'PASSWORD_CHANGE', 5),
+      adminWrite: perMinute(reader, 'ADMIN_WRITES', 60),
+    },
+    trustedProxies: readTrustedProxies(reader),
     devIdpPort: reader.integer('DEV_IDP_PORT', 9090, 0, 65535),
     demoBffPort: reader.integer('DEMO_BFF_PORT', 3001, 0, 65535),
+    metricsPort: reader.raw('METRICS_PORT') === undefined ? null : reader.integer('METRICS_PORT', 0, 1, 65535),
+    metricsToken: readSecretToken(reader, 'METRICS_TOKEN'),
   };
+
+  // Refused rather than ignored: an operator who sets it expects Redis to hold the counters.
+  if (reader.raw('REDIS_URL') !== undefined) {
+    reader.problems.push('REDIS_URL is not supported yet: rate limits are counted in PostgreSQL (shared by every instance); unset it');
+  }
 
   if (isProduction) {
     // Production never falls back to the embedded database, the dev identity
     // provider or the published development key ring, and speaks only https.
     if (!config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
     if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
+    if (!config.gatewaySigningKeys && reader.raw('GATEWAY_SIGNING_KEYS') === undefined) {
+      reader.problems.push('GATEWAY_SIGNING_KEYS is required when NODE_ENV=production (kid:base64url(PKCS#8 DER of an EC P-256 key), see the README)');
+    }
     // AUTH_CALLBACK_URL shares PUBLIC_BASE_URL's origin (checked below), so its scheme too.
     const mustBeHttps: [string, string | null][] = [
       ['PUBLIC_BASE_URL', config.publicBaseUrl],
@@ -328,6 +435,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
     reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
+  }
+  if (config.metricsPort !== null && config.metricsPort === config.port) {
+    reader.problems.push(`METRICS_PORT=${config.metricsPort} is refused: the metrics listener needs a port of its own, not PORT`);
   }
   if (!config.corsOrigins.includes(new URL(accountCenterUrl).origin)) {
     reader.problems.push(`CORS_ORIGINS must include the account center origin ${new URL(accountCenterUrl).origin}`);
@@ -361,6 +471,22 @@ export function loadDatabaseToolConfig(env: Env = process.env): DatabaseToolConf
   if (config.isProduction && !config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
+}
+
+/**
+ * The key ring of `keys status` and `keys rotate-data` (the only CLI commands that need it):
+ * ENCRYPTION_KEYS, exactly as the service reads it; the published development ring only where
+ * the service would use it too (not in production).
+ */
+export function loadKeyRingSpec(env: Env = process.env): string {
+  const reader = new Reader(env);
+  const isProduction = reader.oneOf<NodeEnv>('NODE_ENV', 'development', ['development', 'test', 'production']) === 'production';
+  const spec = reader.string('ENCRYPTION_KEYS', null);
+  if (!spec && (isProduction || reader.string('DATABASE_URL', null))) {
+    reader.problems.push('ENCRYPTION_KEYS is required with NODE_ENV=production or DATABASE_URL (the published development key ring is only for the embedded dev stack)');
+  }
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return spec ?? DEV_ENCRYPTION_KEYS;
 }
 
 /** True when the flow endpoints can run: in production a missing OIDC client answers 503. */

@@ -15,8 +15,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // 55000 is generic; with this message it is a database closed to new connections.
     if (code === '55000' && /not currently accepting connections/.test(error.message)) return true;
   }
-  // node-postgres reports a socket closed under it without a code.
-  return /^Connection terminated/.test(error.message);
+  // SQLSTATE 57014: our statement_timeout cancelled the statement; 55P03: lock_timeout.
+  if (code === '57014' || code === '55P03') return true;
+  // node-postgres reports a socket closed under it, and a server that stopped answering
+  // (query_timeout, connectionTimeoutMillis), without a code.
+  // (knex prefixes the statement to the message.)
+  return /^Connection terminated|Query read timeout$|timeout exceeded when trying to connect$/.test(error.message);
 }
 
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);

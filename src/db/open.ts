@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createDb, migrateLatest, type Db } from './knex.ts';
+import { isDatabaseUnavailable } from './errors.ts';
 import type { EmbeddedDatabase } from './embedded.ts';
 
 export const EMBEDDED_DATA_DIR = path.resolve('.data/postgres');
@@ -17,12 +18,14 @@ export interface OpenedDatabase {
  * DATABASE_URL when set; otherwise a real PostgreSQL of our own under `.data/`
  * (development and demo only: the config refuses this in production).
  */
-export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean }): Promise<OpenedDatabase> {
+export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean; statementTimeoutMs?: number }): Promise<OpenedDatabase> {
   const { url, embedded } = databaseUrl ? { url: databaseUrl, embedded: null } : await embeddedDatabase(logger);
   const db = createDb(url, {
+    ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
     logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
   });
   if (options.migrate) {
+    await waitForDatabase(db, url, logger);
     const applied = await migrateLatest(db);
     logger.info({ applied }, applied.length ? 'database migrated' : 'database schema is current');
   }
@@ -69,5 +72,29 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
     if (rows.length === 0) await admin.raw(`CREATE DATABASE ${admin.client.wrapIdentifier(name)}`);
   } finally {
     await admin.destroy();
+  }
+}
+
+/**
+ * Before migrating at boot: a database that is not up yet (still starting, or started after
+ * us by a compose file) is waited for with a clear line per attempt, instead of a stack trace
+ * and an exit; a production instance, which does not migrate at boot, starts anyway and
+ * answers readiness 503 until the pool reaches it. Anything but unavailability (a wrong
+ * password, a missing database) still fails at once: waiting would not fix it.
+ */
+export async function waitForDatabase(db: Db, url: string, logger: Logger, maxDelayMs = 10_000): Promise<void> {
+  const { hostname, port } = new URL(url);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.raw('SELECT 1');
+      if (attempt > 1) logger.info({ host: hostname, port }, 'PostgreSQL answers now');
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const delayMs = Math.min(maxDelayMs, 500 * 2 ** (attempt - 1));
+      const reason = (error as { code?: string }).code ?? (error as Error).message;
+      logger.warn({ host: hostname, port, reason, retryInMs: delayMs }, 'PostgreSQL is not answering yet; waiting for it (Ctrl-C to stop)');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
   }
 }

@@ -73,6 +73,8 @@ export interface DevIdpOptions {
   tokenShape?: TokenShape;
   /** Project and organisation of the Zitadel shape. */
   zitadel?: ZitadelShapeOptions;
+  /** Where "Back to the application" on the "sign-in expired" page leads; unset: no link. */
+  homeUrl?: string;
   logger?: DevIdpLogger;
 }
 
@@ -224,7 +226,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     usersBySub,
     logger,
   });
-  const handleInteraction = createInteractionHandler({ provider, accounts, usersBySub, shaper, showHints: options.users === undefined, logger });
+  const handleInteraction = createInteractionHandler({ provider, accounts, usersBySub, shaper, showHints: options.users === undefined, homeUrl: options.homeUrl, logger });
 
   handler = (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';

@@ -18,6 +18,8 @@ export interface InteractionContext {
   shaper: TokenShaper;
   /** Show the seeded accounts on the login page (only when the seeded users are in use). */
   showHints: boolean;
+  /** The application a person is sent back to from an expired sign-in. */
+  homeUrl: string | undefined;
   logger: { info(obj: object, msg?: string): void } | undefined;
 }
 
@@ -64,7 +66,7 @@ export function createInteractionHandler(context: InteractionContext) {
       sendHtml(res, 400, renderErrorPage({
         error: 'invalid_request',
         error_description: 'This sign-in request has expired or is unknown. Start again from the application.',
-      }));
+      }, context.homeUrl ? { label: 'Back to the application', href: context.homeUrl } : undefined));
       return;
     }
     if (interaction.uid !== uid) {

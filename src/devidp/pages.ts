@@ -82,14 +82,15 @@ ${error}
 ${hint}`);
 }
 
-export function renderErrorPage(fields: Record<string, unknown>): string {
+export function renderErrorPage(fields: Record<string, unknown>, back?: { label: string; href: string }): string {
   const rows = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(v)}</p>`)
     .join('\n');
   return layout(`${PAGE_TITLE}: error`, `<h1>${escapeHtml(PAGE_TITLE)}</h1>
 <p class="sub">Something went wrong.</p>
-${rows}`);
+${rows}
+${back ? `<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.label)}</a></p>` : ''}`);
 }
 
 /**

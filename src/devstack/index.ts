@@ -5,7 +5,7 @@ import type { Config } from '../config/index.ts';
 import type { Db } from '../db/knex.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from '../devidp/index.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
-import { createPlatform, rotatePlatformCredentials, type Actor, type PlatformCreateInput } from '../services/platformRegistry.ts';
+import { createPlatform, rotatePlatformCredentials, updatePlatform, type Actor, type PlatformCreateInput } from '../services/platformRegistry.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
 import { signedOutPath } from '../services/sessions/signOut.ts';
@@ -40,8 +40,15 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   const clientSecret = randomBytes(32).toString('base64url');
   const idp: DevIdp = await startDevIdp({
     port: config.devIdpPort,
-    clients: [{ clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [config.authCallbackUrl], postLogoutRedirectUris: [`${config.publicBaseUrl}${signedOutPath}`] }],
+    clients: [{
+      clientId: DEV_CLIENT_ID,
+      clientSecret,
+      redirectUris: [config.authCallbackUrl],
+      postLogoutRedirectUris: [`${config.publicBaseUrl}${signedOutPath}`],
+      backchannelLogoutUri: `${config.publicBaseUrl}/v1/auth/backchannel-logout`,
+    }],
     usersFile: DEV_IDP_USERS_FILE,
+    homeUrl: `http://localhost:${config.demoBffPort}/`, // the example BFF: where a dev login starts
     logger: { info: (obj, msg) => logger.debug({ devIdp: obj }, msg ?? 'dev identity provider') },
   });
   logger.info({ issuer: idp.issuer, usersFile: DEV_IDP_USERS_FILE }, 'OIDC_ISSUER is unset: started the development identity provider');
@@ -64,6 +71,8 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     platformKey: DEMO_PLATFORM_KEY,
     displayName: 'Demo platform',
     callbackUrl: `${bffUrl}/auth/callback`,
+    // The example BFF ends its own session when a gateway session ends (back-channel logout).
+    backchannelLogoutUrl: `${bffUrl}/backchannel-logout`,
     allowedReturnUrls: [`${bffUrl}/`],
     defaultOnboardingMode: 'none',
   });
@@ -73,6 +82,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
       platformKey: DEMO_CENTRAL_PLATFORM_KEY,
       displayName: 'Demo platform with central onboarding',
       callbackUrl: `${bffUrl}/central/auth/callback`,
+      backchannelLogoutUrl: `${bffUrl}/central/backchannel-logout`,
       allowedReturnUrls: [`${bffUrl}/central/`],
       defaultOnboardingMode: 'central',
     },
@@ -132,10 +142,15 @@ const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
 /**
  * A demo platform exists once (created with its onboarding fields the first time); its
  * secret is rotated at every start so the in-process back end knows it (only the digest is
- * stored).
+ * stored). A back-channel logout URL is (re)registered when it differs (a database seeded
+ * before there was one, or another DEMO_BFF_PORT).
  */
 async function seedPlatform(db: Db, platform: PlatformCreateInput, fields: readonly FieldCreateInput[] = []): Promise<{ clientId: string; clientSecret: string }> {
-  if (await findPlatformByKey(db, platform.platformKey)) {
+  const existing = await findPlatformByKey(db, platform.platformKey);
+  if (existing) {
+    if (platform.backchannelLogoutUrl !== undefined && existing.backchannelLogoutUrl !== platform.backchannelLogoutUrl) {
+      await updatePlatform(db, platform.platformKey, { backchannelLogoutUrl: platform.backchannelLogoutUrl }, SEED_ACTOR);
+    }
     const rotated = await rotatePlatformCredentials(db, platform.platformKey, SEED_ACTOR);
     return { clientId: rotated.clientId, clientSecret: rotated.clientSecret };
   }

@@ -62,6 +62,12 @@ export interface FieldError {
   reason?: FieldErrorReason;
 }
 
+/** A link an error page offers: "Start again", "Back to <platform>". */
+export interface NextStep {
+  label: string;
+  href: URL;
+}
+
 /** An expected, client-facing failure. Anything else thrown becomes a 500 INTERNAL_ERROR. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -69,13 +75,13 @@ export class ApiError extends Error {
   readonly detail: string | undefined;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
-  /** Where a person can start over (a fresh login); offered on the HTML error page. */
-  readonly restart: URL | undefined;
+  /** The way forward an HTML error page offers (a link with this label), when there is one. */
+  readonly nextStep: NextStep | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    extra: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; restart?: URL } = {},
+    extra: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>>; cause?: unknown; nextStep?: NextStep } = {},
   ) {
     super(detail ?? ERROR_CATALOGUE[code].title, { cause: extra.cause });
     this.name = 'ApiError';
@@ -84,7 +90,7 @@ export class ApiError extends Error {
     this.detail = detail;
     this.errors = extra.errors;
     this.headers = extra.headers;
-    this.restart = extra.restart;
+    this.nextStep = extra.nextStep;
   }
 }
 

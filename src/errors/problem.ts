@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from './catalogue.ts';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type NextStep } from './catalogue.ts';
 
 /** RFC 9457 problem details, as the contract's Problem schema describes them. */
 export interface ProblemBody {
@@ -39,10 +39,11 @@ export function wantsHtml(req: Request, operationId: string | undefined): boolea
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-function problemPage(problem: ProblemBody, restart: URL | undefined): string {
-  const again = restart
-    ? `<p><a class="button" href="${escapeHtml(restart.href)}">Start again</a></p>`
-    : `<p>${problem.status >= 500 ? 'Please try again in a moment.' : 'Please go back to the application you came from and sign in again.'}</p>`;
+function problemPage(problem: ProblemBody, nextStep: NextStep | undefined): string {
+  const advice = problem.status >= 500 ? 'Please try again in a moment.' : 'Please go back to the application you came from and sign in again.';
+  const again = nextStep
+    ? `<p><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(nextStep.label)}</a></p>`
+    : `<p>${advice}</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(problem.title)}</title>
@@ -79,7 +80,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
   if (wantsHtml(req, operationId)) {
-    res.type('text/html; charset=utf-8').send(problemPage(problem, error.restart));
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));

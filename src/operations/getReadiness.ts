@@ -19,11 +19,13 @@ export const getReadiness: OperationHandler<'getReadiness'> = async (ctx, deps) 
     ctx.log.warn({ reason }, 'readiness check: database unavailable');
   }
   const up = reason === null;
+  // SIGTERM received: out of the load balancer's rotation at once, whatever the database says.
+  const draining = deps.lifecycle?.draining ?? false;
   return {
-    status: up ? 200 : 503,
+    status: up && !draining ? 200 : 503,
     headers: { 'Cache-Control': 'no-store' },
     body: {
-      status: up ? 'ready' : 'unavailable',
+      status: draining ? 'draining' : up ? 'ready' : 'unavailable',
       checks: {
         database: { status: up ? 'up' : 'down', latencyMs: up ? Math.round((performance.now() - started) * 10) / 10 : null, reason },
       },

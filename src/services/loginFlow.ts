@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps.ts';
 import type { Principal } from '../domain/types.ts';
-import { ApiError } from '../errors/catalogue.ts';
+import { ApiError, type NextStep } from '../errors/catalogue.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
 import { requireReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
-import { attachLogin, consumeTransactionByState, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
+import { attachLogin, consumeTransactionByState, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../db/repositories/users.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
 import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding/status.ts';
 import { issueHandoff } from './handoff.ts';
 import { createSession, ipPrefix } from './sessions/create.ts';
+import { outcomeOf } from '../observability/metrics.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -18,8 +20,9 @@ import { createSession, ipPrefix } from './sessions/create.ts';
  * Every guard is a named step below, in the order the spec lists them.
  */
 
-const pkceAad = (transactionId: string) => `auth_transactions:pkce_verifier:${transactionId}`;
-const nonceAad = (transactionId: string) => `auth_transactions:nonce:${transactionId}`;
+/** Additional authenticated data of the sealed columns (crypto.ts KeyRing; keyRotation.ts re-seals them). */
+export const pkceAad = (transactionId: string) => `auth_transactions:pkce_verifier:${transactionId}`;
+export const nonceAad = (transactionId: string) => `auth_transactions:nonce:${transactionId}`;
 
 function requireOidc(deps: AppDeps): RelyingParty {
   if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED', 'The gateway has no OpenID Connect client configured.');
@@ -50,6 +53,15 @@ export async function startLogin(deps: AppDeps, input: StartInput): Promise<Star
   // 1. the active platform
   const platform = await findActivePlatformByKey(deps.db, input.platformKey);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${input.platformKey}.`);
+  try {
+    return await startLoginFor(deps, oidc, platform, input);
+  } catch (error) {
+    // The person came from this platform: its error page leads back to it.
+    throw withNextStep(error, backToPlatform(platform));
+  }
+}
+
+async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: PlatformRow, input: StartInput): Promise<StartedLogin> {
   // 2. the mode: the query value is only an assertion about the registry
   const mode = input.onboardingMode ?? platform.defaultOnboardingMode;
   // 3.
@@ -104,8 +116,19 @@ export interface LoginOutcome {
   session: { token: string; expiresAt: Date };
 }
 
-/** GET /v1/auth/callback, steps 1 to 9. */
+/** GET /v1/auth/callback, steps 1 to 9, counted by outcome (gateway_logins_total: success or the refusal's code). */
 export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<LoginOutcome> {
+  try {
+    const outcome = await callbackSteps(deps, input);
+    deps.metrics?.logins.inc({ outcome: 'success' });
+    return outcome;
+  } catch (error) {
+    deps.metrics?.logins.inc({ outcome: outcomeOf(error) });
+    throw error;
+  }
+}
+
+async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<LoginOutcome> {
   const oidc = requireOidc(deps);
   if (!input.state) {
     throw new ApiError('VALIDATION_FAILED', 'The callback carries no state.', { errors: [{ pointer: '/query/state', message: 'is required' }] });
@@ -120,9 +143,20 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
   input.browserBinding.clear(tx.id);
   if (!binding || !tx.browserBindingDigest || !digestEquals(sha256(binding), tx.browserBindingDigest)) {
     throw new ApiError('LOGIN_BROWSER_MISMATCH', 'This sign-in was started in another browser, or this browser does not keep cookies. Start again here.', {
-      restart: restartUrl(deps, tx),
+      nextStep: startAgain(deps, tx),
     });
   }
+  try {
+    return await completeLogin(deps, oidc, { ...input, state: input.state }, tx);
+  } catch (error) {
+    // The transaction is spent, so the callback cannot be retried: whatever failed now (the
+    // provider ended the login, the provider or the database was unreachable, a token was
+    // refused), the page offers a fresh login for the same platform and returnTo.
+    throw withNextStep(error, startAgain(deps, tx));
+  }
+}
+
+async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackInput & { state: string }, tx: ConsumedTransaction): Promise<LoginOutcome> {
   if (input.error) {
     // The provider ended the login (e.g. access_denied); the transaction is spent.
     throw new ApiError('IDP_ERROR', 'The identity provider did not complete the sign-in.');
@@ -179,7 +213,7 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
   // Onboarding forms are filled in at a person's own pace, so a resume is accepted for
   // AUTH_RESUME_TTL_SECONDS after the callback, never once the session has ended.
   if (!tx.resumable) {
-    throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in has expired. Start again.', { restart: restartUrl(deps, tx) });
+    throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in has expired. Start again.', { nextStep: startAgain(deps, tx) });
   }
   const platform = await findActivePlatformById(deps.db, tx.platformId);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
@@ -190,16 +224,37 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
 }
 
 /**
- * Where "Start again" leads after a refused callback or resume: a fresh login for the
- * same platform and returnTo. A platform that bound its login with a handoff challenge
- * must start it itself (only it holds the verifier), so the person goes back to it.
+ * "Start again" after a refused callback or resume: a fresh login for the same platform and
+ * returnTo. A platform that bound its login with a handoff challenge must start it itself
+ * (only it holds the verifier), so the person goes back to its returnTo, which starts one.
  */
-function restartUrl(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null }): URL {
-  if (tx.handoffChallenge) return new URL(tx.returnTo);
+function startAgain(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null }): NextStep {
+  if (tx.handoffChallenge) return { label: 'Start again', href: new URL(tx.returnTo) };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);
-  return start;
+  return { label: 'Start again', href: start };
+}
+
+/** "Back to <platform>": its first allowed return URL, the one place of it the registry vouches for. */
+function backToPlatform(platform: PlatformRow): NextStep | undefined {
+  const first = platform.allowedReturnUrls[0];
+  return first && URL.canParse(first) ? { label: `Back to ${platform.displayName}`, href: new URL(first) } : undefined;
+}
+
+/**
+ * The error as the page should show it, with `nextStep` as its way forward. An error that
+ * already names one keeps it; a database outage becomes its 503 here, because the way
+ * forward is only known here.
+ */
+function withNextStep(error: unknown, nextStep: NextStep | undefined): unknown {
+  if (!nextStep) return error;
+  if (error instanceof ApiError) {
+    if (error.nextStep) return error;
+    return new ApiError(error.code, error.detail, { ...(error.errors ? { errors: error.errors } : {}), ...(error.headers ? { headers: error.headers } : {}), cause: error.cause, nextStep });
+  }
+  if (isDatabaseUnavailable(error)) return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error, nextStep });
+  return error;
 }
 
 /**
@@ -218,7 +273,9 @@ async function continueTo(
     return target;
   }
   if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
-  return issueHandoff(db, deps.config.authHandoffTtlSeconds, {
+  // Counted once inserted: this is the last step of its transaction, so only a failed COMMIT
+  // (rare, and then the login itself fails) would count a code that never existed.
+  const target = await issueHandoff(db, deps.config.authHandoffTtlSeconds, {
     transactionId: step.transactionId,
     platformId: step.platform.id,
     userId: step.userId,
@@ -226,4 +283,6 @@ async function continueTo(
     onboarding: step.onboarding,
     callbackUrl: step.platform.callbackUrl,
   });
+  deps.metrics?.handoffsIssued.inc();
+  return target;
 }

@@ -1,32 +1,44 @@
 import type { AppDeps } from '../deps.ts';
-import { purgeExpired } from '../db/repositories/maintenance.ts';
+import { purgeExpired, withPurgeLock } from '../db/repositories/maintenance.ts';
 import { purgeExpiredTickets } from '../db/repositories/avatars.ts';
 import { purgeDeletedAccounts } from './account/deletion.ts';
 import { endTimedOutSessions } from './sessions/ending.ts';
+import { purgeExpiredLogoutTokenJtis } from './backchannel/logoutIn.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
 export const PURGE_GRACE_SECONDS = 24 * 3600;
-const PURGE_EVERY_MS = 15 * 60 * 1000;
+/** Often enough that abandoned logins go within minutes of their expiry. */
+const PURGE_EVERY_MS = 5 * 60 * 1000;
 
 /**
  * Periodic clean-up: sessions that expired or idled out are ended (their platforms are told),
  * expired login transactions, handoff codes and sessions (with their platform credentials)
- * are removed, expired avatar upload tickets too, and deleted accounts (the provider
- * deactivations still owed, and the data of those past ACCOUNT_RETENTION_DAYS). Safe on
- * many instances at once (each step is idempotent). Returns a stop function.
+ * are removed, expired avatar upload tickets and replay records of logout tokens too, and deleted accounts (the provider
+ * deactivations still owed, and the data of those past ACCOUNT_RETENTION_DAYS). One instance
+ * at a time (an advisory lock: the others skip their run), in bounded batches. Returns a stop
+ * function.
  */
 export function schedulePurge(deps: AppDeps): () => void {
   const { db, logger } = deps;
   const run = async () => {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
-      const counts = {
+      const counts = await withPurgeLock(db, async () => ({
         sessionsTimedOut: await endTimedOutSessions(db, deps.config.gatewaySessionIdleSeconds),
         ...(await purgeExpired(db, PURGE_GRACE_SECONDS)),
         uploadTickets: await purgeExpiredTickets(db, PURGE_GRACE_SECONDS),
         ...(await purgeDeletedAccounts(deps, deps.config.accountRetentionDays)),
-      };
+        logoutTokenJtis: await purgeExpiredLogoutTokenJtis(db),
+      }));
+      if (counts === null) {
+        logger.debug('another instance is purging; skipped');
+        return;
+      }
+      deps.metrics?.observePurge('success', seconds(), counts);
       if (Object.values(counts).some((count) => count > 0)) logger.info({ purged: counts }, 'purged expired login data and deleted accounts');
     } catch (error) {
+      deps.metrics?.observePurge('failure', seconds());
       logger.warn({ err: error }, 'purging expired data failed; will retry');
     }
   };

@@ -148,6 +148,7 @@ describe('audit log', () => {
         action: 'platform.rotate_credentials',
         platformKey: key,
         fieldKey: null,
+        sessionId: null, // set only on session.revoke
         actor: { type: 'user', userId: ctx.cookieAdmin.userId, sub: 'cookie-admin' },
         changedFields: ['clientSecret'],
         requestId: expect.any(String),

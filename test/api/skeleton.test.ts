@@ -285,6 +285,14 @@ describe('app skeleton', () => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    });
+
+    it('HSTS only when the gateway is served over https', async () => {
+      expect((await request(gateway.app).get('/health/live')).headers['strict-transport-security']).toBeUndefined();
+      const overHttps = await createTestApp({ db: database.db, env: { PUBLIC_BASE_URL: 'https://gateway.test' } });
+      const res = await request(overHttps.app).get('/health/live');
+      expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     });
   });
 

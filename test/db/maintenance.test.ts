@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { purgeExpired } from '../../src/db/repositories/maintenance.ts';
+import { purgeExpired, withPurgeLock } from '../../src/db/repositories/maintenance.ts';
+import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
 import { insertTransaction, attachLogin } from '../../src/db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
@@ -52,13 +53,19 @@ describe('purging expired login data', () => {
     if (what.includes('handoff')) await database.db.raw(`UPDATE handoff_codes SET created_at = created_at - ?::interval, expires_at = expires_at - ?::interval WHERE transaction_id = ?`, [by, by, ids.transactionId]);
   }
 
+  /** As the scheduler runs it: sessions past their expiry are ended first (their platforms told), then purged. */
+  async function purge(batchSize?: number) {
+    await endTimedOutSessions(database.db, 7200);
+    return purgeExpired(database.db, DAY, batchSize);
+  }
+
   const exists = async (table: string, id: string) => (await database.db.raw(`SELECT 1 FROM ${table} WHERE id = ?`, [id])).rows.length === 1;
 
   it('removes a login that expired more than a day ago, keeps a fresh one', async () => {
     const old = await login({ handoff: true });
     const fresh = await login({ handoff: true });
     await age(old, 3 * DAY);
-    const counts = await purgeExpired(database.db, DAY);
+    const counts = await purge();
     expect(counts).toEqual({ handoffCodes: 1, transactions: 1, sessions: 1 });
     expect(await exists('auth_transactions', old.transactionId)).toBe(false);
     expect(await exists('gateway_sessions', old.sessionId)).toBe(false);
@@ -69,7 +76,7 @@ describe('purging expired login data', () => {
   it('keeps an old transaction and its session while a recent handoff (a late resume) refers to them', async () => {
     const resumed = await login({ handoff: true });
     await age(resumed, 3 * DAY, ['transaction', 'session']);
-    await purgeExpired(database.db, DAY);
+    await purge();
     expect(await exists('auth_transactions', resumed.transactionId)).toBe(true);
     expect(await exists('gateway_sessions', resumed.sessionId)).toBe(true);
   });
@@ -78,13 +85,64 @@ describe('purging expired login data', () => {
     const old = await login({ handoff: true });
     await database.db.raw(`INSERT INTO platform_credentials (session_id, platform_id, token_digest) VALUES (?, ?, ?)`, [old.sessionId, platformId, sha256(randomToken())]);
     await age(old, 3 * DAY);
-    await purgeExpired(database.db, DAY);
+    await purge();
     const { rows } = await database.db.raw('SELECT 1 FROM platform_credentials WHERE session_id = ?', [old.sessionId]);
     expect(rows).toHaveLength(0);
   });
 
   it('is idempotent: a second run finds nothing', async () => {
-    await purgeExpired(database.db, DAY);
-    expect(await purgeExpired(database.db, DAY)).toEqual({ handoffCodes: 0, transactions: 0, sessions: 0 });
+    await purge();
+    expect(await purge()).toEqual({ handoffCodes: 0, transactions: 0, sessions: 0 });
+  });
+
+  it('removes a login that was never completed as soon as it expires, without the day of grace', async () => {
+    const pending = randomUUID();
+    await insertTransaction(database.db, {
+      id: pending, platformId, stateDigest: sha256(randomToken()), nonceDigest: sha256(randomToken()),
+      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
+      returnTo: 'https://p.example/', browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
+    });
+    await database.db.raw(`UPDATE auth_transactions SET expires_at = now() - interval '1 second' WHERE id = ?`, [pending]);
+    expect((await purge()).transactions).toBe(1);
+    expect(await exists('auth_transactions', pending)).toBe(false);
+  });
+
+  it('works through a backlog in bounded batches', async () => {
+    const logins = [];
+    for (let i = 0; i < 5; i++) logins.push(await login({ handoff: true }));
+    for (const old of logins) await age(old, 3 * DAY);
+    expect(await purge(2)).toEqual({ handoffCodes: 5, transactions: 5, sessions: 5 });
+    for (const old of logins) expect(await exists('gateway_sessions', old.sessionId)).toBe(false);
+  });
+
+  it('runs on one instance at a time: a second run while one holds the lock is skipped', async () => {
+    let inner: unknown = 'not run';
+    const outer = await withPurgeLock(database.db, async () => {
+      inner = await withPurgeLock(database.db, async () => 'ran twice');
+      return 'ran';
+    });
+    expect(outer).toBe('ran');
+    expect(inner).toBeNull();
+    expect(await withPurgeLock(database.db, async () => 'ran again')).toBe('ran again'); // released
+  });
+});
+
+describe('the schema', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('indexes every foreign-key column, so deleting a referenced row never scans a table', async () => {
+    const { rows } = await database.db.raw<{ rows: { tbl: string; col: string }[] }>(`
+      SELECT c.conrelid::regclass::text AS tbl, a.attname AS col
+        FROM pg_constraint c
+        JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+       WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace
+         AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])`);
+    expect(rows).toEqual([]);
   });
 });

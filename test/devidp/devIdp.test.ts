@@ -36,6 +36,7 @@ describe('dev identity provider', () => {
     idp = await startDevIdp({
       port: 0,
       clients: [CLIENT],
+      homeUrl: 'http://127.0.0.1:9/home',
       logger: { info: (obj, msg) => { logLines.push(JSON.stringify({ obj, msg })); } },
     });
     const res = await fetch(`${idp.issuer}/.well-known/openid-configuration`);
@@ -45,6 +46,14 @@ describe('dev identity provider', () => {
 
   afterAll(async () => {
     await idp?.close();
+  });
+
+  it('an expired or unknown sign-in explains itself and leads back to the application', async () => {
+    const res = await fetch(`${idp.issuer}/interaction/no-such-interaction`);
+    expect(res.status).toBe(400);
+    const page = await res.text();
+    expect(page).toMatch(/expired or is unknown/);
+    expect(page).toContain('<a href="http://127.0.0.1:9/home">Back to the application</a>');
   });
 
   const tokensFor = (username: 'alice' | 'admin', scope = ALL_SCOPES, nonce?: string) => {

@@ -40,7 +40,7 @@ export async function startHarness(
   const baseUrl = `http://127.0.0.1:${port}`;
   const clientId = 'gateway-e2e';
   const clientSecret = randomBytes(24).toString('base64url');
-  const idp = await startDevIdp({ ...devIdp, port: 0, clients: [{ clientId, clientSecret, redirectUris: [`${baseUrl}/v1/auth/callback`], postLogoutRedirectUris: [`${baseUrl}/v1/auth/logged-out`] }] });
+  const idp = await startDevIdp({ ...devIdp, port: 0, clients: [{ clientId, clientSecret, redirectUris: [`${baseUrl}/v1/auth/callback`], postLogoutRedirectUris: [`${baseUrl}/v1/auth/logged-out`], backchannelLogoutUri: `${baseUrl}/v1/auth/backchannel-logout` }] });
   const gateway = await createTestApp({
     db: database.db,
     env: { PUBLIC_BASE_URL: baseUrl, ...env },

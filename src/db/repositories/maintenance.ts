@@ -6,33 +6,102 @@ export interface PurgeCounts {
   sessions: number;
 }
 
+/** Rows removed per statement: each statement holds its locks briefly, whatever the backlog. */
+export const PURGE_BATCH_SIZE = 1000;
+
+/** The purge's advisory lock (an arbitrary constant: "gwpurge" read as bytes). */
+const PURGE_LOCK_KEY = 0x67_77_70_75_72_67_65;
+
 /**
- * Removes what can no longer be used, in one statement (a row goes only when
- * nothing that stays still refers to it; foreign keys are checked at its end):
- * handoff codes, transactions and sessions expired longer ago than `graceSeconds`.
- * A session's platform credentials go with it (ON DELETE CASCADE).
+ * Runs `work` only if no other instance is purging now (a session-level advisory lock, held on
+ * one pooled connection for the whole run); null when another one is. Should the unlock fail,
+ * the lock ends with its connection, which the pool closes once idle.
  */
-export async function purgeExpired(db: Db, graceSeconds: number): Promise<PurgeCounts> {
-  const { rows } = await db.raw<{ rows: PurgeCounts[] }>(
-    `WITH grace AS (SELECT now() - make_interval(secs => :graceSeconds) AS before),
-     codes AS (
-       DELETE FROM handoff_codes h USING grace WHERE h.expires_at < grace.before RETURNING h.id
-     ), transactions AS (
-       DELETE FROM auth_transactions t USING grace
-        WHERE t.expires_at < grace.before
-          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.transaction_id = t.id AND h.id NOT IN (SELECT id FROM codes))
-       RETURNING t.id
-     ), sessions AS (
-       DELETE FROM gateway_sessions s USING grace
-        WHERE s.expires_at < grace.before
-          AND s.ended_at IS NOT NULL -- ended, so its platforms were told (sessions/ending.ts)
-          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id AND h.id NOT IN (SELECT id FROM codes))
-          AND NOT EXISTS (SELECT 1 FROM auth_transactions t WHERE t.session_id = s.id AND t.id NOT IN (SELECT id FROM transactions))
-       RETURNING s.id
-     )
-     SELECT (SELECT count(*) FROM codes) AS "handoffCodes", (SELECT count(*) FROM transactions) AS transactions,
-            (SELECT count(*) FROM sessions) AS sessions`,
-    { graceSeconds },
+export async function withPurgeLock<T>(db: Db, work: () => Promise<T>): Promise<T | null> {
+  const connection = await db.client.acquireConnection();
+  try {
+    const { rows } = await db.raw<{ rows: { locked: boolean }[] }>('SELECT pg_try_advisory_lock(?) AS locked', [PURGE_LOCK_KEY]).connection(connection);
+    if (!rows[0]!.locked) return null;
+    try {
+      return await work();
+    } finally {
+      await db.raw('SELECT pg_advisory_unlock(?)', [PURGE_LOCK_KEY]).connection(connection);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+/** Repeats a batch delete until a batch comes back short; the number of rows removed. */
+async function inBatches(db: Db, statement: string, bindings: Record<string, unknown>, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rows } = await db.raw<{ rows: { removed: number }[] }>(statement, { ...bindings, batchSize });
+    const removed = rows[0]!.removed;
+    total += removed;
+    if (removed < batchSize) return total;
+  }
+}
+
+/**
+ * Removes what can no longer be used, in bounded batches (every foreign key is indexed, so
+ * each check is a lookup):
+ * - handoff codes expired longer ago than `graceSeconds`;
+ * - login transactions never completed, as soon as they expire (nothing refers to them and
+ *   they explain nothing: an anonymous flood of starts must not pile up for a day);
+ * - completed transactions expired longer ago than `graceSeconds`, once no code refers to them;
+ * - sessions expired longer ago than `graceSeconds` and ended (so their platforms were told,
+ *   sessions/ending.ts), once nothing refers to them. Their platform credentials go with them
+ *   (ON DELETE CASCADE).
+ * `FOR UPDATE SKIP LOCKED`: a row a request is using right now waits for the next run.
+ */
+export async function purgeExpired(db: Db, graceSeconds: number, batchSize = PURGE_BATCH_SIZE): Promise<PurgeCounts> {
+  const grace = { graceSeconds };
+  const handoffCodes = await inBatches(
+    db,
+    `WITH batch AS (
+       SELECT id FROM handoff_codes WHERE expires_at < now() - make_interval(secs => :graceSeconds)
+        LIMIT :batchSize FOR UPDATE SKIP LOCKED
+     ), gone AS (DELETE FROM handoff_codes h USING batch WHERE h.id = batch.id RETURNING 1)
+     SELECT count(*)::int AS removed FROM gone`,
+    grace,
+    batchSize,
   );
-  return rows[0]!;
+  const pendingTransactions = await inBatches(
+    db,
+    `WITH batch AS (
+       SELECT id FROM auth_transactions WHERE consumed_at IS NULL AND expires_at < now()
+        LIMIT :batchSize FOR UPDATE SKIP LOCKED
+     ), gone AS (DELETE FROM auth_transactions t USING batch WHERE t.id = batch.id RETURNING 1)
+     SELECT count(*)::int AS removed FROM gone`,
+    {},
+    batchSize,
+  );
+  const completedTransactions = await inBatches(
+    db,
+    `WITH batch AS (
+       SELECT t.id FROM auth_transactions t
+        WHERE t.consumed_at IS NOT NULL AND t.expires_at < now() - make_interval(secs => :graceSeconds)
+          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.transaction_id = t.id)
+        LIMIT :batchSize FOR UPDATE SKIP LOCKED
+     ), gone AS (DELETE FROM auth_transactions t USING batch WHERE t.id = batch.id RETURNING 1)
+     SELECT count(*)::int AS removed FROM gone`,
+    grace,
+    batchSize,
+  );
+  const sessions = await inBatches(
+    db,
+    `WITH batch AS (
+       SELECT s.id FROM gateway_sessions s
+        WHERE s.expires_at < now() - make_interval(secs => :graceSeconds)
+          AND s.ended_at IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id)
+          AND NOT EXISTS (SELECT 1 FROM auth_transactions t WHERE t.session_id = s.id)
+        LIMIT :batchSize FOR UPDATE SKIP LOCKED
+     ), gone AS (DELETE FROM gateway_sessions s USING batch WHERE s.id = batch.id RETURNING 1)
+     SELECT count(*)::int AS removed FROM gone`,
+    grace,
+    batchSize,
+  );
+  return { handoffCodes, transactions: pendingTransactions + completedTransactions, sessions };
 }
