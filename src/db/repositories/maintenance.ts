@@ -32,8 +32,15 @@ export async function withPurgeLock<T>(db: Db, work: () => Promise<T>): Promise<
   }
 }
 
-/** Repeats a batch delete until a batch comes back short; the number of rows removed. */
-async function inBatches(db: Db, statement: string, bindings: Record<string, unknown>, batchSize: number): Promise<number> {
+/**
+ * Deletes the rows of `table` (aliased `t` in `where`) that match `where`, `batchSize` at a
+ * time, until a batch comes back short; the number of rows removed.
+ */
+async function deleteInBatches(db: Db, table: string, where: string, bindings: Record<string, unknown>, batchSize: number): Promise<number> {
+  const statement = `
+    WITH batch AS (SELECT t.id FROM ${table} t WHERE ${where} LIMIT :batchSize FOR UPDATE SKIP LOCKED),
+         gone AS (DELETE FROM ${table} x USING batch WHERE x.id = batch.id RETURNING 1)
+    SELECT count(*)::int AS removed FROM gone`;
   let total = 0;
   for (;;) {
     const { rows } = await db.raw<{ rows: { removed: number }[] }>(statement, { ...bindings, batchSize });
@@ -57,49 +64,22 @@ async function inBatches(db: Db, statement: string, bindings: Record<string, unk
  */
 export async function purgeExpired(db: Db, graceSeconds: number, batchSize = PURGE_BATCH_SIZE): Promise<PurgeCounts> {
   const grace = { graceSeconds };
-  const handoffCodes = await inBatches(
+  const pastGrace = 't.expires_at < now() - make_interval(secs => :graceSeconds)';
+  const handoffCodes = await deleteInBatches(db, 'handoff_codes', pastGrace, grace, batchSize);
+  const pendingTransactions = await deleteInBatches(db, 'auth_transactions', 't.consumed_at IS NULL AND t.expires_at < now()', {}, batchSize);
+  const completedTransactions = await deleteInBatches(
     db,
-    `WITH batch AS (
-       SELECT id FROM handoff_codes WHERE expires_at < now() - make_interval(secs => :graceSeconds)
-        LIMIT :batchSize FOR UPDATE SKIP LOCKED
-     ), gone AS (DELETE FROM handoff_codes h USING batch WHERE h.id = batch.id RETURNING 1)
-     SELECT count(*)::int AS removed FROM gone`,
+    'auth_transactions',
+    `t.consumed_at IS NOT NULL AND ${pastGrace} AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.transaction_id = t.id)`,
     grace,
     batchSize,
   );
-  const pendingTransactions = await inBatches(
+  const sessions = await deleteInBatches(
     db,
-    `WITH batch AS (
-       SELECT id FROM auth_transactions WHERE consumed_at IS NULL AND expires_at < now()
-        LIMIT :batchSize FOR UPDATE SKIP LOCKED
-     ), gone AS (DELETE FROM auth_transactions t USING batch WHERE t.id = batch.id RETURNING 1)
-     SELECT count(*)::int AS removed FROM gone`,
-    {},
-    batchSize,
-  );
-  const completedTransactions = await inBatches(
-    db,
-    `WITH batch AS (
-       SELECT t.id FROM auth_transactions t
-        WHERE t.consumed_at IS NOT NULL AND t.expires_at < now() - make_interval(secs => :graceSeconds)
-          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.transaction_id = t.id)
-        LIMIT :batchSize FOR UPDATE SKIP LOCKED
-     ), gone AS (DELETE FROM auth_transactions t USING batch WHERE t.id = batch.id RETURNING 1)
-     SELECT count(*)::int AS removed FROM gone`,
-    grace,
-    batchSize,
-  );
-  const sessions = await inBatches(
-    db,
-    `WITH batch AS (
-       SELECT s.id FROM gateway_sessions s
-        WHERE s.expires_at < now() - make_interval(secs => :graceSeconds)
-          AND s.ended_at IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = s.id)
-          AND NOT EXISTS (SELECT 1 FROM auth_transactions t WHERE t.session_id = s.id)
-        LIMIT :batchSize FOR UPDATE SKIP LOCKED
-     ), gone AS (DELETE FROM gateway_sessions s USING batch WHERE s.id = batch.id RETURNING 1)
-     SELECT count(*)::int AS removed FROM gone`,
+    'gateway_sessions',
+    `${pastGrace} AND t.ended_at IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM handoff_codes h WHERE h.session_id = t.id)
+     AND NOT EXISTS (SELECT 1 FROM auth_transactions a WHERE a.session_id = t.id)`,
     grace,
     batchSize,
   );
