@@ -154,9 +154,12 @@ export interface paths {
          *     as at `startAuthentication` (`400 INVALID_REDIRECT`, `403 RETURN_TO_NOT_ALLOWED`,
          *     `404 PLATFORM_NOT_FOUND`).
          *
-         *     With the browser's gateway session cookie, the session ends: it is revoked, every
-         *     platform credential derived from it stops working, every platform that exchanged a code
-         *     for it is told by back-channel logout, and the cookie is cleared. Then the browser goes
+         *     With the browser's gateway session cookie, the session ends, and with it every other
+         *     live session of the person from the same sign-in at the provider (same `sid`: each
+         *     login makes its own gateway session, so a browser signed in to two platforms holds two).
+         *     They are revoked, every platform credential derived from them stops working, every
+         *     platform that exchanged a code for one of them is told by back-channel logout, and the
+         *     cookie is cleared. Then the browser goes
          *     through the identity provider's `end_session_endpoint` (RP-Initiated Logout 1.0, with
          *     the login's ID token as `id_token_hint` and the fixed `post_logout_redirect_uri`
          *     `{PUBLIC_BASE_URL}/v1/auth/logged-out`), which sends it back to `returnTo`. Without a
@@ -169,11 +172,12 @@ export interface paths {
         put?: never;
         /**
          * Sign out (API)
-         * @description Ends the gateway session behind the credential: the browser session cookie (the account
-         *     center; origin checked) or a platform's own credential (its back end). The session is
-         *     revoked, every platform credential derived from it stops working, every other platform
-         *     that exchanged a code for it is told by back-channel logout, and a browser cookie is
-         *     cleared. The identity provider's own session is not ended here (use `signOutBrowser` for
+         * @description Ends the gateway session behind the credential, the browser session cookie (the account
+         *     center; origin checked) or a platform's own credential (its back end), and every other
+         *     live session of the person from the same sign-in at the provider (same `sid`). They are
+         *     revoked, every platform credential derived from them stops working, every other platform
+         *     that exchanged a code for one of them is told by back-channel logout, and a browser
+         *     cookie is cleared. The identity provider's own session is not ended here (use `signOutBrowser` for
          *     that). Answers `204` also without a session or when it has already ended: signing out is
          *     harmless to repeat.
          */

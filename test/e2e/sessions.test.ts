@@ -2,7 +2,7 @@
 // session list and revocation, the idle timeout. Real logins, real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { startHarness, addPlatform, browserLogin, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
+import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { OidcBrowser, type BrowserResponse } from '../helpers/oidcBrowser.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
@@ -91,6 +91,27 @@ describe('sessions (issue 12)', () => {
     await request(harness.gateway.app).post('/v1/auth/logout').set('Cookie', credential).expect(204);
     const { rows } = await harness.database.db.raw(`SELECT end_reason FROM gateway_sessions WHERE token_digest IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT 1`);
     expect(rows[0].end_reason).toBe('sign_out');
+  });
+
+  it('signing out at one platform ends every session of that sign-in at the provider: both platforms are told, the other user is not', async () => {
+    const other = await addPlatform(harness);
+    const first = await browserLogin(harness, platform.key, ALICE);
+    const firstCredential = await exchange(first.location);
+    // The same browser signs in to a second platform: the provider's session is reused (same
+    // sid), and the gateway makes a second session, whose cookie replaces the first.
+    const start = await first.browser.get(startUrl(harness, other.key));
+    const isOwn = (url: string) => url.startsWith(harness.baseUrl) || url.startsWith(harness.idp.issuer);
+    const second = await first.browser.followRedirects(start, { stopWhen: (url) => !isOwn(url), maxHops: 10 });
+    const secondCode = new URL(second.stoppedAt!).searchParams.get('code');
+    const secondExchange = await request(harness.gateway.app).post('/v1/auth/exchange').set('Authorization', other.basic).send({ code: secondCode }).expect(200);
+    const secondCredential = `gw_session=${secondExchange.body.session.gatewayToken}`;
+    const bystander = await browserLogin(harness, platform.key, ADMIN, new OidcBrowser());
+
+    await request(harness.gateway.app).post('/v1/auth/logout').set('Cookie', firstCredential).expect(204);
+    await me(firstCredential).expect(401);
+    await me(secondCredential).expect(401);
+    await me(cookieOf(first.browser)).expect(401);
+    await me(cookieOf(bystander.browser)).expect(200);
   });
 
   it('the account center signs out with its cookie, origin checked', async () => {

@@ -83,6 +83,8 @@ export type SessionSelector =
   | { sessionIds: readonly string[] }
   | { userId: string }
   | { idpSid: string }
+  /** The session and every live one of the same user from the same sign-in at the provider (same `sid`). */
+  | { sameSignInAs: string }
   | { sub: string }
   | { expiredOrIdleSeconds: number; limit: number };
 
@@ -104,6 +106,10 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
   } else if ('idpSid' in selector) {
     where = 's.idp_sid = :idpSid';
     bindings = { idpSid: selector.idpSid };
+  } else if ('sameSignInAs' in selector) {
+    where = `s.id = :id OR s.id IN (SELECT o.id FROM gateway_sessions o JOIN gateway_sessions me ON me.id = :id
+                                     WHERE o.user_id = me.user_id AND o.idp_sid = me.idp_sid)`;
+    bindings = { id: selector.sameSignInAs };
   } else if ('sub' in selector) {
     where = 's.user_id IN (SELECT id FROM users WHERE sub = :sub)';
     bindings = { sub: selector.sub };
@@ -119,7 +125,7 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
         SET ended_at = now(),
             end_reason = ${byTime ? `CASE WHEN s.expires_at <= now() THEN 'expired' ELSE 'idle' END` : ':reason'},
             revoked_at = ${byTime ? 's.revoked_at' : 'COALESCE(s.revoked_at, now())'}
-      WHERE ${where} AND s.ended_at IS NULL
+      WHERE (${where}) AND s.ended_at IS NULL
       RETURNING s.id, s.user_id AS "userId"`,
     { ...bindings, reason },
   );

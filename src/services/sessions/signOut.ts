@@ -12,12 +12,20 @@ import { signSignOutState } from './signOutState.ts';
 export const signedOutPath = '/v1/auth/logged-out';
 
 /**
- * POST /v1/auth/logout: ends the session behind the caller's credential (the browser's own
+ * What a sign-out ends: the session behind the credential and every other live session of that
+ * person from the same sign-in at the provider (same `sid`). Each login makes its own gateway
+ * session, so a browser signed in to two platforms holds two; signing out at one must end both
+ * (and tell both platforms), as the provider's own session ends with it.
+ */
+const sessionsOfSignIn = (sessionId: string) => ({ sameSignInAs: sessionId });
+
+/**
+ * POST /v1/auth/logout: ends the sessions of the caller's sign-in (through the browser's own
  * session, or the one a platform credential was derived from). Harmless without one.
  */
 export async function signOut(deps: Pick<AppDeps, 'db'>, principal: Principal | null): Promise<void> {
   if (!principal?.session || principal.via === 'bearer') return;
-  await endSessions(deps.db, { sessionIds: [principal.session.id] }, 'sign_out');
+  await endSessions(deps.db, sessionsOfSignIn(principal.session.id), 'sign_out');
 }
 
 /**
@@ -33,7 +41,7 @@ export async function signOutBrowser(deps: AppDeps, principal: Principal | null,
   if (!session) return returnTo;
 
   const sealed = await findSessionIdToken(deps.db, session.id);
-  await endSessions(deps.db, { sessionIds: [session.id] }, 'sign_out');
+  await endSessions(deps.db, sessionsOfSignIn(session.id), 'sign_out');
   const endSession = await deps.oidc?.endSessionUrl({
     idTokenHint: sealed ? deps.keyRing.open(sealed, idTokenAad(session.id)) : null,
     postLogoutRedirectUri: `${deps.config.publicBaseUrl}${signedOutPath}`,
