@@ -1,5 +1,4 @@
 import type { HandlerMap } from './types.ts';
-import { pending } from './pending.ts';
 import { startAuthentication } from '../operations/startAuthentication.ts';
 import { handleIdpCallback } from '../operations/handleIdpCallback.ts';
 import { resumeAuthentication } from '../operations/resumeAuthentication.ts';
