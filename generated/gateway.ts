@@ -265,7 +265,7 @@ export interface paths {
          *     session permissions and the allowlisted `returnTo` captured at start.
          *
          *     Failed exchanges (`401 INVALID_CLIENT_CREDENTIALS`, `404 HANDOFF_CODE_INVALID`) are
-         *     limited per client id (`RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE`, default 10 a minute,
+         *     limited per client id and client address (`RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE`, default 10 a minute,
          *     shared by every instance); successful ones never count. Over the limit, the client id is
          *     refused with `429 RATE_LIMITED` and `Retry-After` before its secret is checked.
          *

@@ -188,6 +188,18 @@ describe('rate limits (issue 13 §6)', SLOW, () => {
       expect((await exchange(app, auth, code)).status).toBe(200);
       expect((await database.db.raw('SELECT count(*)::int AS n FROM handoff_codes WHERE consumed_at IS NOT NULL')).rows[0].n).toBe(consumedBefore + 1);
     });
+
+    it('a stranger who knows a client id cannot lock its platform out: the budget is per client id and address', async () => {
+      const app = await appWith({ RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE: '2', TRUSTED_PROXIES: '127.0.0.1, ::1' });
+      const victim = await seedPlatform(database.db);
+      const fromAttacker = (code: string) => exchange(app, basic(victim.clientId, 'guessed-secret'), code).set('X-Forwarded-For', '203.0.113.66');
+      await fromAttacker('handoff_unknown');
+      await fromAttacker('handoff_unknown');
+      expectRateLimited(await fromAttacker('handoff_unknown'));
+      // The platform's own back end, elsewhere, still exchanges its codes.
+      const fromBff = await exchange(app, basic(victim.clientId, victim.clientSecret), await issueTestHandoff(app, victim.key)).set('X-Forwarded-For', '198.51.100.7');
+      expect(fromBff.status).toBe(200);
+    });
   });
 
   describe('password change, per user', () => {
