@@ -656,6 +656,9 @@ export interface paths {
          *     With `userId`, an administrator (`platforms:admin`, checked for this parameter) lists a
          *     given user's sessions. Permissions are read at login and kept for a session's life:
          *     revoking a session is the way to cut a person off at once.
+         *
+         *     The person acts for themselves here: a platform's credential gives `403 FORBIDDEN`, so
+         *     that no platform learns which other platforms a person uses.
          */
         get: operations["listSessions"];
         put?: never;
@@ -686,7 +689,9 @@ export interface paths {
          *     back-channel logout. A user revokes their own sessions; an administrator
          *     (`platforms:admin`) any user's. Audited (`session.revoke`). Another user's session, or an
          *     unknown one, gives `404 SESSION_NOT_FOUND` to a non-administrator; revoking an ended
-         *     session changes nothing. Cookie-authenticated requests are origin checked.
+         *     session changes nothing. Cookie-authenticated requests are origin checked. The person
+         *     acts for themselves here: a platform's credential gives `403 FORBIDDEN` (a platform's
+         *     back end ends its own session with `signOut`).
          */
         delete: operations["revokeSession"];
         options?: never;
@@ -3241,7 +3246,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: `userId` without `platforms:admin`, or a caller with no local user. */
+            /** @description `FORBIDDEN`: `userId` without `platforms:admin`, a platform's credential, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

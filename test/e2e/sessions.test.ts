@@ -171,6 +171,17 @@ describe('sessions (issue 12)', () => {
       await request(harness.gateway.app).delete(`/v1/sessions/${aliceSession}`).set('Cookie', cookieOf(admin.browser)).set('Origin', 'http://account.test').expect(204);
       await me(cookieOf(alice.browser)).expect(401);
     });
+
+    it("a platform's credential neither lists the person's sessions (which would show every platform they use) nor revokes one", async () => {
+      const other = await browserLogin(harness, platform.key, ALICE, new OidcBrowser());
+      const { location } = await browserLogin(harness, platform.key, ALICE, new OidcBrowser());
+      const credential = await exchange(location);
+      const otherSession = (await request(harness.gateway.app).get('/v1/sessions').set('Cookie', cookieOf(other.browser)).expect(200)).body.items.find((item: { current: boolean }) => item.current).id as string;
+
+      expect((await request(harness.gateway.app).get('/v1/sessions').set('Cookie', credential).expect(403)).body.code).toBe('FORBIDDEN');
+      expect((await request(harness.gateway.app).delete(`/v1/sessions/${otherSession}`).set('Cookie', credential).set('Origin', 'http://account.test').expect(403)).body.code).toBe('FORBIDDEN');
+      await me(cookieOf(other.browser)).expect(200);
+    });
   });
 
   it('a session ends after GATEWAY_SESSION_IDLE_SECONDS without use; a use is recorded at most once a minute', async () => {
