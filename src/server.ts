@@ -62,14 +62,20 @@ export async function listen(app: Express, port: number, timeouts: ServerTimeout
  * once (`lifecycle`), the listener keeps accepting for `graceMs` while load balancers notice,
  * then stops accepting; idle connections close, requests in flight finish, and whatever is
  * still open after `forceAfterMs` is closed.
+ *
+ * Idle keep-alive connections are closed only when the grace ends, not when it begins: until the
+ * balancer has seen readiness fail it keeps sending requests on its pooled connections, and one
+ * that the server closes just as the balancer writes a request on it resets that request (found
+ * by test/e2e/multiInstance.test.ts: a reset handoff exchange is a failed login, since a POST is
+ * never replayed). During the grace a pooled connection that is used gets `Connection: close` on
+ * its answer and ends cleanly after it.
  */
 export async function drain(server: Server, lifecycle: Lifecycle, options: { graceMs: number; forceAfterMs: number }): Promise<void> {
   lifecycle.startDraining();
-  server.closeIdleConnections();
   if (options.graceMs > 0) await new Promise((resolve) => setTimeout(resolve, options.graceMs));
   const force = setTimeout(() => server.closeAllConnections(), options.forceAfterMs).unref();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Connections that went idle during the grace period would otherwise wait for keepAliveTimeout.
+  // Idle connections would otherwise wait for keepAliveTimeout.
   server.closeIdleConnections();
   await closed;
   clearTimeout(force);
