@@ -18,9 +18,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // SQLSTATE 57014: our statement_timeout cancelled the statement; 55P03: lock_timeout.
   if (code === '57014' || code === '55P03') return true;
   // node-postgres reports a socket closed under it, and a server that stopped answering
-  // (query_timeout, connectionTimeoutMillis), without a code.
-  // (knex prefixes the statement to the message.)
-  return /^Connection terminated|Query read timeout$|timeout exceeded when trying to connect$/.test(error.message);
+  // (query_timeout, connectionTimeoutMillis), without a code. knex prefixes the statement to
+  // the message (`ROLLBACK - Connection terminated unexpectedly`), so match pg's message at the end.
+  return /(?:^|- )(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Query read timeout|timeout exceeded when trying to connect)$/.test(error.message);
 }
 
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);

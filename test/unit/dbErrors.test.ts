@@ -16,6 +16,10 @@ describe('isDatabaseUnavailable', () => {
     ['SQLSTATE 53300 too many connections', withCode('53300')],
     ['a database closed to connections', withCode('55000', 'database "gateway" is not currently accepting connections')],
     ['a socket closed under node-postgres', new Error('Connection terminated unexpectedly')],
+    // knex prefixes the statement (a PostgreSQL restart cut a transaction: it answered 500 before).
+    ['a socket closed under a knex statement', new Error('ROLLBACK - Connection terminated unexpectedly')],
+    ['a socket closed under a knex query', new Error('select * from "platforms" where "id" = $1 - Connection terminated unexpectedly')],
+    ['a knex query timed out client side', new Error('select 1 - Query read timeout')],
     ['knex pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' })],
   ])('%s: yes', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -26,6 +30,7 @@ describe('isDatabaseUnavailable', () => {
     ['a syntax error', withCode('42601')],
     ['another 55000', withCode('55000', 'lock not available')],
     ['a plain error', new Error('boom')],
+    ['a statement quoting the message', withCode('23505', `insert into t values ('- Connection terminated unexpectedly') - duplicate key value violates unique constraint "t_pkey"`)],
     ['not an error', { code: 'ECONNREFUSED' }],
     ['nothing', undefined],
   ])('%s: no', (_name, error) => {
