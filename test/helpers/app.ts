@@ -7,6 +7,7 @@ import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import type { AppDeps } from '../../src/deps.ts';
 import type { IdentityProviderAccounts } from '../../src/services/identityProvider/port.ts';
 import type { Db } from '../../src/db/knex.ts';
+import type { Lifecycle } from '../../src/server.ts';
 
 /** One random key ring per test file (never the published development ring). */
 const TEST_KEY_RING = generateKeyRingSpec('test');
@@ -19,6 +20,8 @@ export interface TestAppOptions {
   oidc?: { issuer: string; clientId: string; clientSecret: string; scopes?: string[] } | null;
   /** The identity provider's account operations (an adapter); none by default. */
   idpAccounts?: IdentityProviderAccounts | null;
+  /** The listener's lifecycle (src/server.ts), for a test that drains a listening instance. */
+  lifecycle?: Lifecycle;
 }
 
 export interface TestApp {
@@ -61,6 +64,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     keyRing: parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS),
     oidc,
     idpAccounts: options.idpAccounts ?? null,
+    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
   };
   const app = await createApp(deps, { validateResponses: true });
   return { app, deps, config };
