@@ -9,6 +9,15 @@
 #   docker run -p 3000:3000 -e PUBLIC_URL=https://account.example.com -e AUTH_BACKEND_URL=https://auth.example.com/v1 \
 #     -e AUTH_PLATFORM_KEY=ACCOUNT_CENTER -e ACCOUNT_CENTER_CLIENT_ID=… -e ACCOUNT_CENTER_CLIENT_SECRET=… account-center
 
+# Base image: node:24-bookworm-slim by tag. To pin it by digest (reproducible builds), look the
+# digest up and write it into every FROM line, keeping the tag for readers:
+#   docker buildx imagetools inspect node:24-bookworm-slim --format '{{json .Manifest.Digest}}'
+#   FROM node:24-bookworm-slim@sha256:<digest> AS …
+# To update: run the same command again (a new Node 24 patch release or Debian security fix
+# moves the tag) and replace the digest in every FROM line in one commit; Dependabot or
+# Renovate can open that change for you ("docker" ecosystem). Not pinned yet: the digest must be
+# read from the registry, which this repository's build machine cannot reach.
+
 # The account center's browser app, built with the development dependencies (Vite, React).
 FROM node:24-bookworm-slim AS account-center-build
 WORKDIR /app

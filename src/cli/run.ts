@@ -41,6 +41,7 @@ import {
   formatPlatformList,
   formatSchemaChangePreview,
 } from './format.ts';
+import { runDevCommand } from './devToken.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -94,6 +95,12 @@ Encryption keys (ENCRYPTION_KEYS, first key active; see docs/operations.md, "Rot
   keys rotate-data [--batch-size N]
                                re-seal every value under the active key, in batches; safe
                                beside running instances, resumable (run it again after a stop)
+
+Development only (refused when NODE_ENV=production or OIDC_ISSUER is set):
+  dev token --user USERNAME [--password PASSWORD]
+                               sign in at the running dev stack's identity provider and print
+                               the access token it issued (Bearer), e.g. --user admin for the
+                               admin API; see \`npm run gateway -- dev --help\`
 
 Options:
   --json       print JSON (the API representation) instead of text
@@ -187,6 +194,8 @@ type Command = (db: Db, io: CliIo, json: boolean, rules: RegistryRules) => Promi
 
 /** Runs one command line; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // Development helpers talk to the running dev stack over HTTP, not to the database.
+  if (argv[0] === 'dev') return runDevCommand(argv.slice(1), io);
   let command: Command | null;
   try {
     command = parseCommand(argv, io);
@@ -240,7 +249,7 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'fields') return parseFieldsCommand(action, rest, io);
   if (group === 'audit') return parseAuditCommand(action, rest, io);
   if (group === 'keys') return parseKeysCommand(action, rest, io);
-  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit, keys)`);
+  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit, keys, dev)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {

@@ -15,6 +15,11 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
  * its own, its SHA-256 sent at start, the secret sent with the exchange. A handoff
  * code injected into its callback from someone else's login is then refused.
  *
+ * After the exchange it asks the gateway who signed in (GET /v1/me with the platform credential
+ * forwarded as the gateway cookie), keeps that in its session and redirects (303) to the page the person
+ * wanted (`returnTo`, a path inside this BFF): a reload then shows the page, not a second use
+ * of a single-use code. Any page can send a person to `{basePath}/login?returnTo=/the/page`.
+ *
  * And it receives back-channel logout (OpenID Connect Back-Channel Logout 1.0): when the
  * gateway session it exchanged a code for ends (sign-out, revocation, account deletion,
  * expiry...), the gateway POSTs a logout token to {basePath}/backchannel-logout (registered
@@ -43,6 +48,8 @@ export interface DemoBffOptions {
   platforms?: DemoBffPlatform[];
   /** How browsers reach this BFF (its registered callback and return root); default http://localhost:<port>. */
   publicUrl?: string;
+  /** The gateway's cookie name (GATEWAY_COOKIE_NAME), under which the platform credential is forwarded; default gw_session. */
+  gatewayCookieName?: string;
 }
 
 export interface DemoBff {
@@ -65,6 +72,15 @@ interface BffSession {
   /** The platform credential (`gwp_…`): never sent to the browser. */
   platformCredential: string;
   user: { id: string; sub: string };
+  /** Who signed in, from GET /v1/me (null when the gateway could not say). */
+  person: Person | null;
+}
+
+/** The part of GET /v1/me the pages show. */
+interface Person {
+  displayName: string | null;
+  email: string | null;
+  pictureUrl: string | null;
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {
@@ -77,11 +93,35 @@ function readCookie(header: string | undefined, name: string): string | undefine
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
+/**
+ * `returnTo` as a path inside this BFF under the platform's basePath, or the fallback: only a
+ * same-origin relative path ("/reports?id=1"), never "//evil.example", a backslash, an absolute
+ * URL or control characters (an open redirect otherwise). The gateway checks it again against
+ * the platform's allowedReturnUrls.
+ */
+function localReturnPath(value: string | null, selfUrl: string, basePath: string, fallback: string): string {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\\\s\u0000-\u001f\u007f]/.test(value)) return fallback;
+  const url = new URL(value, selfUrl);
+  if (url.origin !== new URL(selfUrl).origin || !url.pathname.startsWith(`${basePath}/`)) return fallback;
+  return `${url.pathname}${url.search}`;
+}
+
+/** Who signed in: the person's name, e-mail and picture (never the credential). */
+function personHtml(session: BffSession): string {
+  const name = session.person?.displayName ?? session.user.sub;
+  const picture = session.person?.pictureUrl
+    ? `<img class="avatar" src="${escapeHtml(session.person.pictureUrl)}" alt="" width="48" height="48">`
+    : `<span class="avatar" aria-hidden="true">${escapeHtml(name.slice(0, 1).toUpperCase())}</span>`;
+  const email = session.person?.email ? ` <span class="email">${escapeHtml(session.person.email)}</span>` : '';
+  return `<span class="person">${picture} <strong class="name">${escapeHtml(name)}</strong>${email}</span>`;
+}
+
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem;color:#222}
 a.button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border-radius:6px;text-decoration:none}
-pre{background:#f4f4f4;padding:1rem;overflow:auto}</style></head><body>${body}</body></html>`;
+pre{background:#f4f4f4;padding:1rem;overflow:auto}
+.avatar{display:inline-flex;width:48px;height:48px;border-radius:50%;background:#dde4f6;align-items:center;justify-content:center;vertical-align:middle;object-fit:cover}</style></head><body>${body}</body></html>`;
 }
 
 export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
@@ -111,8 +151,8 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
       const signOut = new URL('/v1/auth/logout', options.gatewayUrl);
       signOut.searchParams.set('platformKey', platform.platformKey);
       signOut.searchParams.set('returnTo', new URL(`${platform.basePath ?? ''}/welcome`, selfUrl).href);
-      return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Signed in as <strong>${escapeHtml(session.user.sub)}</strong> to ${escapeHtml(platform.name)}
- (gateway session <code>${escapeHtml(session.gatewaySessionId)}</code>). <a href="${escapeHtml(signOut.href)}">Sign out</a></p>`;
+      return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Signed in as ${personHtml(session)} to ${escapeHtml(platform.name)}
+ (gateway session <code class="gateway-session">${escapeHtml(session.gatewaySessionId)}</code>). <a href="${escapeHtml(signOut.href)}">Sign out</a></p>`;
     }
     if (ended && cookie) {
       // Said once: the cookie is cleared with this page.
@@ -196,11 +236,15 @@ ${buttons}`), cookies);
     const path = platform ? url.pathname.slice((platform.basePath ?? '').length) : url.pathname;
     if (platform && path === '/backchannel-logout') return handleBackchannelLogout(req, res, platform);
     if (platform && path === '/login') {
+      // Where to go after sign-in: ?returnTo=/a/page of this BFF, else its welcome page.
+      const basePath = platform.basePath ?? '';
+      const returnPath = localReturnPath(url.searchParams.get('returnTo'), selfUrl, basePath, `${basePath}/welcome`);
       // A fresh secret per login, kept in this BFF's own HttpOnly cookie (sent only to its callback).
       const verifier = randomBytes(32).toString('base64url');
       const start = new URL('/v1/auth/start', options.gatewayUrl);
       start.searchParams.set('platformKey', platform.platformKey);
-      start.searchParams.set('returnTo', new URL(`${platform.basePath ?? ''}/welcome`, selfUrl).href);
+      // The gateway keeps returnTo through the login and hands it back with the exchange.
+      start.searchParams.set('returnTo', new URL(returnPath, selfUrl).href);
       start.searchParams.set('handoffChallenge', createHash('sha256').update(verifier).digest('base64url'));
       res.writeHead(302, {
         Location: start.href,
@@ -225,22 +269,44 @@ ${buttons}`), cookies);
       if (!response) return send(502, page('Gateway unreachable', '<h1>The gateway could not be reached</h1>'), [clearVerifier]);
       const body = (await response.json()) as Record<string, unknown> & { session?: { id?: string; gatewayToken?: string }; user?: { id: string; sub: string } };
       if (!response.ok) {
-        return send(response.status, page('Sign-in failed', `<h1>Sign-in failed</h1><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre><p><a href="/">Start again</a></p>`), [clearVerifier]);
+        // The gateway's problem+json names what happened; the person gets a way to start again.
+        const problem = `${String(body.title ?? 'Refused')}: ${String(body.detail ?? '')}`;
+        return send(response.status, page('Sign-in failed', `<h1>Sign-in failed</h1><p>${escapeHtml(problem)} (<code>${escapeHtml(String(body.code ?? response.status))}</code>)</p>
+<p><a class="button" href="${escapeHtml(platform.basePath ?? '')}/login">Start again</a></p>`), [clearVerifier]);
       }
+      // Who signed in: the gateway's API, called with the platform credential.
+      const person = await fetchPerson(options.gatewayUrl, options.gatewayCookieName ?? 'gw_session', body.session!.gatewayToken!);
       // The BFF's own session: a random cookie for the browser; the platform credential and the
       // gateway session id (what a logout token names in `sid`) stay on the server.
       const cookie = randomBytes(32).toString('base64url');
-      sessions.set(cookie, { platformKey: platform.platformKey, gatewaySessionId: body.session!.id!, platformCredential: body.session!.gatewayToken!, user: body.user! });
+      sessions.set(cookie, { platformKey: platform.platformKey, gatewaySessionId: body.session!.id!, platformCredential: body.session!.gatewayToken!, user: body.user!, person });
       const sessionCookie = `${sessionCookieName(platform)}=${cookie}; Path=/; HttpOnly; SameSite=Lax`;
-      const shown = { ...body, session: { ...body.session, gatewayToken: '[kept on the server]' } };
-      return send(200, page('Signed in', `<h1 id="signed-in">Signed in to ${escapeHtml(platform.name)}</h1>
-<p>Signed in as <strong>${escapeHtml(body.user!.sub)}</strong>. The platform back end exchanged the handoff code for this session description:</p>
-<pre id="session">${escapeHtml(JSON.stringify(shown, null, 2))}</pre><p><a href="${escapeHtml(platform.basePath ?? '')}/welcome">Continue</a> · <a href="/">Home</a></p>`), [clearVerifier, sessionCookie]);
+      // Redirect (303) to the page the person wanted, checked again as a path of this BFF: the
+      // callback URL with its used code leaves the address bar, so a reload shows that page.
+      const returnTo = typeof body.returnTo === 'string' && URL.canParse(body.returnTo) ? new URL(body.returnTo) : null;
+      const sameOrigin = returnTo !== null && returnTo.origin === new URL(selfUrl).origin;
+      const basePath = platform.basePath ?? '';
+      const next = localReturnPath(sameOrigin ? `${returnTo.pathname}${returnTo.search}` : null, selfUrl, basePath, `${basePath}/welcome`);
+      res.writeHead(303, { Location: next, 'Cache-Control': 'no-store', 'Set-Cookie': [clearVerifier, sessionCookie] });
+      return res.end();
+    }
+    if (platform && path === '/account') {
+      // A page that needs a signed-in person: without a session, sign in and come back here.
+      const { session } = sessionState(req, platform);
+      if (!session) {
+        const login = `${platform.basePath ?? ''}/login?returnTo=${encodeURIComponent(`${platform.basePath ?? ''}/account`)}`;
+        res.writeHead(303, { Location: login, 'Cache-Control': 'no-store' });
+        return res.end();
+      }
+      return send(200, page('Your account', `<h1>Your account at ${escapeHtml(platform.name)}</h1><p id="person">${personHtml(session)}</p>${statusHtml(req, platform, [])}<p><a href="/">Home</a></p>`));
     }
     if (platform && path === '/welcome') {
       const cookies: string[] = [];
       const status = statusHtml(req, platform, cookies) || `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Not signed in to ${escapeHtml(platform.name)}.</p>`;
-      return send(200, page('Welcome', `<h1>Welcome back</h1>${status}<p><a href="/">Home</a></p>`), cookies);
+      const { session } = sessionState(req, platform);
+      const heading = session ? `<h1 id="signed-in">Welcome, ${escapeHtml(session.person?.displayName ?? session.user.sub)}</h1>` : '<h1>Welcome</h1>';
+      const account = session ? `<p><a href="${escapeHtml(platform.basePath ?? '')}/account">Your account</a></p>` : `<p><a class="button" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in</a></p>`;
+      return send(200, page('Welcome', `${heading}${status}${account}<p><a href="/">Home</a></p>`), cookies);
     }
     return send(404, page('Not found', '<h1>Not found</h1>'));
   });
@@ -252,6 +318,18 @@ ${buttons}`), cookies);
     sessionCount: () => sessions.size,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
+}
+
+/**
+ * GET /v1/me with the platform credential, forwarded as the gateway cookie (`Cookie:
+ * gw_session=gwp_…`, server to server): the person's name, e-mail and picture. null when the
+ * gateway does not answer (the page then shows the subject).
+ */
+async function fetchPerson(gatewayUrl: string, cookieName: string, platformCredential: string): Promise<Person | null> {
+  const response = await fetch(new URL('/v1/me', gatewayUrl), { headers: { Cookie: `${cookieName}=${platformCredential}`, Accept: 'application/json' } }).catch(() => null);
+  if (!response?.ok) return null;
+  const me = (await response.json()) as { user?: { displayName?: string | null; email?: string | null; pictureUrl?: string | null } };
+  return { displayName: me.user?.displayName ?? null, email: me.user?.email ?? null, pictureUrl: me.user?.pictureUrl ?? null };
 }
 
 /** The request body as text, refused beyond `limit` bytes. */

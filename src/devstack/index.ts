@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/knex.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from '../devidp/index.ts';
-import { findPlatformByKey } from '../db/repositories/platforms.ts';
-import { createPlatform, rotatePlatformCredentials, updatePlatform, type Actor, type PlatformCreateInput } from '../services/platformRegistry.ts';
-import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
+import type { FieldCreateInput } from '../services/onboarding/schema.ts';
+import { acceptsPublishedDevCredentials, DEV_OIDC_CLIENT, DEV_PLATFORM_CREDENTIALS } from '../security/devCredentials.ts';
+import { seedDemoPlatform } from './seed.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
 import { signedOutPath } from '../services/sessions/signOut.ts';
 import type { AccountCenterServer } from '../../account-center/server/server.ts';
@@ -16,8 +15,7 @@ export const DEMO_PLATFORM_KEY = 'DEMO_PLATFORM';
 export const DEMO_CENTRAL_PLATFORM_KEY = 'DEMO_CENTRAL';
 /** The account center's own platform when AUTH_PLATFORM_KEY is unset. */
 export const ACCOUNT_CENTER_PLATFORM_KEY = 'ACCOUNT_CENTER';
-const DEV_CLIENT_ID = 'auth-gateway-dev';
-const SEED_ACTOR: Actor = { type: 'cli', userId: null, sub: null, requestId: null };
+const DEV_CLIENT_ID = DEV_OIDC_CLIENT.clientId;
 /** The dev identity provider's users, password hashes and states, kept across restarts (git-ignored). */
 export const DEV_IDP_USERS_FILE = path.resolve('.data/dev-idp-users.json');
 
@@ -37,7 +35,11 @@ export interface DevStack {
  */
 export async function startDevStack(config: Config, db: Db, logger: Logger): Promise<DevStack> {
   if (config.isProduction) throw new Error('the development stack never runs in production');
-  const clientSecret = randomBytes(32).toString('base64url');
+  // Published (src/security/devCredentials.ts): the dev provider runs only here, and
+  // `npm run gateway -- dev token` signs in with this client too.
+  const clientSecret = DEV_OIDC_CLIENT.clientSecret;
+  // The published demo credentials only on the dev stack's own database (never on DATABASE_URL's).
+  const published = (platformKey: string) => (acceptsPublishedDevCredentials(config) ? DEV_PLATFORM_CREDENTIALS[platformKey] ?? null : null);
   const idp: DevIdp = await startDevIdp({
     port: config.devIdpPort,
     clients: [{
@@ -67,7 +69,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   });
 
   const bffUrl = `http://localhost:${config.demoBffPort}`;
-  const credentials = await seedPlatform(db, {
+  const credentials = await seedDemoPlatform(db, {
     platformKey: DEMO_PLATFORM_KEY,
     displayName: 'Demo platform',
     callbackUrl: `${bffUrl}/auth/callback`,
@@ -75,8 +77,8 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     backchannelLogoutUrl: `${bffUrl}/backchannel-logout`,
     allowedReturnUrls: [`${bffUrl}/`],
     defaultOnboardingMode: 'none',
-  });
-  const centralCredentials = await seedPlatform(
+  }, published(DEMO_PLATFORM_KEY));
+  const centralCredentials = await seedDemoPlatform(
     db,
     {
       platformKey: DEMO_CENTRAL_PLATFORM_KEY,
@@ -86,14 +88,16 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
       allowedReturnUrls: [`${bffUrl}/central/`],
       defaultOnboardingMode: 'central',
     },
+    published(DEMO_CENTRAL_PLATFORM_KEY),
     DEMO_CENTRAL_FIELDS,
   );
-  const accountCenter = await startAccountCenter(config, db, logger);
+  const accountCenter = await startAccountCenter(config, db, logger, published);
   let bff: DemoBff | null = null;
   try {
     bff = await startDemoBff({
       port: config.demoBffPort,
       gatewayUrl: config.publicBaseUrl,
+      gatewayCookieName: config.gatewayCookieName,
       platforms: [
         { platformKey: DEMO_PLATFORM_KEY, name: 'Demo platform', basePath: '', ...credentials },
         { platformKey: DEMO_CENTRAL_PLATFORM_KEY, name: 'Demo platform with central onboarding', basePath: '/central', ...centralCredentials },
@@ -109,9 +113,20 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     announce(log) {
       // Only the seeded users whose published password still works (a changed one is never shown).
       const users = idp.seedHints().map((user) => `${user.username} / ${user.password}`).join(', ') || `a user of ${DEV_IDP_USERS_FILE}`;
+      // The secrets are in the message, not in fields: the logger redacts fields named like secrets.
+      const lines = [
+        'dev stack ready (development only; these credentials are published and refused by any other gateway):',
+        `  example BFF      ${bff?.url ?? '(not running: set DEMO_BFF_PORT)'}/`,
+        `    ${DEMO_PLATFORM_KEY}  client id ${credentials.clientId}  secret ${credentials.clientSecret}`,
+        `    ${DEMO_CENTRAL_PLATFORM_KEY}  client id ${centralCredentials.clientId}  secret ${centralCredentials.clientSecret}`,
+        `  account center   ${accountCenter ? `${accountCenter.url}/` : '(not running: set ACCOUNT_CENTER_URL)'}`,
+        `  API docs         ${config.publicBaseUrl}/docs (sign in as admin first for the admin operations)`,
+        `  users            ${users}`,
+        `  admin token      npm run gateway -- dev token --user admin`,
+      ];
       log.info(
-        { demo: bff?.url, accountCenter: accountCenter?.url, users, devIdp: idp.issuer },
-        `demo: open ${bff?.url ?? '(example BFF not running)'} or the account center at ${accountCenter?.url ?? '(not running)'} and sign in as ${users}`,
+        { demo: bff?.url, accountCenter: accountCenter?.url, users, devIdp: idp.issuer, demoClientId: credentials.clientId },
+        lines.join('\n'),
       );
     },
     async close() {
@@ -140,39 +155,24 @@ const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
 ];
 
 /**
- * A demo platform exists once (created with its onboarding fields the first time); its
- * secret is rotated at every start so the in-process back end knows it (only the digest is
- * stored). A back-channel logout URL is (re)registered when it differs (a database seeded
- * before there was one, or another DEMO_BFF_PORT).
- */
-async function seedPlatform(db: Db, platform: PlatformCreateInput, fields: readonly FieldCreateInput[] = []): Promise<{ clientId: string; clientSecret: string }> {
-  const existing = await findPlatformByKey(db, platform.platformKey);
-  if (existing) {
-    if (platform.backchannelLogoutUrl !== undefined && existing.backchannelLogoutUrl !== platform.backchannelLogoutUrl) {
-      await updatePlatform(db, platform.platformKey, { backchannelLogoutUrl: platform.backchannelLogoutUrl }, SEED_ACTOR);
-    }
-    const rotated = await rotatePlatformCredentials(db, platform.platformKey, SEED_ACTOR);
-    return { clientId: rotated.clientId, clientSecret: rotated.clientSecret };
-  }
-  const created = await createPlatform(db, platform, SEED_ACTOR);
-  for (const field of fields) await createFieldDefinition(db, platform.platformKey, field, SEED_ACTOR);
-  return { clientId: created.platform.clientId!, clientSecret: created.clientSecret };
-}
-
-/**
  * The account center at ACCOUNT_CENTER_URL, registered as its own platform (its server is
  * that platform's back end), built first when its build is missing or stale.
  */
-async function startAccountCenter(config: Config, db: Db, logger: Logger): Promise<AccountCenterServer | null> {
+async function startAccountCenter(
+  config: Config,
+  db: Db,
+  logger: Logger,
+  published: (platformKey: string) => { clientId: string; clientSecret: string } | null,
+): Promise<AccountCenterServer | null> {
   const url = config.accountCenterUrl;
   const platformKey = config.authPlatformKey ?? ACCOUNT_CENTER_PLATFORM_KEY;
-  const credentials = await seedPlatform(db, {
+  const credentials = await seedDemoPlatform(db, {
     platformKey,
     displayName: 'Account center',
     callbackUrl: `${url}/auth/callback`,
     allowedReturnUrls: [`${url}/`],
     defaultOnboardingMode: 'none',
-  });
+  }, published(ACCOUNT_CENTER_PLATFORM_KEY));
   try {
     const { ensureAccountCenterBuilt, ACCOUNT_CENTER_DIST } = await import('../../account-center/server/build.ts');
     if ((await ensureAccountCenterBuilt()) === 'built') logger.info('built the account center');

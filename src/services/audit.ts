@@ -1,7 +1,7 @@
 import type { components } from '../../generated/gateway.ts';
 import type { Principal } from '../domain/types.ts';
 import type { Db } from '../db/knex.ts';
-import { insertAuditEvent, listAuditEventRows, type AuditEventRow } from '../db/repositories/audit.ts';
+import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from '../db/repositories/audit.ts';
 import { validationError } from '../errors/catalogue.ts';
 import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from './cursor.ts';
 
@@ -21,9 +21,9 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'session.revoke',
 ];
 
-/** Who makes a change: an API caller (cookie or Bearer) or the operator command line. */
+/** Who makes a change: an API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */
 export interface Actor {
-  type: 'user' | 'cli';
+  type: ActorType;
   /** Local user id; null for the CLI, or a Bearer caller who never logged in through the gateway. */
   userId: string | null;
   /** Identity-provider subject; null for the CLI. */
@@ -33,6 +33,8 @@ export interface Actor {
 }
 
 export const CLI_ACTOR: Actor = Object.freeze({ type: 'cli', userId: null, sub: null, requestId: null });
+/** `npm start`'s dev stack creating and updating its demo platforms (src/devstack/seed.ts). */
+export const DEVSTACK_ACTOR: Actor = Object.freeze({ type: 'devstack', userId: null, sub: null, requestId: null });
 
 /** The actor of an authenticated API request (the security handlers guarantee a principal on admin routes). */
 export function actorFromPrincipal(principal: Principal | null, requestId: string): Actor {

@@ -449,14 +449,17 @@ describe('back-channel logout out to platforms', () => {
       const toIdp = await browser.followRedirects(login, { maxHops: 10 });
       const afterLogin = await browser.loginAtDevIdp(toIdp.response, ALICE.username, ALICE.password);
       const atCallback = await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${bff.url}/auth/callback`), maxHops: 10 });
+      // The BFF redirects after the exchange (issue 14 §7) to a page that shows the person.
       const callback = await browser.get(atCallback.stoppedAt!);
-      expect(callback.status, callback.text).toBe(200);
-      expect(callback.text).toContain('id="signed-in"');
-      expect(callback.text).not.toMatch(/gwp_/); // the platform credential stays on the server
-      const sessionId = JSON.parse(/<pre id="session">([\s\S]*?)<\/pre>/.exec(callback.text)![1]!.replaceAll('&#34;', '"')).session.id as string;
+      expect(callback.status, callback.text).toBe(303);
+      const landing = await browser.get(callback.location!);
+      expect(landing.text).toContain('id="signed-in"');
+      expect(landing.text).not.toMatch(/gwp_/); // the platform credential stays on the server
+      const sessionId = /<code class="gateway-session">([^<]+)<\/code>/.exec(landing.text)![1]!;
 
       const home = await browser.get(`${bff.url}/`);
-      expect(home.text).toContain('Signed in as <strong>dev-user-alice</strong>');
+      expect(home.text).toContain('Signed in as');
+      expect(home.text).toContain('Alice Example');
       expect(bff.sessionCount()).toBe(1);
 
       // The person signs out at the gateway (the account center): the BFF is told.

@@ -68,10 +68,12 @@ describe.skipIf(!hasChromium)(`in headless Chromium${hasChromium ? '' : ' (skipp
     await page.fill('input[name=password]', 'alice-password');
     await page.click('button[type=submit]:not(.secondary)');
     await page.waitForSelector('#signed-in');
-    const session = JSON.parse((await page.textContent('#session'))!);
-    expect(session.user.sub).toBe('dev-user-alice');
-    expect(session.platform.key).toBe('BROWSER_DEMO');
-    expect(session.session.gatewayToken).toBe('[kept on the server]');
+    // The BFF redirected after the exchange to its welcome page, which names the person (GET /v1/me).
+    expect(new URL(page.url()).pathname).toBe('/welcome');
+    expect(await page.textContent('#signed-in')).toContain('Alice Example');
+    expect(await page.content()).not.toMatch(/gwp_/);
+    await page.reload();
+    expect(await page.textContent('#signed-in')).toContain('Alice Example');
     // The gateway cookie is HttpOnly: no script on any page can read it.
     await page.goto(`${harness.baseUrl}/health/live`);
     expect(await page.evaluate('document.cookie')).not.toContain('gw_session');

@@ -1,5 +1,7 @@
 // The example BFF binds each login to itself with a handoff challenge (issue 8 §5):
 // a handoff code from someone else's login, injected into its callback, is refused.
+// As the model platforms copy (issue 14 §7): it shows who signed in (GET /v1/me with its
+// platform credential), honours returnTo, and redirects after the exchange so a reload works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
@@ -36,8 +38,8 @@ describe('the example BFF with a handoff challenge', () => {
   });
 
   /** Sign in through the BFF's /login, stopping before the browser reaches the BFF's callback. */
-  async function upToBffCallback(browser: OidcBrowser) {
-    const login = await browser.get(`${bff.url}/login`);
+  async function upToBffCallback(browser: OidcBrowser, loginPath = '/login') {
+    const login = await browser.get(`${bff.url}${loginPath}`);
     expect(login.status).toBe(302);
     const start = new URL(login.location!);
     expect(start.searchParams.get('handoffChallenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -47,12 +49,50 @@ describe('the example BFF with a handoff challenge', () => {
     return followed.stoppedAt!;
   }
 
-  it('signs a person in: the verifier kept in its own cookie redeems the code', async () => {
+  it('signs a person in, redirects to the page, and shows who signed in, also after a reload', async () => {
     const browser = new OidcBrowser();
     const callback = await browser.get(await upToBffCallback(browser));
-    expect(callback.status, callback.text).toBe(200);
-    expect(callback.text).toContain('id="signed-in"');
-    expect(callback.text).not.toMatch(/gwp_/); // the platform credential stays on the server
+    // The exchange is answered with a redirect: the used code leaves the address bar.
+    expect(callback.status, callback.text).toBe(303);
+    expect(callback.location).toBe(`${bff.url}/welcome`);
+    for (let load = 0; load < 2; load += 1) {
+      const welcome = await browser.get(callback.location!);
+      expect(welcome.status).toBe(200);
+      expect(welcome.text).toContain('id="signed-in"');
+      // Name and e-mail from GET /v1/me, not raw JSON; the platform credential stays on the server.
+      expect(welcome.text).toContain('Welcome, Alice Example');
+      expect(welcome.text).toContain('alice@example.test');
+      expect(welcome.text).not.toContain('Sign-in failed');
+      expect(welcome.text).not.toMatch(/gwp_|"session"/);
+      expect(welcome.text).toContain('Sign out');
+    }
+  });
+
+  it('honours returnTo: a page that needs a session sends the person to sign in and back to it', async () => {
+    const browser = new OidcBrowser();
+    const account = await browser.get(`${bff.url}/account`);
+    expect(account.status).toBe(303);
+    expect(account.location).toBe(`${bff.url}/login?returnTo=%2Faccount`);
+    const login = await browser.get(account.location!);
+    expect(new URL(login.location!).searchParams.get('returnTo')).toBe(`${bff.url}/account`);
+    const callback = await browser.get(await upToBffCallback(browser, '/login?returnTo=%2Faccount'));
+    expect(callback.status, callback.text).toBe(303);
+    expect(callback.location).toBe(`${bff.url}/account`);
+    const page = await browser.get(callback.location!);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Alice Example');
+    expect((await browser.get(callback.location!)).text).toContain('alice@example.test'); // a reload
+  });
+
+  it('takes only a path of its own as returnTo', async () => {
+    const browser = new OidcBrowser();
+    for (const returnTo of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)', '/a b']) {
+      const login = await browser.get(`${bff.url}/login?returnTo=${encodeURIComponent(returnTo)}`);
+      expect(login.status).toBe(302);
+      expect(new URL(login.location!).searchParams.get('returnTo'), returnTo).toBe(`${bff.url}/welcome`);
+    }
+    const kept = await browser.get(`${bff.url}/login?returnTo=${encodeURIComponent('/reports?id=7')}`);
+    expect(new URL(kept.location!).searchParams.get('returnTo')).toBe(`${bff.url}/reports?id=7`);
   });
 
   it("refuses a code from someone else's login injected into its callback", async () => {

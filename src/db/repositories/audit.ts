@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
 
+/** An API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */
+export type ActorType = 'user' | 'cli' | 'devstack';
+
 export interface NewAuditEvent {
   action: string;
   /** Null for a session revocation. */
@@ -9,7 +12,7 @@ export interface NewAuditEvent {
   fieldKey: string | null;
   /** The session a revocation ended. */
   sessionId: string | null;
-  actorType: 'user' | 'cli';
+  actorType: ActorType;
   actorUserId: string | null;
   actorSub: string | null;
   /** Names of changed properties only; never values. */

@@ -1,0 +1,74 @@
+import type { Db } from '../db/knex.ts';
+import { findPlatformByKey } from '../db/repositories/platforms.ts';
+import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
+import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput } from '../services/platformRegistry.ts';
+import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
+import { sha256 } from '../security/crypto.ts';
+import type { PublishedPlatformCredentials } from '../security/devCredentials.ts';
+
+/**
+ * A demo platform of the dev stack: created once (with its onboarding fields), and at every
+ * start brought up to date: its URLs follow DEMO_BFF_PORT and ACCOUNT_CENTER_URL, and its
+ * credentials are the published development ones (src/security/devCredentials.ts), so they
+ * stay the same from one start to the next. Every change is audited as actor `devstack`;
+ * a start that finds everything in place writes nothing.
+ *
+ * `published` is null when the dev stack runs on a database of DATABASE_URL (possibly shared):
+ * such a database never gets the published secrets, and the demo gets a fresh one each start.
+ */
+export async function seedDemoPlatform(
+  db: Db,
+  platform: PlatformCreateInput,
+  published: PublishedPlatformCredentials | null,
+  fields: readonly FieldCreateInput[] = [],
+): Promise<{ clientId: string; clientSecret: string }> {
+  let existing = await findPlatformByKey(db, platform.platformKey);
+  if (!existing) {
+    const created = await createPlatform(db, platform, DEVSTACK_ACTOR);
+    for (const field of fields) await createFieldDefinition(db, platform.platformKey, field, DEVSTACK_ACTOR);
+    if (!published) return { clientId: created.platform.clientId!, clientSecret: created.clientSecret };
+    existing = await findPlatformByKey(db, platform.platformKey);
+  } else {
+    // Only what differs is written (and audited): another DEMO_BFF_PORT, a database seeded
+    // before there was a back-channel logout URL.
+    await updatePlatform(
+      db,
+      platform.platformKey,
+      {
+        callbackUrl: platform.callbackUrl ?? null,
+        allowedReturnUrls: platform.allowedReturnUrls ?? [],
+        ...(platform.backchannelLogoutUrl !== undefined ? { backchannelLogoutUrl: platform.backchannelLogoutUrl } : {}),
+      },
+      DEVSTACK_ACTOR,
+    );
+  }
+  if (!published) {
+    const rotated = await rotatePlatformCredentials(db, platform.platformKey, DEVSTACK_ACTOR);
+    return { clientId: rotated.clientId, clientSecret: rotated.clientSecret };
+  }
+  await usePublishedCredentials(db, platform.platformKey, published);
+  return { clientId: published.clientId, clientSecret: published.clientSecret };
+}
+
+/**
+ * Sets the published client id and secret digest when they differ (a new platform, or a
+ * database from before they were published). The registry never sets a chosen secret, so this
+ * dev-only step writes the row itself, in one transaction with its audit row.
+ */
+async function usePublishedCredentials(db: Db, platformKey: string, published: PublishedPlatformCredentials): Promise<void> {
+  const digest = sha256(published.clientSecret);
+  await db.transaction(async (trx) => {
+    const row = (await trx('platforms').where({ platform_key: platformKey }).forUpdate().first('client_id', 'client_secret_digest')) as
+      | { client_id: string | null; client_secret_digest: Buffer | null }
+      | undefined;
+    if (!row) return;
+    const sameId = row.client_id === published.clientId;
+    const sameSecret = row.client_secret_digest !== null && Buffer.compare(row.client_secret_digest, digest) === 0;
+    if (sameId && sameSecret) return;
+    await trx('platforms')
+      .where({ platform_key: platformKey })
+      .update({ client_id: published.clientId, client_secret_digest: digest, credentials_rotated_at: trx.fn.now() });
+    const changedFields = sameId ? ['clientSecret'] : ['clientId', 'clientSecret'];
+    await recordAuditEvent(trx, { action: 'platform.rotate_credentials', platformKey, changedFields }, DEVSTACK_ACTOR);
+  });
+}
