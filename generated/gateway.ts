@@ -1097,8 +1097,9 @@ export interface paths {
         /**
          * Readiness probe
          * @description Checks the relational database (one round trip with a short timeout). `200` when
-         *     every check is up, `503` with the same body shape when one is down. Failure reasons
-         *     are short and never carry connection strings or internal messages.
+         *     it is up, `503` with the same body shape when it is down. With `REDIS_URL` set, Redis
+         *     is reported too, without deciding the status (the rate limits fall back to PostgreSQL).
+         *     Failure reasons are short and never carry connection strings or internal messages.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1594,10 +1595,10 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description `user`: an API caller (cookie or Bearer); `cli`: the operator command line.
+                 * @description `user`: an API caller (cookie or Bearer); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
                  * @enum {string}
                  */
-                type: "user" | "cli";
+                type: "user" | "cli" | "devstack";
                 /**
                  * Format: uuid
                  * @description Local user id; `null` for the command line or an unknown caller.
@@ -2050,7 +2051,7 @@ export interface components {
         /** @description Readiness and the state of each dependency. */
         Readiness: {
             /**
-             * @description `ready` when every check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say.
+             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say.
              * @enum {string}
              */
             status: "ready" | "unavailable" | "draining";
@@ -2060,6 +2061,15 @@ export interface components {
                     /** @enum {string} */
                     status: "up" | "down";
                     /** @description Round-trip time of the check; `null` when it failed. */
+                    latencyMs: number | null;
+                    /** @description Short failure reason without internal details; `null` when up. */
+                    reason: string | null;
+                };
+                /** @description Redis, present only when `REDIS_URL` is set. Informational: while it is down the rate limits are counted in PostgreSQL, so it never makes the instance unavailable. */
+                redis?: {
+                    /** @enum {string} */
+                    status: "up" | "down";
+                    /** @description Round-trip time of a PING; `null` when it failed. */
                     latencyMs: number | null;
                     /** @description Short failure reason without internal details; `null` when up. */
                     reason: string | null;

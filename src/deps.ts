@@ -6,6 +6,8 @@ import type { RelyingParty } from './oidc/relyingParty.ts';
 import type { IdentityProviderAccounts } from './services/identityProvider/port.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { Lifecycle } from './server.ts';
+import type { Redis } from 'ioredis';
+import type { Tracing } from './observability/tracing.ts';
 
 /** Everything an operation may use, built once at boot and passed down explicitly. */
 export interface AppDeps {
@@ -25,4 +27,14 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** Whether this instance is draining for shutdown (src/server.ts); absent in tools and unit tests. */
   readonly lifecycle?: Lifecycle;
+  /**
+   * The rate limits' Redis client when REDIS_URL is set (openRateLimitRedis in
+   * src/services/rateLimits.ts; main.ts opens it and quits it at shutdown).
+   */
+  readonly redis?: Redis | null;
+  /**
+   * OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/observability/tracing.ts,
+   * loaded only then); absent: every hook point is one falsy check.
+   */
+  readonly tracing?: Tracing | null;
 }

@@ -109,6 +109,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimitFallbacks = new Counter({
+    name: 'gateway_rate_limit_store_fallbacks_total',
+    help: 'Rate-limit checks counted in PostgreSQL because Redis (REDIS_URL) did not answer, by limiter name. Above 0: Redis is down or too slow.',
+    labelNames: ['limiter'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: MetricsOptions = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
     if (options.db) {
@@ -194,6 +201,12 @@ let processMetrics: Metrics | null = null;
 export function countRateLimitRefusal(limiter: string, db?: Db): void {
   const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
   metrics?.rateLimitRefused(limiter);
+}
+
+/** Counts one rate-limit check that fell back from Redis to PostgreSQL (see countRateLimitRefusal). */
+export function countRateLimitFallback(limiter: string, db?: Db): void {
+  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
+  metrics?.rateLimitFallbacks.inc({ limiter });
 }
 
 /** Runs `step`, observing its duration and outcome. */

@@ -1,4 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
+import { redisReadiness } from '../services/rateLimits.ts';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -18,6 +19,9 @@ export const getReadiness: OperationHandler<'getReadiness'> = async (ctx, deps) 
     reason = describe(error);
     ctx.log.warn({ reason }, 'readiness check: database unavailable');
   }
+  const databaseLatencyMs = reason === null ? Math.round((performance.now() - started) * 10) / 10 : null;
+  // Redis (REDIS_URL) is reported, never decisive: while it is down the rate limits count in PostgreSQL.
+  const redis = deps.redis ? await redisReadiness(deps.redis) : null;
   const up = reason === null;
   // SIGTERM received: out of the load balancer's rotation at once, whatever the database says.
   const draining = deps.lifecycle?.draining ?? false;
@@ -27,7 +31,8 @@ export const getReadiness: OperationHandler<'getReadiness'> = async (ctx, deps) 
     body: {
       status: draining ? 'draining' : up ? 'ready' : 'unavailable',
       checks: {
-        database: { status: up ? 'up' : 'down', latencyMs: up ? Math.round((performance.now() - started) * 10) / 10 : null, reason },
+        database: { status: up ? 'up' : 'down', latencyMs: databaseLatencyMs, reason },
+        ...(redis ? { redis } : {}),
       },
     },
   };

@@ -1,18 +1,26 @@
-// Rate limits shared by every instance of the gateway: the counters live in the gateway's
+// Rate limits shared by every instance of the gateway. The counters live in the gateway's
 // PostgreSQL (table `rate_limits`, migration 20261122000800), through rate-limiter-flexible's
-// PostgreSQL store on the knex pool. The limits and their defaults are in the config module
-// (RATE_LIMIT_*_PER_MINUTE); docs/operations.md lists them.
+// PostgreSQL store on the knex pool; or, when REDIS_URL is set, in Redis (RateLimiterRedis on an
+// ioredis client), with the PostgreSQL store as its insurance limiter. The limits and their
+// defaults are in the config module (RATE_LIMIT_*_PER_MINUTE); docs/operations.md lists them.
 //
-// Keys are `<prefix>:<SHA-256 of the subject>`: fixed length, and no IP address, client id or
-// user id in the table. An IPv6 client is counted by its /64 network (one subscriber's
-// allocation), an IPv4 client by its address.
+// Keys are `<prefix>:<SHA-256 of the subject>` (in Redis `auth-gateway:<prefix>:<digest>`): fixed
+// length, and no IP address, client id or user id in the store. An IPv6 client is counted by its
+// /64 network (one subscriber's allocation), an IPv4 client by its address.
 //
-// The store failing (the database down) is not a refusal: its error goes on to the database
-// error handling (503 DATABASE_UNAVAILABLE).
+// Redis unreachable, refused or too slow (REDIS_COMMAND_TIMEOUT_MS): the same limits are counted
+// in PostgreSQL until it answers again. Never unlimited (fail open), never a login outage for a
+// store whose only job is counting (fail closed): the fallback store is the one every instance
+// already shares, so the budget stays the documented one across instances. The PostgreSQL store
+// failing too (the database down) is not a refusal: its error goes on to the database error
+// handling (503 DATABASE_UNAVAILABLE).
 
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { once } from 'node:events';
+import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 
 import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
@@ -20,7 +28,7 @@ import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
 import type { OperationId, Principal } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { normalizeAddress } from '../security/clientAddress.ts';
-import { countRateLimitRefusal } from '../observability/metrics.ts';
+import { countRateLimitFallback, countRateLimitRefusal } from '../observability/metrics.ts';
 
 export type LimitName = keyof RateLimitsConfig;
 
@@ -42,32 +50,130 @@ const WHAT: Record<LimitName, string> = {
   adminWrite: 'Too many administrative changes by this caller.',
 };
 
-type Deps = Pick<AppDeps, 'db' | 'config'>;
+type Deps = Pick<AppDeps, 'db' | 'config' | 'redis' | 'tracing'>;
 
-const limiters = new WeakMap<Db, Map<string, RateLimiterPostgres>>();
+/** Namespace of the gateway's keys in a Redis that may be shared with other services. */
+export const REDIS_KEY_PREFIX = 'auth-gateway';
+/** Connecting (TCP and handshake) to Redis gives up after this long, then retries in the background. */
+export const REDIS_CONNECT_TIMEOUT_MS = 2000;
+/** A Redis command not answered within this long falls back to PostgreSQL (a frozen or partitioned Redis). */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
 
-function limiterOf(deps: Deps, name: LimitName): { limiter: RateLimiterPostgres; limit: RateLimit } {
+/** Limiters by fallback database, then by store (the Redis client, or the database itself), then by limit. */
+const limiters = new WeakMap<Db, WeakMap<object, Map<string, RateLimiterAbstract>>>();
+
+/** The PostgreSQL store: the store of its own, or Redis's insurance (then each use is counted as a fallback). */
+function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: boolean): RateLimiterPostgres {
+  const options = {
+    storeClient: db,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true, // the migration creates it; the service never runs DDL at request time
+    keyPrefix: PREFIXES[name],
+    points: limit.points,
+    duration: limit.durationSeconds,
+  };
+  if (!insurance) return new RateLimiterPostgres(options);
+  // rate-limiter-flexible calls the insurance limiter only when the Redis store failed.
+  return new (class extends RateLimiterPostgres {
+    override consume(...args: Parameters<RateLimiterPostgres['consume']>) {
+      countRateLimitFallback(PREFIXES[name], db);
+      return super.consume(...args);
+    }
+    override penalty(...args: Parameters<RateLimiterPostgres['penalty']>) {
+      countRateLimitFallback(PREFIXES[name], db);
+      return super.penalty(...args);
+    }
+    override get(...args: Parameters<RateLimiterPostgres['get']>) {
+      countRateLimitFallback(PREFIXES[name], db);
+      return super.get(...args);
+    }
+  })(options);
+}
+
+function limiterOf(deps: Deps, name: LimitName): { limiter: RateLimiterAbstract; limit: RateLimit } {
   const limit = deps.config.rateLimits[name];
-  let byLimit = limiters.get(deps.db);
+  const redis = deps.config.redisUrl ? deps.redis : null;
+  if (deps.config.redisUrl && !redis) throw new Error('REDIS_URL is set but the app has no Redis client (openRateLimitRedis)');
+  let byStore = limiters.get(deps.db);
+  if (!byStore) {
+    byStore = new WeakMap();
+    limiters.set(deps.db, byStore);
+  }
+  const store: object = redis ?? deps.db;
+  let byLimit = byStore.get(store);
   if (!byLimit) {
     byLimit = new Map();
-    limiters.set(deps.db, byLimit);
+    byStore.set(store, byLimit);
   }
   const id = `${name}:${limit.points}/${limit.durationSeconds}`;
   let limiter = byLimit.get(id);
   if (!limiter) {
-    limiter = new RateLimiterPostgres({
-      storeClient: deps.db,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true, // the migration creates it; the service never runs DDL at request time
-      keyPrefix: PREFIXES[name],
-      points: limit.points,
-      duration: limit.durationSeconds,
-    });
+    limiter = redis
+      ? new RateLimiterRedis({
+          storeClient: redis,
+          keyPrefix: `${REDIS_KEY_PREFIX}:${PREFIXES[name]}`,
+          points: limit.points,
+          duration: limit.durationSeconds,
+          rejectIfRedisNotReady: true, // not connected: straight to PostgreSQL, no waiting
+          insuranceLimiter: postgresLimiter(deps.db, name, limit, true),
+        })
+      : postgresLimiter(deps.db, name, limit, false);
     byLimit.set(id, limiter);
   }
   return { limiter, limit };
+}
+
+/**
+ * The Redis client of the rate limits (REDIS_URL). ioredis is loaded only here. Commands are
+ * never queued while disconnected (they fail at once, and the limiters count in PostgreSQL),
+ * time out after REDIS_COMMAND_TIMEOUT_MS, and the client reconnects in the background (at most
+ * every 2 s). Waits up to REDIS_CONNECT_TIMEOUT_MS for the first connection, never longer: the
+ * service starts with Redis down. State changes are logged once each, without the URL.
+ */
+export async function openRateLimitRedis(url: string, logger: Pick<Logger, 'info' | 'warn'>): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, {
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let up: boolean | null = null;
+  redis.on('ready', () => {
+    if (up !== true) logger.info('Redis is connected: rate limits are counted there');
+    up = true;
+  });
+  redis.on('error', (error: Error & { code?: string }) => {
+    if (up !== false) logger.warn({ reason: error.code ?? error.message }, 'Redis is unavailable: rate limits are counted in PostgreSQL until it is back');
+    up = false;
+  });
+  const timer = new AbortController();
+  const wait = setTimeout(() => timer.abort(), REDIS_CONNECT_TIMEOUT_MS);
+  await once(redis, 'ready', { signal: timer.signal }).catch(() => {});
+  clearTimeout(wait);
+  return redis;
+}
+
+/** Shutdown: QUIT (pending replies answered first), bounded to a second; then the socket closes and reconnecting stops. */
+export async function closeRateLimitRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    await Promise.race([redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  }
+  redis.disconnect(false);
+}
+
+/** The readiness check of Redis: informational (a Redis down does not make the instance unready, see above). */
+export async function redisReadiness(redis: Redis): Promise<{ status: 'up' | 'down'; latencyMs: number | null; reason: string | null }> {
+  if (redis.status !== 'ready') return { status: 'down', latencyMs: null, reason: redis.status === 'connecting' || redis.status === 'reconnecting' ? 'not connected (reconnecting)' : 'not connected' };
+  const started = performance.now();
+  try {
+    await redis.ping();
+    return { status: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10, reason: null };
+  } catch (error) {
+    return { status: 'down', latencyMs: null, reason: /timed? ?out/i.test((error as Error).message) ? 'timed out' : 'unreachable' };
+  }
 }
 
 const digest = (subject: string) => createHash('sha256').update(subject, 'utf8').digest('base64url');
@@ -85,6 +191,14 @@ function refusal(deps: Deps, name: LimitName, msBeforeNext: number): ApiError {
  * Retry-After (whole seconds, at least 1).
  */
 export async function consumeRateLimit(deps: Deps, name: LimitName, subject: string): Promise<void> {
+  if (deps.tracing) return deps.tracing.span(`ratelimit ${PREFIXES[name]}`, storeAttributes(deps), () => consume(deps, name, subject));
+  return consume(deps, name, subject);
+}
+
+/** Span attributes of a rate-limit check (traces): the limiter's store, never its key. */
+const storeAttributes = (deps: Deps) => ({ 'gateway.rate_limit.store': deps.config.redisUrl ? 'redis' : 'postgresql' });
+
+async function consume(deps: Deps, name: LimitName, subject: string): Promise<void> {
   try {
     await limiterOf(deps, name).limiter.consume(digest(subject), 1);
   } catch (rejection) {
@@ -96,7 +210,9 @@ export async function consumeRateLimit(deps: Deps, name: LimitName, subject: str
 /** Refuses (429) a subject whose budget is spent, without counting anything. */
 export async function refuseIfRateLimited(deps: Deps, name: LimitName, subject: string): Promise<void> {
   const { limiter, limit } = limiterOf(deps, name);
-  const state = await limiter.get(digest(subject));
+  const state = deps.tracing
+    ? await deps.tracing.span(`ratelimit ${PREFIXES[name]}`, storeAttributes(deps), () => limiter.get(digest(subject)))
+    : await limiter.get(digest(subject));
   if (state && state.consumedPoints >= limit.points && state.msBeforeNext > 0) throw refusal(deps, name, state.msBeforeNext);
 }
 

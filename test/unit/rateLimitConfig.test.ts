@@ -103,7 +103,12 @@ describe('config: rate limits and trusted proxies', () => {
     ]);
   });
 
-  it('refuses REDIS_URL rather than ignoring it: the counters are in PostgreSQL', () => {
-    expect(problemsOf({ REDIS_URL: 'redis://cache:6379' })).toEqual([expect.stringMatching(/^REDIS_URL is not supported yet/)]);
+  it('REDIS_URL: redis:// or rediss://, refused otherwise without echoing it (it may carry a password)', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).redisUrl).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'test', REDIS_URL: 'redis://cache:6379/2' }).redisUrl).toBe('redis://cache:6379/2');
+    expect(loadConfig({ NODE_ENV: 'test', REDIS_URL: 'rediss://:pw@cache.internal:6380' }).redisUrl).toBe('rediss://:pw@cache.internal:6380');
+    const problems = problemsOf({ REDIS_URL: 'http://user:hunter2@cache:6379' });
+    expect(problems).toEqual([expect.stringMatching(/^REDIS_URL is refused: must be redis:\/\//)]);
+    expect(problems.join()).not.toContain('hunter2');
   });
 });
