@@ -109,11 +109,17 @@ function parseBackchannelLogoutForm(req: Request, _res: Response, next: NextFunc
 const isClientAbort = (error: unknown) => (error as { type?: string } | null)?.type === 'request.aborted';
 
 export async function createApp(deps: AppDeps, options: AppOptions = {}) {
+  if (deps.config.redisUrl && !deps.redis) throw new Error('REDIS_URL is set: pass its client as deps.redis (openRateLimitRedis)');
   // The served metrics from main.ts, or this app's own (tests build many apps in one process).
   // Every provider call is timed; operations and services count through deps.metrics.
   const metrics = deps.metrics ?? createMetrics({ db: deps.db });
-  deps = { ...deps, metrics, oidc: deps.oidc && instrumentRelyingParty(deps.oidc, metrics) };
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT): spans around the timed provider calls and every statement.
+  const tracing = deps.tracing ?? null;
+  const oidc = deps.oidc && instrumentRelyingParty(deps.oidc, metrics);
+  deps = { ...deps, metrics, oidc: oidc && tracing ? tracing.traceRelyingParty(oidc) : oidc };
+  tracing?.traceDatabase(deps.db);
   const app = express();
+  if (tracing) app.use(tracing.middleware);
   app.locals.metrics = metrics;
   app.disable('x-powered-by');
   app.set('trust proxy', false);

@@ -10,7 +10,10 @@ import { drain, Lifecycle, listen } from './server.ts';
 import { schedulePurge } from './services/maintenance.ts';
 import { signingKeysFor } from './services/backchannel/signingKeys.ts';
 import { createMetrics, startMetricsServer } from './observability/metrics.ts';
+import { closeRateLimitRedis, openRateLimitRedis } from './services/rateLimits.ts';
 import type { DevStack } from './devstack/index.ts';
+import { busyPortMessage } from './startupPorts.ts';
+import { watchEmbeddedPostgres } from './devstack/postgresWatchdog.ts';
 import type { AppDeps } from './deps.ts';
 
 /** Boot: config → database → identity provider client → app → listen; stop cleanly on SIGTERM/SIGINT. */
@@ -27,6 +30,15 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, undefined, { pretty: wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY) });
   logger.info({ node: process.version, nodeEnv: config.nodeEnv }, 'starting auth-gateway');
+  // Traces only with OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry packages are not even loaded otherwise.
+  const tracing = config.tracing ? (await import('./observability/tracing.ts')).startTracing(config.tracing) : null;
+  if (config.tracing) logger.info({ collector: new URL(config.tracing.tracesUrl).origin, serviceName: config.tracing.serviceName }, 'exporting traces over OTLP/HTTP');
+  // Every port first, before anything changes (a second `npm start` leaves the first untouched).
+  const busy = await busyPortMessage(config);
+  if (busy) {
+    process.stderr.write(`auth-gateway: ${busy}\n`);
+    process.exit(1);
+  }
 
   const keyRing = parseKeyRing(config.encryptionKeys ?? DEV_ENCRYPTION_KEYS);
   if (!config.encryptionKeys) logger.warn('ENCRYPTION_KEYS is unset: using the published development key ring (never in production)');
@@ -37,7 +49,9 @@ async function main(): Promise<void> {
 
   // Production migrates as a separate step (`node scripts/migrate.ts latest`), before
   // new instances start; development and the demo migrate at boot.
-  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction, statementTimeoutMs: config.databaseStatementTimeoutMs });
+  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction, statementTimeoutMs: config.databaseStatementTimeoutMs, preparedStatements: config.databasePreparedStatements });
+  // The embedded PostgreSQL we started goes when this process goes, even if it dies unannounced.
+  if (database.embedded) watchEmbeddedPostgres(logger);
 
   let devStack: DevStack | null = null;
   if (!config.oidc.issuer && !config.isProduction) {
@@ -52,7 +66,9 @@ async function main(): Promise<void> {
   // The one served registry of this process, with the process metrics (CPU, memory, event loop).
   const metrics = createMetrics({ db: database.db, processMetrics: true });
   const lifecycle = new Lifecycle();
-  const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts), metrics, lifecycle };
+  // Rate-limit counters in Redis when REDIS_URL is set (ioredis loaded only then); PostgreSQL otherwise.
+  const redis = config.redisUrl ? await openRateLimitRedis(config.redisUrl, logger) : null;
+  const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts), metrics, lifecycle, redis, tracing };
   const app = await createApp(deps);
   const server = await listen(app, config.port);
   logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
@@ -74,7 +90,10 @@ async function main(): Promise<void> {
     metricsServer?.closeAllConnections();
     await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
     await devStack?.close();
+    if (redis) await closeRateLimitRedis(redis);
     await database.close();
+    // The spans of the last requests, bounded: a collector that is down must not hold the exit.
+    if (tracing) await Promise.race([tracing.shutdown().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   });
 }
 
@@ -85,12 +104,20 @@ async function main(): Promise<void> {
  */
 function installShutdown(listener: { server: Server; lifecycle: Lifecycle; graceMs: number }, logger: Logger, closeResources: () => Promise<void>): void {
   let stopping = false;
+  // The stop the parent's exit began is not a first signal: Ctrl-C reaches node and the shell
+  // npm runs it in alike, and whichever is noticed first, the first Ctrl-C stops cleanly.
+  let byParentExit = false;
   const stop = async (signal: string) => {
     if (stopping) {
+      if (byParentExit) {
+        byParentExit = false;
+        return;
+      }
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
     stopping = true;
+    byParentExit = signal === 'parent exited';
     logger.info({ signal, graceSeconds: listener.graceMs / 1000 }, 'shutting down: readiness 503, draining connections, finishing in-flight requests');
     await drain(listener.server, listener.lifecycle, { graceMs: listener.graceMs, forceAfterMs: 10_000 });
     try {
@@ -104,6 +131,18 @@ function installShutdown(listener: { server: Server; lifecycle: Lifecycle; grace
   };
   process.on('SIGTERM', (signal) => void stop(signal));
   process.on('SIGINT', (signal) => void stop(signal));
+  // Under `npm start`, npm forwards SIGTERM to the shell that runs the script (sh -c), not to
+  // node; the shell dies and node would run on as an orphan with every port bound. So when the
+  // parent goes, stop as on SIGTERM (once: a stop already under way, as after Ctrl-C, goes on).
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      if (!stopping) void stop('parent exited');
+    }, 500);
+    watch.unref();
+  }
 }
 
 main().catch((error: unknown) => {

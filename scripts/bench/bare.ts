@@ -1,36 +1,55 @@
 // The baseline of the benchmark: what a hand-written server on `node:http` and a
-// `pg` Pool does for the same two endpoints, with the same SQL statements (taken
+// `pg` Pool does for the same three endpoints (start, callback, exchange), with the same SQL statements (taken
 // from the gateway's repository functions, see statements.ts), the same pool
 // size, the same key ring and the same credential helpers. Validation is what a
 // careful hand-written server would do, nothing more: no framework, no
-// contract validation, no request logging, no security headers.
+// contract validation, no request logging, no security headers. The callback makes
+// the same token request (fetch), verifies both tokens with `jose` as the gateway
+// does (signature, iss, aud, exp, iat age, nonce, typ, client, subject), opens and
+// seals the same AES-GCM values, and runs the same statements in the same
+// transaction; the onboarding status comes from the gateway's own rule.
 //
 // Started by run.ts (fork); not meant to be run by hand.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { parseKeyRing, randomToken, sha256 } from '../../src/security/crypto.ts';
 import type { PlatformRow } from '../../src/db/repositories/platforms.ts';
 import type { RedeemedHandoff } from '../../src/db/repositories/handoffs.ts';
+import type { FieldWithValue } from '../../src/db/repositories/onboarding.ts';
+import type { LoginUserRow } from '../../src/db/repositories/users.ts';
+import type { ConsumedTransaction } from '../../src/db/repositories/transactions.ts';
+import { calculateStatus } from '../../src/services/onboarding/status.ts';
+import { permissionsFromScope } from '../../src/services/permissions.ts';
 import { captureGatewayStatements, queryFor } from './statements.ts';
 import { readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const TRANSACTION_TTL_SECONDS = 600;
+const SESSION_TTL_SECONDS = 8 * 3600;
+const HANDOFF_TTL_SECONDS = 60;
+const COOKIE = 'gw_session';
 const BODY_LIMIT = 64 * 1024;
 
 async function main(): Promise<void> {
   const settings = readSettings();
   const keyRing = parseKeyRing(settings.encryptionKeys);
   const statements = await captureGatewayStatements();
+  // BENCH_PREPARED=false: unnamed, as the gateway with DATABASE_PREPARED_STATEMENTS=false.
+  if (!settings.preparedStatements) for (const statement of Object.values(statements)) delete (statement as { name?: string }).name;
   const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: settings.poolSize, application_name: 'bench-bare' });
 
   // Discovery once at boot, as any OIDC client does.
   const discovery = await fetch(new URL('/.well-known/openid-configuration', settings.issuer));
   if (!discovery.ok) throw new Error(`discovery answered ${discovery.status}`);
-  const authorizationEndpoint = ((await discovery.json()) as { authorization_endpoint: string }).authorization_endpoint;
+  const metadata = (await discovery.json()) as { issuer: string; authorization_endpoint: string; token_endpoint: string; jwks_uri: string };
+  const authorizationEndpoint = metadata.authorization_endpoint;
+  const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: 5000, cooldownDuration: 0 });
+  const clientAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(settings.oidcClientId)}:${encodeURIComponent(settings.oidcClientSecret)}`).toString('base64')}`;
+  const callbackPath = new URL(settings.callbackUrl).pathname;
   const scope = settings.scopes.join(' ');
 
   async function start(url: URL, res: ServerResponse): Promise<void> {
@@ -98,6 +117,100 @@ async function main(): Promise<void> {
     }).end();
   }
 
+  async function callback(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
+    const state = url.searchParams.get('state');
+    if (!state) return problem(res, 400);
+    const consumed = await pool.query<Omit<ConsumedTransaction, 'platform'> & { platform: ConsumedTransaction['platform'] & { createdAt: string } }>(
+      queryFor(statements.consumeTransaction, { stateDigest: sha256(state) }),
+    );
+    const tx = consumed.rows[0];
+    if (!tx) return problem(res, 404);
+    const bindingName = `${COOKIE}_login_${tx.id}`;
+    const clearBinding = `${bindingName}=; Path=${callbackPath}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax`;
+    const binding = cookieValue(req.headers.cookie, bindingName);
+    if (!binding || !tx.browserBindingDigest || !timingSafeEqual(sha256(binding), tx.browserBindingDigest)) return problem(res, 401, clearBinding);
+    if (url.searchParams.get('error')) return problem(res, 401, clearBinding);
+    const iss = url.searchParams.get('iss');
+    if (iss !== null && iss !== metadata.issuer) return problem(res, 401, clearBinding);
+    const code = url.searchParams.get('code');
+    if (!code) return problem(res, 401, clearBinding);
+    const codeVerifier = keyRing.open(tx.pkceVerifierSealed, `auth_transactions:pkce_verifier:${tx.id}`);
+    const nonce = keyRing.open(tx.nonceSealed, `auth_transactions:nonce:${tx.id}`);
+
+    const tokenResponse = await fetch(metadata.token_endpoint, {
+      method: 'POST',
+      headers: { authorization: clientAuthorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: settings.callbackUrl, code_verifier: codeVerifier }).toString(),
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!tokenResponse.ok) return problem(res, tokenResponse.status >= 500 ? 503 : 401, clearBinding);
+    const tokens = (await tokenResponse.json()) as { id_token?: unknown; access_token?: unknown; token_type?: unknown };
+    if (typeof tokens.id_token !== 'string' || typeof tokens.access_token !== 'string' || String(tokens.token_type).toLowerCase() !== 'bearer') {
+      return problem(res, 401, clearBinding);
+    }
+    const idToken = await jwtVerify(tokens.id_token, jwks, {
+      algorithms: ['RS256'], issuer: metadata.issuer, audience: settings.oidcClientId,
+      requiredClaims: ['sub', 'exp', 'iat'], maxTokenAge: 3600, clockTolerance: 30,
+    }).catch(() => null);
+    const claims = idToken?.payload;
+    if (!claims || claims.nonce !== nonce || typeof claims.sub !== 'string' || (claims.azp !== undefined && claims.azp !== settings.oidcClientId)) {
+      return problem(res, 401, clearBinding);
+    }
+    const accessToken = await jwtVerify(tokens.access_token, jwks, {
+      algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], issuer: metadata.issuer, audience: settings.oidcClientId,
+      requiredClaims: ['sub', 'exp', 'aud'], clockTolerance: 30, typ: 'at+jwt',
+    }).catch(() => null);
+    const access = accessToken?.payload;
+    if (!access || access.sub !== claims.sub || (access.client_id ?? access.azp) !== settings.oidcClientId || access.nonce !== undefined) {
+      return problem(res, 401, clearBinding);
+    }
+    const platform = tx.platform;
+    if (!platform.active || !platform.callbackUrl) return problem(res, 404, clearBinding);
+
+    const sessionId = randomUUID();
+    const sessionToken = `gws_${randomToken(32)}`;
+    const handoffCode = `handoff_${randomToken(32)}`;
+    // The same three statements as the gateway, none in an explicit transaction.
+    const user = (await pool.query<LoginUserRow>(queryFor(statements.upsertLoginUser, {
+      sub: claims.sub,
+      email: typeof claims.email === 'string' ? claims.email : null,
+      emailVerified: claims.email_verified === true,
+      displayName: typeof claims.name === 'string' ? claims.name : null,
+      givenName: typeof claims.given_name === 'string' ? claims.given_name : null,
+      familyName: typeof claims.family_name === 'string' ? claims.family_name : null,
+      platformId: platform.id,
+    }))).rows[0]!;
+    if (user.deletedAt) return problem(res, 403, clearBinding);
+    const fields = (await pool.query<FieldWithValue>(queryFor(statements.activeFields, { platformId: platform.id, userId: user.id }))).rows;
+    const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion);
+    const created = (await pool.query<{ expiresAt: Date; handoffIssued: boolean }>(queryFor(statements.insertLoginSession, {
+      id: sessionId,
+      userId: user.id,
+      tokenDigest: sha256(sessionToken),
+      permissions: permissionsFromScope(typeof access.scope === 'string' ? access.scope : undefined),
+      ttlSeconds: SESSION_TTL_SECONDS,
+      userAgent: req.headers['user-agent']?.slice(0, 300) ?? null,
+      ipPrefix: null,
+      idpSid: typeof claims.sid === 'string' ? claims.sid : null,
+      idTokenSealed: keyRing.seal(tokens.id_token, `gateway_sessions:id_token:${sessionId}`),
+      transactionId: tx.id,
+      handoffCodeDigest: sha256(handoffCode),
+      platformId: platform.id,
+      onboarding: JSON.stringify(onboarding),
+      handoffTtlSeconds: HANDOFF_TTL_SECONDS,
+    }))).rows[0];
+    if (!created) return problem(res, 403, clearBinding);
+    if (!created.handoffIssued) return problem(res, 409, clearBinding);
+    const expiresAt = created.expiresAt;
+    const target = new URL(platform.callbackUrl);
+    target.searchParams.set('code', handoffCode);
+    res.writeHead(302, {
+      location: target.href,
+      'cache-control': 'no-store',
+      'set-cookie': [clearBinding, `${COOKIE}=${sessionToken}; Path=/; Expires=${expiresAt.toUTCString()}; HttpOnly; Secure; SameSite=Lax`],
+    }).end();
+  }
+
   async function exchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const header = req.headers.authorization;
     if (!header || !header.startsWith('Basic ')) return problem(res, 401);
@@ -146,6 +259,7 @@ async function main(): Promise<void> {
     let handled: Promise<void>;
     if (url.pathname === '/v1/auth/start' && req.method === 'GET') handled = start(url, res);
     else if (url.pathname === '/v1/auth/exchange' && req.method === 'POST') handled = exchange(req, res);
+    else if (url.pathname === '/v1/auth/callback' && req.method === 'GET') handled = callback(req, url, res);
     else handled = Promise.resolve(problem(res, 404));
     handled.catch((error: unknown) => {
       process.stderr.write(`bare: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -163,8 +277,18 @@ async function main(): Promise<void> {
   });
 }
 
-function problem(res: ServerResponse, status: number): void {
-  res.writeHead(status, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ status }));
+function problem(res: ServerResponse, status: number, setCookie?: string): void {
+  res.writeHead(status, { 'content-type': 'application/problem+json', ...(setCookie ? { 'set-cookie': setCookie } : {}) }).end(JSON.stringify({ status }));
+}
+
+/** One cookie's value from a Cookie header. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
 }
 
 /** The body as text, or null when it exceeds the limit. */

@@ -22,15 +22,18 @@ export interface ServerSettings {
   /** AUTH_CALLBACK_URL: the redirect_uri of the authorize URL. */
   callbackUrl: string;
   scopes: string[];
+  /** DATABASE_PREPARED_STATEMENTS of the run (BENCH_PREPARED): both servers name their statements, or neither. */
+  preparedStatements: boolean;
 }
 
 export type ServerMessage =
   | { type: 'ready'; port: number }
   | { type: 'failed'; message: string }
   | { type: 'profile-started' }
-  | { type: 'profile-written'; file: string };
+  | { type: 'profile-written'; file: string }
+  | { type: 'memory'; rss: number; heapUsed: number; external: number; afterGc: boolean };
 /** `profile-start`/`profile-stop` bracket one measured run when BENCH_CPU_PROF names this server. */
-export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string };
+export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string } | { type: 'memory' };
 
 export function readSettings(): ServerSettings {
   const raw = process.env.BENCH_SERVER_SETTINGS;
@@ -64,6 +67,13 @@ export function serveUntilStopped(port: number, close: () => Promise<void>): voi
         await writeFile(message.file, JSON.stringify(profile));
         process.send?.({ type: 'profile-written', file: message.file } satisfies ServerMessage);
       })();
+    } else if (message.type === 'memory') {
+      // After a full collection when the driver started us with --expose-gc: what is still
+      // referenced, apart from what the heap merely has not given back yet.
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      const usage = process.memoryUsage();
+      process.send?.({ type: 'memory', rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, afterGc: gc !== undefined } satisfies ServerMessage);
     } else if (message.type === 'stop') {
       close().then(
         () => process.exit(0),

@@ -14,6 +14,10 @@ import type { Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { insertTransaction, type NewTransaction } from '../../src/db/repositories/transactions.ts';
 import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
+import { consumeTransactionByState } from '../../src/db/repositories/transactions.ts';
+import { upsertLoginUser, type IdpClaims } from '../../src/db/repositories/users.ts';
+import { activeFieldsWithValues } from '../../src/db/repositories/onboarding.ts';
+import { insertLoginSession, type NewLoginSession } from '../../src/db/repositories/sessions.ts';
 
 export interface Statement<K extends string> {
   /** Exactly the text knex sends for the repository function. */
@@ -22,6 +26,8 @@ export interface Statement<K extends string> {
   name?: string;
   /** The input key of each positional parameter $1, $2, … */
   keys: K[];
+  /** Inputs the repository function sends as JSON text. */
+  jsonKeys?: K[];
 }
 
 const MARK = '\u0000bench-binding:';
@@ -31,7 +37,8 @@ async function capture<K extends string>(keys: readonly K[], call: (db: Db, inpu
   let driverOptions: { name?: unknown } = {};
   // raw() answers a stand-in for knex's Raw: awaitable, and every chained call
   // (`.options(…)`, `.timeout(…)`) returns it again.
-  const result = Promise.resolve({ rows: [{}] });
+  // One empty row; `platform: {}` for the statements that return a platform as JSON.
+  const result = Promise.resolve({ rows: [{ platform: {} }] });
   const chain: object = new Proxy(
     {},
     {
@@ -60,11 +67,25 @@ async function capture<K extends string>(keys: readonly K[], call: (db: Db, inpu
   const compiler = knexFactory({ client: 'pg' });
   try {
     const native = compiler.raw(recorded.sql, recorded.bindings as never).toSQL().toNative();
+    const jsonKeys: K[] = [];
     const positions = (native.bindings as unknown[]).map((value) => {
+      // A value the repository serialises (JSON.stringify(input.onboarding)) arrives as a JSON string.
+      if (typeof value === 'string' && value.startsWith('"')) {
+        const parsed = JSON.parse(value) as unknown;
+        if (typeof parsed === 'string' && parsed.startsWith(MARK)) {
+          jsonKeys.push(parsed.slice(MARK.length) as K);
+          return parsed.slice(MARK.length) as K;
+        }
+      }
       if (typeof value !== 'string' || !value.startsWith(MARK)) throw new Error(`unexpected binding ${String(value)}`);
       return value.slice(MARK.length) as K;
     });
-    return { text: native.sql, keys: positions, ...(typeof driverOptions.name === 'string' ? { name: driverOptions.name } : {}) };
+    return {
+      text: native.sql,
+      keys: positions,
+      ...(jsonKeys.length ? { jsonKeys } : {}),
+      ...(typeof driverOptions.name === 'string' ? { name: driverOptions.name } : {}),
+    };
   } finally {
     await compiler.destroy();
   }
@@ -72,7 +93,7 @@ async function capture<K extends string>(keys: readonly K[], call: (db: Db, inpu
 
 /** Values in parameter order for a captured statement. */
 export function valuesFor<K extends string>(statement: Statement<K>, input: Record<K, unknown>): unknown[] {
-  return statement.keys.map((key) => input[key]);
+  return statement.keys.map((key) => (statement.jsonKeys?.includes(key) ? JSON.stringify(input[key]) : input[key]));
 }
 
 /** The pg query config for a captured statement: the same text, and the same prepared-statement name if the gateway uses one. */
@@ -83,6 +104,8 @@ export function queryFor<K extends string>(statement: Statement<K>, input: Recor
 export type PlatformKeys = 'platformKey';
 export type TransactionKeys = keyof NewTransaction;
 export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest' | 'handoffChallenge' | 'credentialDigest';
+export type LoginUserKeys = keyof IdpClaims | 'platformId';
+export type LoginSessionKeys = keyof NewLoginSession;
 
 export interface GatewayStatements {
   /** GET /v1/auth/start, step 1: findActivePlatformByKey. */
@@ -91,7 +114,20 @@ export interface GatewayStatements {
   insertTransaction: Statement<TransactionKeys>;
   /** POST /v1/auth/exchange: redeemHandoff (credentials, code, session and token in one round trip). */
   redeemHandoff: Statement<RedeemKeys>;
+  /** GET /v1/auth/callback, in order: consume the transaction (and read its platform), … */
+  consumeTransaction: Statement<'stateDigest'>;
+  /** … the user and the membership (committed asynchronously), … */
+  upsertLoginUser: Statement<LoginUserKeys>;
+  /** … the onboarding fields and values, … */
+  activeFields: Statement<'platformId' | 'userId'>;
+  /** … the session, attached to the transaction, with the handoff code. */
+  insertLoginSession: Statement<LoginSessionKeys>;
 }
+
+/**
+ * Positional functions (consumeTransactionByState(db, digest)) are captured with one
+ * placeholder per argument; the keys name them.
+ */
 
 export async function captureGatewayStatements(): Promise<GatewayStatements> {
   const transactionKeys: TransactionKeys[] = [
@@ -102,5 +138,18 @@ export async function captureGatewayStatements(): Promise<GatewayStatements> {
     activePlatform: await capture(['platformKey'], (db, input) => findActivePlatformByKey(db, input.platformKey)),
     insertTransaction: await capture(transactionKeys, (db, input) => insertTransaction(db, input)),
     redeemHandoff: await capture(['clientId', 'secretDigest', 'codeDigest', 'handoffChallenge', 'credentialDigest'], (db, input) => redeemHandoff(db, input)),
+    consumeTransaction: await capture(['stateDigest'], (db, input) => consumeTransactionByState(db, input.stateDigest)),
+    upsertLoginUser: await capture(
+      ['sub', 'email', 'emailVerified', 'displayName', 'givenName', 'familyName', 'platformId'],
+      (db, { platformId, ...claims }) => upsertLoginUser(db, claims, platformId),
+    ),
+    activeFields: await capture(['platformId', 'userId'], (db, input) => activeFieldsWithValues(db, input.platformId, input.userId)),
+    insertLoginSession: await capture(
+      [
+        'id', 'userId', 'tokenDigest', 'permissions', 'ttlSeconds', 'userAgent', 'ipPrefix', 'idpSid', 'idTokenSealed',
+        'transactionId', 'handoffCodeDigest', 'platformId', 'onboarding', 'handoffTtlSeconds',
+      ],
+      (db, input) => insertLoginSession(db, input),
+    ),
   };
 }

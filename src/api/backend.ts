@@ -53,6 +53,7 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     // It also runs when routing failed (404/405), without an operation.
     postRoutingHandler: (c: Context, req: Request, res: Response) => {
       res.locals.operationId = c.operation?.operationId;
+      res.locals.operationPath = c.operation?.path; // the route template, for traces
       if (!c.operation) return;
       refuseHeadOnLoginSteps(c, req);
       dropUnknownQueryParameters(c, res.locals.apiRequest as OpenApiRequest);

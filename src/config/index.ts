@@ -92,6 +92,12 @@ export interface Config {
   readonly shutdownGraceSeconds: number;
   /** DATABASE_STATEMENT_TIMEOUT_MS: the longest a request's SQL statement may run (0: no limit). */
   readonly databaseStatementTimeoutMs: number;
+  /**
+   * DATABASE_PREPARED_STATEMENTS (default true): the login's hot statements are named, so each
+   * connection parses and plans them once. Set false behind a pooler in transaction mode that
+   * cannot keep prepared statements (PgBouncer before 1.21, or without max_prepared_statements).
+   */
+  readonly databasePreparedStatements: boolean;
   readonly oidc: OidcConfig;
   readonly authCallbackUrl: string;
   readonly authHandoffTtlSeconds: number;
@@ -134,6 +140,21 @@ export interface Config {
   readonly metricsPort: number | null;
   /** Bearer token that opens /metrics on the public port (METRICS_TOKEN); null: 404 there. */
   readonly metricsToken: string | null;
+  /**
+   * REDIS_URL (redis:// or rediss://): the rate-limit counters live in Redis, with PostgreSQL as
+   * the fallback store while Redis is unreachable; null: PostgreSQL only.
+   */
+  readonly redisUrl: string | null;
+  /** OpenTelemetry trace export (OTEL_EXPORTER_OTLP_ENDPOINT); null: no tracing at all. */
+  readonly tracing: TracingConfig | null;
+}
+
+/** OTLP/HTTP trace export, with the standard OpenTelemetry variable names. */
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  readonly tracesUrl: string;
+  /** OTEL_SERVICE_NAME, default `auth-gateway`. */
+  readonly serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -323,6 +344,43 @@ function readTrustedProxies(reader: Reader): string[] {
   return [...new Set(entries)];
 }
 
+/** REDIS_URL: redis:// or rediss:// (TLS); never echoed in a refusal (it may carry a password). */
+function readRedisUrl(reader: Reader): string | null {
+  const raw = reader.raw('REDIS_URL');
+  if (raw === undefined) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname) {
+    reader.problems.push('REDIS_URL is refused: must be redis://[user:password@]host[:port][/db] or rediss://… for TLS');
+    return null;
+  }
+  return raw;
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_ENDPOINT (a base URL: traces go to `<it>/v1/traces`) or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full traces URL, used as is), as the OpenTelemetry
+ * specification defines them; OTEL_SERVICE_NAME names the service. Neither set: null.
+ */
+function readTracing(reader: Reader): TracingConfig | null {
+  const traces = reader.raw('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = reader.raw('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (traces === undefined && base === undefined) return null;
+  const name = traces !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const raw = (traces ?? base)!;
+  const problem = checkHttpUrl(raw);
+  if (problem !== null) {
+    reader.problems.push(`${name} is refused: ${problem}`);
+    return null;
+  }
+  const tracesUrl = traces ?? `${raw.replace(/\/+$/, '')}/v1/traces`;
+  return { tracesUrl, serviceName: reader.pattern('OTEL_SERVICE_NAME', /^\S{1,200}$/, 'must be a name (1..200 characters, no whitespace)') ?? 'auth-gateway' };
+}
+
 /** One limit a minute: RATE_LIMIT_<NAME>_PER_MINUTE, 1..100000. */
 function perMinute(reader: Reader, name: string, fallback: number): RateLimit {
   return { points: reader.integer(`RATE_LIMIT_${name}_PER_MINUTE`, fallback, 1, 100_000), durationSeconds: 60 };
@@ -348,6 +406,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: reader.string('DATABASE_URL', null),
     shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),
     databaseStatementTimeoutMs: reader.integer('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 0, 600_000),
+    databasePreparedStatements: reader.oneOf('DATABASE_PREPARED_STATEMENTS', 'true', ['true', 'false']) === 'true',
     oidc: {
       issuer,
       clientId: reader.string('OIDC_CLIENT_ID', null),
@@ -393,12 +452,10 @@ export function loadConfig(env: Env = process.env): Config {
     demoBffPort: reader.integer('DEMO_BFF_PORT', 3001, 0, 65535),
     metricsPort: reader.raw('METRICS_PORT') === undefined ? null : reader.integer('METRICS_PORT', 0, 1, 65535),
     metricsToken: readSecretToken(reader, 'METRICS_TOKEN'),
+    redisUrl: readRedisUrl(reader),
+    tracing: readTracing(reader),
   };
 
-  // Refused rather than ignored: an operator who sets it expects Redis to hold the counters.
-  if (reader.raw('REDIS_URL') !== undefined) {
-    reader.problems.push('REDIS_URL is not supported yet: rate limits are counted in PostgreSQL (shared by every instance); unset it');
-  }
 
   if (isProduction) {
     // Production never falls back to the embedded database, the dev identity

@@ -12,6 +12,7 @@ import * as accountDeletion from '../../migrations/20261122000900_account_deleti
 import * as sessions from '../../migrations/20261122001000_sessions.ts';
 import * as backchannelLogoutOut from '../../migrations/20261122001100_backchannel_logout_out.ts';
 import * as foreignKeyIndexes from '../../migrations/20261122001200_foreign_key_indexes.ts';
+import * as auditActorDevstack from '../../migrations/20261122001390_audit_actor_devstack.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122001000_sessions': sessions,
   '20261122001100_backchannel_logout_out': backchannelLogoutOut,
   '20261122001200_foreign_key_indexes': foreignKeyIndexes,
+  '20261122001390_audit_actor_devstack': auditActorDevstack,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {
@@ -70,6 +72,37 @@ export interface DbOptions {
   logger?: DbLogger;
   /** 0: no limit (migrations, which may rewrite large tables). Default DEFAULT_STATEMENT_TIMEOUT_MS. */
   statementTimeoutMs?: number;
+  /**
+   * DATABASE_PREPARED_STATEMENTS (default true): the hot statements the repositories name
+   * (`preparedStatement`) are parsed and planned once per connection. False drops the names
+   * on this pool's connections, for a pooler that cannot keep prepared statements.
+   */
+  preparedStatements?: boolean;
+}
+
+/**
+ * A hot-path statement named for pg (one Parse per connection, then Bind/Execute only, and
+ * after five executions PostgreSQL may keep a generic plan instead of planning every call).
+ * The name must be unique to its text. createDb drops the names when prepared statements
+ * are off, so the repositories name their statements unconditionally.
+ */
+export function preparedStatement<T>(query: Knex.Raw<T>, name: string): Knex.Raw<T> {
+  return query.options({ name });
+}
+
+/**
+ * pg prepares every query that carries a `name`; without prepared statements the name is
+ * removed before pg sees it (the statement runs as an unnamed one, as every other does).
+ */
+function withoutStatementNames(connection: pg.Client): void {
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    if (config && typeof config === 'object' && 'name' in config) {
+      const { name: _name, ...unnamed } = config as Record<string, unknown>;
+      return query(unnamed, ...rest);
+    }
+    return query(config, ...rest);
+  };
 }
 
 /**
@@ -100,7 +133,13 @@ export function createDb(connectionString: string, options: DbOptions = {}): Db 
     },
     client: 'pg',
     connection: { connectionString, application_name: 'auth-gateway', ...timeoutSettings(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) },
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      ...(options.preparedStatements === false
+        ? { afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => (withoutStatementNames(connection), done(null, connection)) }
+        : {}),
+    },
     acquireConnectionTimeout: 5000,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });

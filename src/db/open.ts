@@ -5,7 +5,15 @@ import { isDatabaseUnavailable } from './errors.ts';
 import type { EmbeddedDatabase } from './embedded.ts';
 
 export const EMBEDDED_DATA_DIR = path.resolve('.data/postgres');
-export const EMBEDDED_PORT = 54329;
+/** The embedded server's port: EMBEDDED_POSTGRES_PORT (development only), default 54329. */
+export const EMBEDDED_PORT = embeddedPort(process.env.EMBEDDED_POSTGRES_PORT);
+
+function embeddedPort(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 54329;
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value.trim()) || port < 1 || port > 65535) throw new Error(`EMBEDDED_POSTGRES_PORT is refused: must be a port number (1..65535), got "${value}"`);
+  return port;
+}
 const EMBEDDED_DATABASE = 'gateway';
 
 export interface OpenedDatabase {
@@ -18,10 +26,11 @@ export interface OpenedDatabase {
  * DATABASE_URL when set; otherwise a real PostgreSQL of our own under `.data/`
  * (development and demo only: the config refuses this in production).
  */
-export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean; statementTimeoutMs?: number }): Promise<OpenedDatabase> {
+export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean; statementTimeoutMs?: number; preparedStatements?: boolean }): Promise<OpenedDatabase> {
   const { url, embedded } = databaseUrl ? { url: databaseUrl, embedded: null } : await embeddedDatabase(logger);
   const db = createDb(url, {
     ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+    ...(options.preparedStatements !== undefined ? { preparedStatements: options.preparedStatements } : {}),
     logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
   });
   if (options.migrate) {

@@ -13,6 +13,7 @@ import type { Permission } from '../domain/types.ts';
 import { createPermissionReader, unionPermissions, type PermissionReader } from '../services/permissions.ts';
 import { CLOCK_TOLERANCE_SECONDS, createAccessTokenVerifier, type AccessTokenClaims, type AccessTokenVerifier } from './accessTokens.ts';
 import { isNetworkError, unavailable } from './providerErrors.ts';
+import { coarseTimeout } from './timeouts.ts';
 import { verifyLogoutToken, type VerifiedLogoutToken } from './logoutTokens.ts';
 
 export type { AccessTokenClaims } from './accessTokens.ts';
@@ -123,6 +124,9 @@ const ACCESS_TOKEN_TYPS = new Set(['at+jwt', 'application/at+jwt']);
 interface Discovered {
   config: client.Configuration;
   issuer: string;
+  /** The provider says it sends `iss` with every authorization response (RFC 9207). */
+  issParameterRequired: boolean;
+  endSessionEndpoint: string | null;
   /** Keys for the tokens of the callback (see discover()). */
   tokenEndpointJwks: ReturnType<typeof createRemoteJWKSet>;
   /** Keys for tokens anyone can send (Bearer tokens, logout tokens): an unknown `kid` refetches at most every 5 s. */
@@ -132,8 +136,9 @@ interface Discovered {
 
 export function createRelyingParty(settings: RelyingPartySettings, logger: Logger): RelyingParty {
   const timeoutMs = settings.timeoutMs ?? 5000;
-  const fetchWithTimeout: client.CustomFetch = (url, options) =>
-    fetch(url, { ...options, signal: AbortSignal.timeout(timeoutMs) } as RequestInit);
+  // The provider's answer within timeoutMs (a little more: timeouts.ts), for every call.
+  const timeoutSignal = coarseTimeout(timeoutMs);
+  const fetchWithTimeout: client.CustomFetch = (url, options) => fetch(url, { ...options, signal: timeoutSignal() } as RequestInit);
   if (!settings.accessTokenAudience) throw new Error('createRelyingParty: accessTokenAudience is required (default: the client id)');
   if (settings.trustedClientIds.length === 0) throw new Error('createRelyingParty: trustedClientIds must name at least one client');
   // OIDC_PERMISSIONS_FROM. In zitadel-roles mode the roles claim of the project named by the
@@ -164,6 +169,9 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
         },
       );
       config[client.customFetch] = fetchWithTimeout;
+      // openid-client's own timeout (30 s) builds an AbortSignal.timeout per call, which
+      // fetchWithTimeout then replaces with its own: 0 turns that unused one off.
+      config.timeout = 0;
       // openid-client skips the ID token signature check for tokens from the
       // token endpoint (OIDC Core 3.1.3.7 allows it over TLS); the spec does not.
       // The check is done below (verifyIdTokenSignature) rather than with
@@ -196,7 +204,16 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
         logger,
       });
       logger.info({ issuer: metadata.issuer }, 'OpenID provider discovered');
-      return { config, issuer: metadata.issuer, tokenEndpointJwks, publicEndpointJwks, accessTokens };
+      return {
+        config,
+        issuer: metadata.issuer,
+        // Read here once: serverMetadata() deep-copies the metadata on every call.
+        issParameterRequired: metadata.authorization_response_iss_parameter_supported === true,
+        endSessionEndpoint: metadata.end_session_endpoint ?? null,
+        tokenEndpointJwks,
+        publicEndpointJwks,
+        accessTokens,
+      };
     })().catch((error: unknown) => {
       discovered = undefined;
       logger.warn({ err: error, issuer: settings.issuer }, 'OpenID provider discovery failed');
@@ -255,10 +272,10 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       // RFC 9207: an `iss` in the authorization response must name our issuer
       // (mix-up defence). openid-client checks it too; this gives a clear error.
       const iss = callbackUrl.searchParams.get('iss');
-      if (iss !== null && iss !== config.serverMetadata().issuer) {
+      if (iss !== null && iss !== discovery.issuer) {
         throw new ApiError('IDP_ERROR', 'The authorization response came from an unexpected issuer.');
       }
-      if (iss === null && config.serverMetadata().authorization_response_iss_parameter_supported === true) {
+      if (iss === null && discovery.issParameterRequired) {
         throw new ApiError('IDP_ERROR', 'The authorization response does not name its issuer.');
       }
       let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
@@ -309,8 +326,8 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
     },
 
     async endSessionUrl({ idTokenHint, postLogoutRedirectUri, state }) {
-      const { config } = await discover();
-      if (!config.serverMetadata().end_session_endpoint) return null;
+      const { config, endSessionEndpoint } = await discover();
+      if (!endSessionEndpoint) return null;
       return client.buildEndSessionUrl(config, {
         post_logout_redirect_uri: postLogoutRedirectUri,
         state,

@@ -7,6 +7,7 @@ import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
+import { acceptsPublishedDevCredentials, isPublishedDevSecret } from '../security/devCredentials.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
@@ -20,7 +21,7 @@ export async function issueHandoff(
   ttlSeconds: number,
   input: { transactionId: string; platformId: string; userId: string; sessionId: string; onboarding: OnboardingStatus; callbackUrl: string },
 ): Promise<URL> {
-  const code = `${HANDOFF_PREFIX}${randomToken(32)}`;
+  const code = newHandoffCode();
   const inserted = await insertHandoff(db, {
     codeDigest: sha256(code),
     transactionId: input.transactionId,
@@ -31,7 +32,17 @@ export async function issueHandoff(
     ttlSeconds,
   });
   if (!inserted) throw new ApiError('CONFLICT', 'A handoff code was already issued for this login transaction.');
-  const target = new URL(input.callbackUrl);
+  return handoffUrl(input.callbackUrl, code);
+}
+
+/** A handoff code: 256 random bits; only its digest is stored. */
+export function newHandoffCode(): string {
+  return `${HANDOFF_PREFIX}${randomToken(32)}`;
+}
+
+/** The platform's registered callback with the code (never an address from the request). */
+export function handoffUrl(callbackUrl: string, code: string): URL {
+  const target = new URL(callbackUrl);
   target.searchParams.set('code', code);
   return target;
 }
@@ -53,7 +64,7 @@ export interface ExchangeResult {
  * it sent one (and must be absent when it did not).
  */
 export async function exchangeHandoff(
-  deps: Pick<AppDeps, 'db' | 'metrics'>,
+  deps: Pick<AppDeps, 'db' | 'metrics' | 'config'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
 ): Promise<ExchangeResult> {
@@ -69,10 +80,15 @@ export async function exchangeHandoff(
 }
 
 async function redeem(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<AppDeps, 'db' | 'config'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
 ): Promise<ExchangeResult> {
+  // The dev stack's published demo secrets (src/security/devCredentials.ts) work only there:
+  // refused before anything is read or consumed, whatever a database holds.
+  if (isPublishedDevSecret(credentials.clientSecret) && !acceptsPublishedDevCredentials(deps.config)) {
+    throw invalidClientCredentials('This is a published development secret of the dev stack: it is accepted only by `npm start` with its embedded database. Rotate the platform\'s credentials.');
+  }
   const platformCredential = newPlatformCredential();
   const row = await redeemHandoff(deps.db, {
     clientId: credentials.clientId,

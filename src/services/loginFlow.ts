@@ -6,12 +6,13 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
 import { requireReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
-import { attachLogin, consumeTransactionByState, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
-import { upsertUserFromIdp } from '../db/repositories/users.ts';
+import { consumeTransactionByState, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
+import { upsertLoginUser } from '../db/repositories/users.ts';
+import { activeFieldsWithValues } from '../db/repositories/onboarding.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
-import { bootstrapAndEvaluate, type OnboardingStatus } from './onboarding/status.ts';
-import { issueHandoff } from './handoff.ts';
-import { createSession, ipPrefix } from './sessions/create.ts';
+import { bootstrapAndEvaluate, calculateStatus, type OnboardingStatus } from './onboarding/status.ts';
+import { handoffUrl, issueHandoff, newHandoffCode } from './handoff.ts';
+import { createLoginSession, ipPrefix } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
 
 /**
@@ -166,42 +167,60 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   // 2-4. code exchange, ID token, access token (and the sub comparison)
   const login = await oidc.completeLogin({ callbackUrl: input.callbackUrl, state: input.state, nonce, codeVerifier });
 
-  const platform = await findActivePlatformById(deps.db, tx.platformId);
-  if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
+  // The platform's registry row was read by the consume statement.
+  const platform = tx.platform;
+  if (!platform.active) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
 
-  return deps.db.transaction(async (trx) => {
-    // 5. just-in-time user; a deleted account is refused, never quietly re-created
-    const user = await upsertUserFromIdp(trx, {
+  // Three round trips, no explicit transaction: each write is one statement, atomic on its
+  // own. (a) provisioning: idempotent upserts, committed asynchronously (upsertLoginUser); (b) a
+  // read; (c) the session, the transaction's user and session, and the handoff code, together
+  // and durably. A failure between (a) and (c) leaves only the upserted user and membership,
+  // as a login that failed after provisioning always did; the single-use steps, the consume
+  // before and the handoff code in (c), are each one statement.
+  // 5. just-in-time user, and (6) its membership of the platform, in one statement; a
+  // deleted account is refused, never quietly re-created (it gets no membership either)
+  const user = await upsertLoginUser(
+    deps.db,
+    {
       sub: login.idToken.sub,
       email: login.idToken.email,
       emailVerified: login.idToken.emailVerified,
       displayName: login.idToken.name,
       givenName: login.idToken.givenName,
       familyName: login.idToken.familyName,
-    });
-    if (user.deletedAt) {
-      throw new ApiError('ACCOUNT_DELETED', 'This account was deleted, so it cannot sign in. If this is a mistake, contact the support of the application you came from.');
-    }
-    // 6. membership and onboarding
-    const onboarding = await bootstrapAndEvaluate(trx, user.id, platform);
-    // 7. the gateway session with the permissions of the access token
-    const session = await createSession(trx, {
-      userId: user.id,
-      permissions: login.permissions,
-      ttlSeconds: deps.config.gatewaySessionTtlSeconds,
-      login: {
-        userAgent: input.client.userAgent,
-        ipPrefix: ipPrefix(input.client.address),
-        idpSid: login.idToken.sid,
-        idToken: login.idToken.raw,
-        keyRing: deps.keyRing,
-      },
-    });
-    await attachLogin(trx, tx.id, user.id, session.id);
-    // 9. (8, the cookie, is set by the operation from `session`)
-    const location = await continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId: user.id, sessionId: session.id, onboarding });
-    return { location, session: { token: session.token, expiresAt: session.expiresAt } };
+    },
+    platform.id,
+  );
+  if (user.deletedAt) throw accountDeleted();
+  // 6. onboarding, evaluated on the server (read after the upsert: a new user's profile is prefilled by it)
+  const onboarding = calculateStatus(platform, await activeFieldsWithValues(deps.db, platform.id, user.id), user.completedRequirementVersion);
+  // 9. where the browser goes next, decided before anything is written for it
+  const toOnboarding = goesToCentralOnboarding(tx.onboardingMode, onboarding);
+  if (!toOnboarding && !platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
+  const handoffCode = toOnboarding ? null : newHandoffCode();
+  // 7. the gateway session with the permissions of the access token, attached to the
+  // transaction (resume reads it), with the handoff code when the login goes to the platform
+  const session = await createLoginSession(deps.db, {
+    transactionId: tx.id,
+    userId: user.id,
+    permissions: login.permissions,
+    ttlSeconds: deps.config.gatewaySessionTtlSeconds,
+    login: {
+      userAgent: input.client.userAgent,
+      ipPrefix: ipPrefix(input.client.address),
+      idpSid: login.idToken.sid,
+      idToken: login.idToken.raw,
+      keyRing: deps.keyRing,
+    },
+    handoff: handoffCode === null ? null : { codeDigest: sha256(handoffCode), platformId: platform.id, onboarding, ttlSeconds: deps.config.authHandoffTtlSeconds },
   });
+  // Deleted between the upsert and this statement: nothing was written for it.
+  if (!session) throw accountDeleted();
+  if (!session.handoffIssued) throw new ApiError('CONFLICT', 'A handoff code was already issued for this login transaction.');
+  if (handoffCode !== null) deps.metrics?.handoffsIssued.inc();
+  // 9. (8, the cookie, is set by the operation from `session`)
+  const location = handoffCode === null ? onboardingUrl(deps, platform, tx.id) : handoffUrl(platform.callbackUrl!, handoffCode);
+  return { location, session: { token: session.token, expiresAt: session.expiresAt } };
 }
 
 /** GET /v1/auth/resume: after central onboarding, re-evaluate on the server and continue. */
@@ -267,10 +286,8 @@ async function continueTo(
   db: AppDeps['db'],
   step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus },
 ): Promise<URL> {
-  if (step.mode === 'central' && step.onboarding.status !== 'COMPLETE' && step.onboarding.canCompleteCentrally) {
-    const target = new URL(`${deps.config.accountCenterUrl}/onboarding/${encodeURIComponent(step.platform.platformKey)}`);
-    target.searchParams.set('resume', step.transactionId);
-    return target;
+  if (goesToCentralOnboarding(step.mode, step.onboarding)) {
+    return onboardingUrl(deps, step.platform, step.transactionId);
   }
   if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
   // Counted once inserted: this is the last step of its transaction, so only a failed COMMIT
@@ -284,5 +301,21 @@ async function continueTo(
     callbackUrl: step.platform.callbackUrl,
   });
   deps.metrics?.handoffsIssued.inc();
+  return target;
+}
+
+/** Central onboarding first: the platform asked for it, it is incomplete, and it can be completed centrally. */
+function goesToCentralOnboarding(mode: OnboardingMode, onboarding: OnboardingStatus): boolean {
+  return mode === 'central' && onboarding.status !== 'COMPLETE' && onboarding.canCompleteCentrally;
+}
+
+function accountDeleted(): ApiError {
+  return new ApiError('ACCOUNT_DELETED', 'This account was deleted, so it cannot sign in. If this is a mistake, contact the support of the application you came from.');
+}
+
+/** Central onboarding at the account center, which resumes this transaction when it is complete. */
+function onboardingUrl(deps: AppDeps, platform: PlatformRow, transactionId: string): URL {
+  const target = new URL(`${deps.config.accountCenterUrl}/onboarding/${encodeURIComponent(platform.platformKey)}`);
+  target.searchParams.set('resume', transactionId);
   return target;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../knex.ts';
+import { preparedStatement, type Db } from '../knex.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
 
@@ -36,15 +36,32 @@ export const PLATFORM_COLUMNS = `
   metadata, client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
   requirement_version AS "requirementVersion", active, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/**
+ * The registry row of a platform as one jsonb value, for statements that read the platform
+ * alongside their own work (the callback's consume): `alias` names the platforms row.
+ * platformFromJson turns it back into a PlatformRow.
+ */
+export const platformJson = (alias: string) => `jsonb_build_object(
+  'id', ${alias}.id, 'platformKey', ${alias}.platform_key, 'displayName', ${alias}.display_name, 'callbackUrl', ${alias}.callback_url,
+  'backchannelLogoutUrl', ${alias}.backchannel_logout_url, 'allowedReturnUrls', ${alias}.allowed_return_urls,
+  'defaultOnboardingMode', ${alias}.default_onboarding_mode, 'centralOnboardingEnabled', ${alias}.central_onboarding_enabled,
+  'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata, 'clientId', ${alias}.client_id,
+  'hasCredentials', ${alias}.client_secret_digest IS NOT NULL, 'requirementVersion', ${alias}.requirement_version,
+  'active', ${alias}.active, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at)`;
+
+export function platformFromJson(json: Omit<PlatformRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }): PlatformRow {
+  return { ...json, createdAt: new Date(json.createdAt), updatedAt: new Date(json.updatedAt) };
+}
+
 export async function findPlatformByKey(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ?`, [platformKey]);
   return rows[0];
 }
 
 export async function findActivePlatformByKey(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
-  const { rows } = await db.raw<{ rows: PlatformRow[] }>(
-    `SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active`,
-    [platformKey],
+  const { rows } = await preparedStatement(
+    db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active`, [platformKey]),
+    'gw_active_platform_by_key',
   );
   return rows[0];
 }

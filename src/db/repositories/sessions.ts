@@ -1,4 +1,4 @@
-import type { Db } from '../knex.ts';
+import { preparedStatement, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 
 export interface SessionPrincipalRow {
@@ -66,6 +66,57 @@ export async function insertSession(db: Db, session: NewSession): Promise<{ expi
     { ...session },
   );
   return rows[0]!;
+}
+
+export interface NewLoginSession extends NewSession {
+  transactionId: string;
+  /** The login's handoff code (its digest and what the exchange returns), or null when the login goes to central onboarding. */
+  handoffCodeDigest: Buffer | null;
+  platformId: string | null;
+  /** The onboarding status as JSON (what the exchange returns). */
+  onboarding: string | null;
+  handoffTtlSeconds: number | null;
+}
+
+/**
+ * The end of the callback in one statement: the gateway session, the login transaction
+ * pointed at its user and session (what resume and the session list read), and the
+ * transaction's handoff code when there is one. The three commit together or not at all,
+ * and durably (this is the statement the exchange depends on). `handoffIssued` is false
+ * when a handoff code is asked for and the transaction already has one (unique on
+ * transaction_id): the caller answers 409 CONFLICT.
+ *
+ * Nothing is written, and undefined answered, when the account has been deleted since the
+ * callback upserted it: the user row is read FOR SHARE, so a deletion either committed
+ * before (no session) or waits for this statement and then ends the session with the
+ * account's others.
+ */
+export async function insertLoginSession(db: Db, session: NewLoginSession): Promise<{ expiresAt: Date; handoffIssued: boolean } | undefined> {
+  const { rows } = await preparedStatement(
+    db.raw<{ rows: { expiresAt: Date; handoffIssued: boolean }[] }>(
+      `WITH live_user AS (
+         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL FOR SHARE
+       ), session AS (
+         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed)
+         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed
+           FROM live_user
+         RETURNING id, user_id, expires_at
+       ), attached AS (
+         UPDATE auth_transactions t SET user_id = session.user_id, session_id = session.id FROM session WHERE t.id = :transactionId
+       ), handoff AS (
+         INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
+         SELECT CAST(:handoffCodeDigest AS bytea), :transactionId, :platformId, session.user_id, session.id, :onboarding,
+                now() + make_interval(secs => :handoffTtlSeconds)
+           FROM session WHERE CAST(:handoffCodeDigest AS bytea) IS NOT NULL
+         ON CONFLICT (transaction_id) DO NOTHING
+         RETURNING id
+       )
+       SELECT expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued" FROM session`,
+      { ...session },
+    ),
+    'gw_insert_login_session',
+  );
+  return rows[0];
 }
 
 /**

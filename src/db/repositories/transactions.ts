@@ -1,5 +1,5 @@
-import type { Db } from '../knex.ts';
-import type { OnboardingMode } from './platforms.ts';
+import { preparedStatement, type Db } from '../knex.ts';
+import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
 
 export interface NewTransaction {
   id: string;
@@ -16,15 +16,29 @@ export interface NewTransaction {
   ttlSeconds: number;
 }
 
+/**
+ * The start's row. It is committed with synchronous_commit off, for this transaction only
+ * (set_config(…, true) is transaction-local, and this statement is its own transaction): the
+ * commit returns before its WAL reaches the disk, which PostgreSQL flushes within
+ * wal_writer_delay (200 ms by default). A crash of PostgreSQL can then lose the logins
+ * started in that last fraction of a second: their callbacks find no transaction and the
+ * person starts again, as after an expired one. Nothing single-use depends on this row being
+ * durable: the callback's consumption and the exchange commit synchronously, as every other
+ * statement does. docs/scaling.md gives the measurements.
+ */
 export async function insertTransaction(db: Db, tx: NewTransaction): Promise<void> {
-  await db.raw(
-    `INSERT INTO auth_transactions
-       (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
-        onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge, expires_at)
-     VALUES (:id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
-        :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
-        now() + make_interval(secs => :ttlSeconds))`,
-    { ...tx },
+  await preparedStatement(
+    db.raw(
+      `INSERT INTO auth_transactions
+         (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
+          onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge, expires_at)
+       SELECT :id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
+          :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
+          now() + make_interval(secs => :ttlSeconds)
+         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`,
+      { ...tx },
+    ),
+    'gw_insert_transaction',
   );
 }
 
@@ -32,6 +46,8 @@ export interface ConsumedTransaction {
   id: string;
   platformId: string;
   platformKey: string;
+  /** The registry row of the platform, read in the same statement (active or not: the caller checks). */
+  platform: PlatformRow;
   nonceDigest: Buffer;
   pkceVerifierSealed: string;
   nonceSealed: string;
@@ -45,10 +61,11 @@ export interface ConsumedTransaction {
 /**
  * Single use in one statement: the row is marked consumed and its sealed secrets
  * erased, and the sealed values are returned from the row as it was. Under
- * concurrency the FOR UPDATE re-check lets exactly one caller through.
+ * concurrency the FOR UPDATE re-check lets exactly one caller through. The platform's
+ * registry row comes with it (one round trip fewer per callback).
  */
 export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
-  const { rows } = await db.raw<{ rows: ConsumedTransaction[] }>(
+  const { rows } = await preparedStatement(db.raw<{ rows: (Omit<ConsumedTransaction, 'platform'> & { platform: Parameters<typeof platformFromJson>[0] })[] }>(
     `UPDATE auth_transactions t
         SET consumed_at = now(), pkce_verifier_sealed = NULL, nonce_sealed = NULL
        FROM (SELECT id, pkce_verifier_sealed, nonce_sealed FROM auth_transactions
@@ -58,10 +75,12 @@ export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Pr
       RETURNING t.id, t.platform_id AS "platformId", p.platform_key AS "platformKey", t.nonce_digest AS "nonceDigest",
                 before.pkce_verifier_sealed AS "pkceVerifierSealed", before.nonce_sealed AS "nonceSealed",
                 t.onboarding_mode AS "onboardingMode", t.return_to AS "returnTo",
-                t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge"`,
+                t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge",
+                ${platformJson('p')} AS platform`,
     [stateDigest],
-  );
-  return rows[0];
+  ), 'gw_consume_transaction');
+  const row = rows[0];
+  return row && { ...row, platform: platformFromJson(row.platform) };
 }
 
 export async function attachLogin(db: Db, transactionId: string, userId: string, sessionId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Db } from '../knex.ts';
+import { preparedStatement, type Db } from '../knex.ts';
 
 export interface UserRow {
   id: string;
@@ -57,6 +57,60 @@ export async function upsertUserFromIdp(db: Db, claims: IdpClaims): Promise<User
       familyName: truncate(claims.familyName, 100),
       displayName: truncate(claims.displayName, 200),
     },
+  );
+  return rows[0]!;
+}
+
+export interface LoginUserRow extends UserRow {
+  /** The requirement version the user completed on the platform (membership), null when none or deleted. */
+  completedRequirementVersion: number | null;
+}
+
+/**
+ * The callback's provisioning in one statement: upsertUserFromIdp (the same rules: a new
+ * user's profile prefilled, a returning user's e-mail refreshed, a deleted account answered
+ * with `deletedAt` and left alone) and the platform membership created on first use, which
+ * bootstrapMembership does elsewhere. A deleted account gets no membership: every write
+ * selects from the upserted row, which a deleted account does not have.
+ *
+ * Committed with synchronous_commit off (for this statement's own transaction only): the
+ * callback's next write, the session with its handoff code, commits synchronously, and
+ * flushing its WAL flushes this statement's, which comes before it. Only a crash between
+ * the two can lose this one, and then the login failed anyway and the person signs in
+ * again; idempotent upserts are all it wrote.
+ */
+export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: string): Promise<LoginUserRow> {
+  const { rows } = await preparedStatement(
+    db.raw<{ rows: LoginUserRow[] }>(
+      `WITH upserted AS (
+         INSERT INTO users (sub, email, email_verified, display_name, last_login_at)
+         SELECT :sub, :email, :emailVerified, :displayName, now()
+           FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
+         ON CONFLICT (sub) DO UPDATE SET
+           email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, last_login_at = now(), updated_at = now()
+           WHERE users.deleted_at IS NULL
+         RETURNING id, sub, email, display_name, deleted_at, (xmax = 0) AS inserted
+       ), profile AS (
+         INSERT INTO profiles (user_id, first_name, last_name, display_name)
+         SELECT id, :givenName, :familyName, :displayName FROM upserted WHERE inserted
+         ON CONFLICT (user_id) DO NOTHING
+       ), membership AS (
+         INSERT INTO platform_memberships (user_id, platform_id) SELECT id, :platformId FROM upserted
+         ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()
+         RETURNING completed_requirement_version
+       )
+       SELECT ${USER_COLUMNS}, (SELECT completed_requirement_version FROM membership) AS "completedRequirementVersion" FROM upserted
+       UNION ALL
+       SELECT ${USER_COLUMNS}, NULL FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
+      {
+        ...claims,
+        givenName: truncate(claims.givenName, 100),
+        familyName: truncate(claims.familyName, 100),
+        displayName: truncate(claims.displayName, 200),
+        platformId,
+      },
+    ),
+    'gw_upsert_login_user',
   );
   return rows[0]!;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/knex.ts';
-import type { Permission } from '../../domain/types.ts';
+import type { OnboardingStatus, Permission } from '../../domain/types.ts';
 import { randomToken, sha256, type KeyRing } from '../../security/crypto.ts';
-import { insertSession } from '../../db/repositories/sessions.ts';
+import { insertLoginSession, insertSession } from '../../db/repositories/sessions.ts';
 
 /**
  * The two kinds of token the gateway cookie can carry, told apart by their prefix so
@@ -39,8 +39,44 @@ export async function createSession(
 ): Promise<CreatedSession> {
   const id = randomUUID();
   const token = `${SESSION_TOKEN_PREFIX}${randomToken(32)}`;
+  const { expiresAt } = await insertSession(db, sessionRow(id, token, input));
+  return { id, token, expiresAt };
+}
+
+/** The handoff code a login's session is issued with (the platform's callback), in the same statement. */
+export interface LoginHandoff {
+  codeDigest: Buffer;
+  platformId: string;
+  onboarding: OnboardingStatus;
+  ttlSeconds: number;
+}
+
+/**
+ * The callback's session: the session, its login transaction attached to it, and the
+ * handoff code when the login goes on to the platform, all in one statement
+ * (insertLoginSession). `handoffIssued` is false only if the transaction already had a code;
+ * null when the account was deleted since the callback upserted it (nothing written).
+ */
+export async function createLoginSession(
+  db: Db,
+  input: { userId: string; permissions: Permission[]; ttlSeconds: number; login: LoginContext; transactionId: string; handoff: LoginHandoff | null },
+): Promise<(CreatedSession & { handoffIssued: boolean }) | null> {
+  const id = randomUUID();
+  const token = `${SESSION_TOKEN_PREFIX}${randomToken(32)}`;
+  const inserted = await insertLoginSession(db, {
+    ...sessionRow(id, token, input),
+    transactionId: input.transactionId,
+    handoffCodeDigest: input.handoff?.codeDigest ?? null,
+    platformId: input.handoff?.platformId ?? null,
+    onboarding: input.handoff ? JSON.stringify(input.handoff.onboarding) : null,
+    handoffTtlSeconds: input.handoff?.ttlSeconds ?? null,
+  });
+  return inserted ? { id, token, ...inserted } : null;
+}
+
+function sessionRow(id: string, token: string, input: { userId: string; permissions: Permission[]; ttlSeconds: number; login?: LoginContext }) {
   const login = input.login;
-  const { expiresAt } = await insertSession(db, {
+  return {
     id,
     userId: input.userId,
     tokenDigest: sha256(token),
@@ -50,8 +86,7 @@ export async function createSession(
     ipPrefix: login?.ipPrefix ?? null,
     idpSid: login?.idpSid ?? null,
     idTokenSealed: login?.idToken ? login.keyRing.seal(login.idToken, idTokenAad(id)) : null,
-  });
-  return { id, token, expiresAt };
+  };
 }
 
 /** A platform's own credential: 256 random bits; only its digest is stored (by the exchange). */
