@@ -91,7 +91,9 @@ describe('the caller and the profile (issue 10)', () => {
       const token = await bearer(member.sub, { scope: 'onboarding:schema:read' });
       const res = await request(gateway.app).get('/v1/me').set('Authorization', `Bearer ${token}`).expect(200);
       expect(res.body).toMatchObject({ authentication: 'bearer', session: null, permissions: ['onboarding:schema:read'], platform: null });
-      expect(Date.parse(res.body.permissionsReadAt)).toBe((Math.floor(Date.now() / 1000) - 60) * 1000 + (Date.parse(res.body.permissionsReadAt) % 1000));
+      // The token's own iat (a minute before it was minted), not the clock when the answer came.
+      const { iat } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number };
+      expect(Date.parse(res.body.permissionsReadAt)).toBe(iat * 1000);
     });
 
     it('without credentials 401; a Bearer subject who never signed in 403', async () => {
