@@ -158,7 +158,11 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
 
   // Listen first: with port 0 the issuer is only known once the OS has picked the port.
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const server: Server = createServer((req, res) => {
+  // Idle keep-alive connections stay open longer than a client keeps them (undici: 4 s), as the
+  // gateway's own server does: with Node's 5 s default, a process whose event loop was busy for
+  // seconds (a test booting an app beside the provider) could send its next token request on a
+  // socket the provider was closing, and get ECONNRESET.
+  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     if (!handler) {
       res.statusCode = 503;
       res.end();
