@@ -340,7 +340,8 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
   });
 
   describe('refusals: the service refuses as for the API, exit 1, the problem on stderr naming the option', () => {
-    it('conflicts, missing platforms and fields, and validation failures; nothing is written', async () => {
+    // Sixteen CLI processes at once: each loads the service's modules, seconds of CPU on a busy two-core machine.
+    it('conflicts, missing platforms and fields, and validation failures; nothing is written', { timeout: 90_000 }, async () => {
       const version = await versionOf(PLATFORM);
       const audit = (await auditOf(PLATFORM)).length;
       const create = (fieldKey: string, ...rest: string[]) => ['fields', 'create', PLATFORM, '--key', fieldKey, '--label', 'Label', ...rest];
