@@ -49,10 +49,15 @@ export interface StartedLogin {
 }
 
 /** GET /v1/auth/start, steps 1 to 7. Returns the identity provider's authorize URL. */
-export async function startLogin(deps: AppDeps, input: StartInput): Promise<StartedLogin> {
+export async function startLogin(
+  deps: AppDeps,
+  input: StartInput,
+  /** How the active platform is read: the operation's reads it and counts the start's rate limit in one statement. */
+  findPlatform: (platformKey: string) => Promise<PlatformRow | undefined> = (platformKey) => findActivePlatformByKey(deps.db, platformKey),
+): Promise<StartedLogin> {
   const oidc = requireOidc(deps);
   // 1. the active platform
-  const platform = await findActivePlatformByKey(deps.db, input.platformKey);
+  const platform = await findPlatform(input.platformKey);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${input.platformKey}.`);
   try {
     return await startLoginFor(deps, oidc, platform, input);

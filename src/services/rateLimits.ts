@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 
 import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
+import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../db/repositories/platforms.ts';
 import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
 import type { OperationId, Principal } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
@@ -73,9 +74,9 @@ function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: b
     points: limit.points,
     duration: limit.durationSeconds,
   };
-  if (!insurance) return new RateLimiterPostgres(options);
+  if (!insurance) return committedAsynchronously(new RateLimiterPostgres(options));
   // rate-limiter-flexible calls the insurance limiter only when the Redis store failed.
-  return new (class extends RateLimiterPostgres {
+  return committedAsynchronously(new (class extends RateLimiterPostgres {
     override consume(...args: Parameters<RateLimiterPostgres['consume']>) {
       countRateLimitFallback(PREFIXES[name], db);
       return super.consume(...args);
@@ -88,7 +89,48 @@ function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: b
       countRateLimitFallback(PREFIXES[name], db);
       return super.get(...args);
     }
-  })(options);
+  })(options));
+}
+
+/** What committedAsynchronously replaces in rate-limiter-flexible's PostgreSQL store (lib/RateLimiterPostgres.js). */
+interface PostgresStoreInternals {
+  tableCreated: boolean;
+  _getTableIdentifier(): string;
+  _query(query: { name: string; text: string; values: unknown[] }): Promise<unknown>;
+  _upsert(key: string, points: number, msDuration: number, forceExpire?: boolean): Promise<unknown>;
+}
+
+/**
+ * The counter's upsert, committed with synchronous_commit off for its own transaction only
+ * (set_config(…, true) is transaction-local; the statement is its own transaction), as the
+ * start's row is (src/db/repositories/transactions.ts). Every start and callback counts one
+ * point on its address's row: committed synchronously, each waited for its WAL to reach the
+ * disk while holding that row's lock, so the starts from one address (one NAT, one proxy)
+ * queued behind each other's disk flushes. A crash of PostgreSQL can lose the counts of the
+ * last fraction of a second (wal_writer_delay, 200 ms by default): at most that much of a
+ * window's budget is counted again, which a limit of requests per minute tolerates. Same
+ * statement otherwise: the same arithmetic as the library's (a point counted on a live window,
+ * a new window after expiry), the same row, shared by every instance.
+ */
+function committedAsynchronously<T extends RateLimiterPostgres>(limiter: T): T {
+  const store = limiter as unknown as PostgresStoreInternals;
+  store._upsert = function (key: string, points: number, msDuration: number, forceExpire = false) {
+    if (!this.tableCreated) return Promise.reject(new Error('Table is not created yet'));
+    const table = this._getTableIdentifier();
+    const newExpire = msDuration > 0 ? Date.now() + msDuration : null;
+    const expire = forceExpire ? '$3' : `CASE WHEN ${table}.expire <= $4 THEN $3 ELSE ${table}.expire END`;
+    const counted = forceExpire ? '$2' : `CASE WHEN ${table}.expire <= $4 THEN $2 ELSE ${table}.points + $2 END`;
+    return this._query({
+      name: forceExpire ? 'gw-upsert-force-async' : 'gw-upsert-async',
+      text: `INSERT INTO ${table} (key, points, expire)
+             SELECT $1::varchar, $2::integer, $3::bigint
+               FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
+             ON CONFLICT (key) DO UPDATE SET points = ${counted}, expire = ${expire}
+             RETURNING points, expire`,
+      values: forceExpire ? [key, points, newExpire] : [key, points, newExpire, Date.now()],
+    });
+  };
+  return limiter;
 }
 
 function limiterOf(deps: Deps, name: LimitName): { limiter: RateLimiterAbstract; limit: RateLimit } {
@@ -205,6 +247,32 @@ async function consume(deps: Deps, name: LimitName, subject: string): Promise<vo
     if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: the database error handling applies
     throw refusal(deps, name, rejection.msBeforeNext);
   }
+}
+
+/**
+ * GET /v1/auth/start's count and its platform: with the counters in PostgreSQL, one statement
+ * counts the start against its address's limit and reads the platform (one round trip fewer
+ * per start, findActivePlatformByKeyCounting); with Redis, the Redis count, then the read. A
+ * start over the limit is refused (429) before its platform is looked at, as when the count
+ * came first. The same row, key and arithmetic as consumeRateLimit(deps, 'start', subject).
+ */
+export async function consumeStartAndFindPlatform(deps: Deps, subject: string, platformKey: string): Promise<PlatformRow | undefined> {
+  if (deps.config.redisUrl) {
+    await consumeRateLimit(deps, 'start', subject);
+    return findActivePlatformByKey(deps.db, platformKey);
+  }
+  const limit = deps.config.rateLimits.start;
+  const countAndRead = async () => {
+    const { platform, counted } = await findActivePlatformByKeyCounting(deps.db, platformKey, {
+      key: `${PREFIXES.start}:${digest(subject)}`,
+      durationMs: limit.durationSeconds * 1000,
+    });
+    if (counted.points > limit.points) {
+      throw refusal(deps, 'start', counted.expire === null ? -1 : Math.max(counted.expire - Date.now(), 0));
+    }
+    return platform;
+  };
+  return deps.tracing ? deps.tracing.span(`ratelimit ${PREFIXES.start}`, storeAttributes(deps), countAndRead) : countAndRead();
 }
 
 /** Refuses (429) a subject whose budget is spent, without counting anything. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createDb, type Db } from '../../src/db/knex.ts';
-import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
+import { findActivePlatformByKey, findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
 import { consumeTransactionByState, insertTransaction } from '../../src/db/repositories/transactions.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { loadConfig } from '../../src/config/index.ts';
@@ -32,6 +32,15 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
   /** A start and a callback's consume on a one-connection pool; then what that connection has prepared. */
   async function loginStatements(db: Db): Promise<{ prepared: string[]; synchronousCommit: string; consumed: boolean }> {
     expect((await findActivePlatformByKey(db, 'PREPARED'))?.id).toBe(platformId);
+    // The start's read with its rate-limit count (committed asynchronously too): a point per call, and the platform.
+    const count = { key: `auth_start:${randomToken()}`, durationMs: 60_000 };
+    const first = await findActivePlatformByKeyCounting(db, 'PREPARED', count);
+    expect(first.platform?.id).toBe(platformId);
+    expect(first.counted.points).toBe(1);
+    expect(first.counted.expire).toBeGreaterThan(Date.now());
+    const second = await findActivePlatformByKeyCounting(db, 'NO-SUCH-PLATFORM', count);
+    expect(second.platform).toBeUndefined();
+    expect(second.counted).toEqual({ points: 2, expire: first.counted.expire });
     const state = randomToken();
     await insertTransaction(db, {
       id: randomUUID(), platformId, stateDigest: sha256(state), nonceDigest: sha256(randomToken()),
@@ -53,7 +62,7 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
     try {
       const seen = await loginStatements(db);
       expect(seen.consumed).toBe(true);
-      expect(seen.prepared).toEqual(expect.arrayContaining(['gw_active_platform_by_key', 'gw_insert_transaction', 'gw_consume_transaction']));
+      expect(seen.prepared).toEqual(expect.arrayContaining(['gw_active_platform_by_key', 'gw_active_platform_by_key_counting', 'gw_insert_transaction', 'gw_consume_transaction']));
       expect(seen.synchronousCommit).toBe('on');
     } finally {
       await db.destroy();

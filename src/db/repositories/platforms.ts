@@ -66,6 +66,57 @@ export async function findActivePlatformByKey(db: Db, platformKey: string): Prom
   return rows[0];
 }
 
+/** One point counted on a rate-limit row (rate-limiter-flexible's `rate_limits` arithmetic), see findActivePlatformByKeyCounting. */
+export interface RateLimitCount {
+  /** `<prefix>:<digest>`, the row's key. */
+  key: string;
+  /** The window's length, in milliseconds. */
+  durationMs: number;
+}
+
+/** The row counted: the points of its window so far (this one included) and the window's end (ms since the epoch). */
+export interface CountedRateLimit {
+  points: number;
+  expire: number | null;
+}
+
+/**
+ * The start's read of the platform and its rate-limit count in one statement (one round trip
+ * fewer per start). The count is the upsert rate-limiter-flexible's PostgreSQL store runs (a
+ * point on a live window, a new window of one point after expiry), committed asynchronously as
+ * src/services/rateLimits.ts explains; the platform is read from the statement's snapshot. The
+ * count happens whether or not the platform exists, as it did when it came first.
+ */
+export async function findActivePlatformByKeyCounting(
+  db: Db,
+  platformKey: string,
+  count: RateLimitCount,
+): Promise<{ platform: PlatformRow | undefined; counted: CountedRateLimit }> {
+  const now = Date.now();
+  const { rows } = await preparedStatement(
+    db.raw<{ rows: (PlatformRow & { rateLimitPoints: number; rateLimitExpire: number | null })[] }>(
+      `WITH counted AS (
+         INSERT INTO rate_limits (key, points, expire)
+         SELECT ?::varchar, 1, ?::bigint FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
+         ON CONFLICT (key) DO UPDATE SET
+           points = CASE WHEN rate_limits.expire <= ?::bigint THEN 1 ELSE rate_limits.points + 1 END,
+           expire = CASE WHEN rate_limits.expire <= ?::bigint THEN excluded.expire ELSE rate_limits.expire END
+         RETURNING points, expire
+       )
+       SELECT counted.points AS "rateLimitPoints", counted.expire AS "rateLimitExpire", platform.*
+         FROM counted
+         LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active) AS platform ON true`,
+      [count.key, now + count.durationMs, now, now, platformKey],
+    ),
+    'gw_active_platform_by_key_counting',
+  );
+  const { rateLimitPoints, rateLimitExpire, ...platform } = rows[0]!;
+  return {
+    platform: platform.id == null ? undefined : (platform as PlatformRow),
+    counted: { points: rateLimitPoints, expire: rateLimitExpire },
+  };
+}
+
 /** The active platform, read FOR SHARE: schema changes (FOR UPDATE) wait for the transaction, or it waits for them. */
 export async function lockPlatformForShare(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(
