@@ -37,9 +37,11 @@ export function docsRouter(publicBaseUrl: string): Router {
   const router = Router();
   // As served, the contract names this very instance as its server (so "Try it out" in /docs
   // calls it) and the running build's version.
+  // Only the text is kept: the document parsed for it is garbage once this returns.
+  const contract = loadContract();
   const json = JSON.stringify({
-    ...loadContract(),
-    info: { ...loadContract().info, version: SERVICE_VERSION },
+    ...contract,
+    info: { ...contract.info, version: SERVICE_VERSION },
     servers: [{ url: publicBaseUrl, description: 'This gateway' }],
   });
 

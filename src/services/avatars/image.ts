@@ -1,6 +1,11 @@
-import sharp from 'sharp';
 import { ApiError } from '../../errors/catalogue.ts';
 import type { AvatarUploadType } from './store.ts';
+
+/**
+ * sharp (libvips, +8 MB of RSS) is loaded at the first upload, not at boot: a gateway whose
+ * users never upload a picture never maps it. Module loading caches the promise's result.
+ */
+const loadSharp = async () => (await import('sharp')).default;
 
 /** Output bound: the picture fits in 512×512, aspect ratio kept, never enlarged. */
 export const AVATAR_MAX_SIDE = 512;
@@ -36,6 +41,7 @@ const invalid = (detail: string) => new ApiError('IMAGE_INVALID', detail);
 export async function reencodeAvatar(bytes: Buffer, declared: AvatarUploadType): Promise<Reencoded> {
   if (!SIGNATURES[declared](bytes)) throw invalid(`The bytes are not a ${declared} image.`);
   const options = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', animated: false } as const;
+  const sharp = await loadSharp();
   try {
     const { format } = await sharp(bytes, options).metadata();
     if (format !== SHARP_FORMATS[declared]) throw invalid(`The bytes are not a ${declared} image.`);

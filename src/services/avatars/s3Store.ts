@@ -1,6 +1,5 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ApiError } from '../../errors/catalogue.ts';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AvatarS3Config } from '../../config/index.ts';
 import { AVATAR_CACHE_CONTROL, AVATAR_MEDIA_TYPE, type AvatarStore, type StagedUpload, type TicketSpec, type UploadTarget } from './store.ts';
 import { signedGatewayUrl } from './postgresStore.ts';
@@ -21,27 +20,24 @@ const pictureKey = (avatarId: string) => `avatars/${avatarId}.webp`;
  * AVATAR_S3_PUBLIC_URL.
  */
 export function createS3Store(config: AvatarS3Config, publicBaseUrl: string, signer: UploadLinkSigner): AvatarStore {
-  const client = new S3Client({
-    region: config.region,
-    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-    forcePathStyle: config.forcePathStyle,
-    ...(config.accessKeyId && config.secretAccessKey
-      ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } }
-      : {}),
-    // Checksums only where S3 requires them: a checksum computed at presign time (of no
-    // body) would be signed into the upload URL and refuse the client's real bytes.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2000, requestTimeout: S3_TIMEOUT_MS },
-  });
+  // The AWS SDK (+13 MB of RSS) is loaded at the store's first call, not at boot: the
+  // gateway builds the store at its first avatar request, and only with AVATAR_S3_BUCKET.
+  let sdk: Promise<Sdk> | undefined;
+  const loaded = (): Promise<Sdk> => {
+    sdk ??= loadSdk(config).catch((error: unknown) => {
+      sdk = undefined; // a failed import is retried by the next call
+      throw error;
+    });
+    return sdk;
+  };
   /**
    * Every call has a deadline, and a store that fails or cannot be reached is a
    * 503 STORAGE_UNAVAILABLE, never a 500. "Not found" is passed on for the caller to judge.
    */
-  const reach = async <T>(call: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> => {
+  const reach = async <T>(call: (s3: Sdk, options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> => {
+    const s3 = await loaded();
     try {
-      return await call({ abortSignal: AbortSignal.timeout(S3_TIMEOUT_MS) });
+      return await call(s3, { abortSignal: AbortSignal.timeout(S3_TIMEOUT_MS) });
     } catch (error) {
       if (isNotFound(error)) throw error;
       throw new ApiError('STORAGE_UNAVAILABLE', 'The picture store could not be reached. Try again shortly.', { cause: error });
@@ -52,6 +48,7 @@ export function createS3Store(config: AvatarS3Config, publicBaseUrl: string, sig
   return {
     kind: 's3',
     async uploadTarget(ticket: TicketSpec): Promise<UploadTarget> {
+      const { client, PutObjectCommand, getSignedUrl } = await loaded();
       const command = new PutObjectCommand({ Bucket, Key: stagingKey(ticket.id), ContentType: ticket.contentType, ContentLength: ticket.contentLength });
       const uploadUrl = await getSignedUrl(client, command, {
         expiresIn: Math.max(1, ticket.expires - Math.floor(Date.now() / 1000)),
@@ -66,17 +63,17 @@ export function createS3Store(config: AvatarS3Config, publicBaseUrl: string, sig
     },
     pictureUrl: (avatarId) => `${config.publicUrl}/${pictureKey(avatarId)}`,
     async persist(avatarId, webp) {
-      await reach((options) => client.send(new PutObjectCommand({ Bucket, Key: pictureKey(avatarId), Body: webp, ContentType: AVATAR_MEDIA_TYPE, CacheControl: AVATAR_CACHE_CONTROL }), options));
+      await reach(({ client, PutObjectCommand }, options) => client.send(new PutObjectCommand({ Bucket, Key: pictureKey(avatarId), Body: webp, ContentType: AVATAR_MEDIA_TYPE, CacheControl: AVATAR_CACHE_CONTROL }), options));
       return null;
     },
     async forget(avatarIds) {
-      await Promise.all(avatarIds.map((id) => reach((options) => client.send(new DeleteObjectCommand({ Bucket, Key: pictureKey(id) }), options))));
+      await Promise.all(avatarIds.map((id) => reach(({ client, DeleteObjectCommand }, options) => client.send(new DeleteObjectCommand({ Bucket, Key: pictureKey(id) }), options))));
     },
     staging: {
       async read(ticketId, maxBytes): Promise<StagedUpload | 'too-large' | null> {
         let object;
         try {
-          object = await reach((options) => client.send(new GetObjectCommand({ Bucket, Key: stagingKey(ticketId) }), options));
+          object = await reach(({ client, GetObjectCommand }, options) => client.send(new GetObjectCommand({ Bucket, Key: stagingKey(ticketId) }), options));
         } catch (error) {
           if (isNotFound(error)) return null;
           throw error;
@@ -90,10 +87,42 @@ export function createS3Store(config: AvatarS3Config, publicBaseUrl: string, sig
         return { bytes, contentType: object.ContentType ?? null };
       },
       async discard(ticketId) {
-        await reach((options) => client.send(new DeleteObjectCommand({ Bucket, Key: stagingKey(ticketId) }), options));
+        await reach(({ client, DeleteObjectCommand }, options) => client.send(new DeleteObjectCommand({ Bucket, Key: stagingKey(ticketId) }), options));
       },
     },
   };
+}
+
+type S3Module = typeof import('@aws-sdk/client-s3');
+
+interface Sdk {
+  client: S3Client;
+  PutObjectCommand: S3Module['PutObjectCommand'];
+  GetObjectCommand: S3Module['GetObjectCommand'];
+  DeleteObjectCommand: S3Module['DeleteObjectCommand'];
+  getSignedUrl: typeof import('@aws-sdk/s3-request-presigner').getSignedUrl;
+}
+
+async function loadSdk(config: AvatarS3Config): Promise<Sdk> {
+  const [{ S3Client, PutObjectCommand, GetObjectCommand, DeleteObjectCommand }, { getSignedUrl }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
+  const client = new S3Client({
+    region: config.region,
+    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+    forcePathStyle: config.forcePathStyle,
+    ...(config.accessKeyId && config.secretAccessKey
+      ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } }
+      : {}),
+    // Checksums only where S3 requires them: a checksum computed at presign time (of no
+    // body) would be signed into the upload URL and refuse the client's real bytes.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 2000, requestTimeout: S3_TIMEOUT_MS },
+  });
+  return { client, PutObjectCommand, GetObjectCommand, DeleteObjectCommand, getSignedUrl };
 }
 
 function isNotFound(error: unknown): boolean {
