@@ -28,7 +28,10 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     definition: contractCopy(),
     strict: true,
     validate: true,
-    quick: false,
+    // Validators are compiled per operation at its first request instead of all at boot: the
+    // boot compile took ~4 s and ~50 MB for operations an instance may never serve (measured in
+    // scripts/memory/validators.ts). The first request of each operation pays 30–60 ms once.
+    quick: true,
     // Handlers receive the query as validated (numbers and booleans, not strings).
     // Strings stay strings, so returnTo is checked exactly as it will be used.
     coerceTypes: true,
