@@ -36,9 +36,24 @@ export interface IdpClaims {
  */
 export async function upsertUserFromIdp(db: Db, claims: IdpClaims): Promise<UserRow> {
   const { rows } = await db.raw<{ rows: UserRow[] }>(
-    `WITH upserted AS (
+    `WITH ${upsertUserCtes('VALUES (:sub, :email, :emailVerified, :displayName, now())')}
+     SELECT ${USER_COLUMNS} FROM upserted
+     UNION ALL
+     SELECT ${USER_COLUMNS} FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
+    claimBindings(claims),
+  );
+  return rows[0]!;
+}
+
+/**
+ * The user and, for a new one, the profile prefilled from the claims: the CTEs `upserted`
+ * (no row for a deleted account, which is left alone) and `profile`. `source` gives the row
+ * to insert (:sub, :email, :emailVerified, :displayName, and last_login_at).
+ */
+function upsertUserCtes(source: string): string {
+  return `upserted AS (
        INSERT INTO users (sub, email, email_verified, display_name, last_login_at)
-       VALUES (:sub, :email, :emailVerified, :displayName, now())
+       ${source}
        ON CONFLICT (sub) DO UPDATE SET
          email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, last_login_at = now(), updated_at = now()
          WHERE users.deleted_at IS NULL
@@ -47,18 +62,16 @@ export async function upsertUserFromIdp(db: Db, claims: IdpClaims): Promise<User
        INSERT INTO profiles (user_id, first_name, last_name, display_name)
        SELECT id, :givenName, :familyName, :displayName FROM upserted WHERE inserted
        ON CONFLICT (user_id) DO NOTHING
-     )
-     SELECT ${USER_COLUMNS} FROM upserted
-     UNION ALL
-     SELECT ${USER_COLUMNS} FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
-    {
-      ...claims,
-      givenName: truncate(claims.givenName, 100),
-      familyName: truncate(claims.familyName, 100),
-      displayName: truncate(claims.displayName, 200),
-    },
-  );
-  return rows[0]!;
+     )`;
+}
+
+function claimBindings(claims: IdpClaims) {
+  return {
+    ...claims,
+    givenName: truncate(claims.givenName, 100),
+    familyName: truncate(claims.familyName, 100),
+    displayName: truncate(claims.displayName, 200),
+  };
 }
 
 export interface LoginUserRow extends UserRow {
@@ -82,19 +95,8 @@ export interface LoginUserRow extends UserRow {
 export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: string): Promise<LoginUserRow> {
   const { rows } = await preparedStatement(
     db.raw<{ rows: LoginUserRow[] }>(
-      `WITH upserted AS (
-         INSERT INTO users (sub, email, email_verified, display_name, last_login_at)
-         SELECT :sub, :email, :emailVerified, :displayName, now()
-           FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
-         ON CONFLICT (sub) DO UPDATE SET
-           email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, last_login_at = now(), updated_at = now()
-           WHERE users.deleted_at IS NULL
-         RETURNING id, sub, email, display_name, deleted_at, (xmax = 0) AS inserted
-       ), profile AS (
-         INSERT INTO profiles (user_id, first_name, last_name, display_name)
-         SELECT id, :givenName, :familyName, :displayName FROM upserted WHERE inserted
-         ON CONFLICT (user_id) DO NOTHING
-       ), membership AS (
+      `WITH ${upsertUserCtes(`SELECT :sub, :email, :emailVerified, :displayName, now()
+           FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`)}, membership AS (
          INSERT INTO platform_memberships (user_id, platform_id) SELECT id, :platformId FROM upserted
          ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()
          RETURNING completed_requirement_version
@@ -102,13 +104,7 @@ export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: str
        SELECT ${USER_COLUMNS}, (SELECT completed_requirement_version FROM membership) AS "completedRequirementVersion" FROM upserted
        UNION ALL
        SELECT ${USER_COLUMNS}, NULL FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
-      {
-        ...claims,
-        givenName: truncate(claims.givenName, 100),
-        familyName: truncate(claims.familyName, 100),
-        displayName: truncate(claims.displayName, 200),
-        platformId,
-      },
+      { ...claimBindings(claims), platformId },
     ),
     'gw_upsert_login_user',
   );
