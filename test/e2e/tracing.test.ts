@@ -142,6 +142,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', { timeout: 120_000 }, () => {
     const res = await request(server).get('/health/ready?probe=secret-looking-value');
     expect(res.status).toBe(200);
     await tracing.flush();
+    await expect.poll(() => spans().some((span) => span.name === 'getReadiness'), { timeout: 10_000 }).toBe(true);
     expect([...paths]).toContain('POST /v1/traces');
     expect([...contentTypes].every((type) => type.startsWith('application/json'))).toBe(true);
     const resource = (JSON.parse(bodies[0]!) as ExportRequest).resourceSpans[0]!.resource;
@@ -169,6 +170,10 @@ describe('OpenTelemetry traces over OTLP/HTTP', { timeout: 120_000 }, () => {
     const exchanged = await request(server).post('/v1/auth/exchange').set('Authorization', basicAuth(platform.clientId, platform.clientSecret)).send({ code: handoffCode });
     expect(exchanged.status).toBe(200);
     await tracing.flush();
+    // flush() sends what is queued, but a scheduled export already under way may still be on
+    // its way to the receiver: wait for the three requests' spans.
+    const operations = ['startAuthentication', 'handleIdpCallback', 'exchangeAuthenticationHandoff'];
+    await expect.poll(() => operations.filter((name) => !spans().some((span) => span.name === name)), { timeout: 10_000 }).toEqual([]);
 
     const named = (name: string) => {
       const found = spans().filter((span) => span.name === name);
