@@ -119,6 +119,13 @@ function installShutdown(listener: { server: Server; lifecycle: Lifecycle; grace
     stopping = true;
     byParentExit = signal === 'parent exited';
     logger.info({ signal, graceSeconds: listener.graceMs / 1000 }, 'shutting down: readiness 503, draining connections, finishing in-flight requests');
+    // A stop that hangs (a resource that never closes) must still end: the grace, the 10 s for
+    // requests in flight, then 10 s for the resources. An embedded PostgreSQL left behind is
+    // stopped by its watchdog once this process is gone.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time: exiting now');
+      process.exit(1);
+    }, listener.graceMs + 20_000).unref();
     await drain(listener.server, listener.lifecycle, { graceMs: listener.graceMs, forceAfterMs: 10_000 });
     try {
       await closeResources();
