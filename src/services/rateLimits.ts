@@ -25,6 +25,7 @@ import type { Logger } from 'pino';
 import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
 import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../db/repositories/platforms.ts';
+import { countRateLimitSql } from '../db/repositories/rateLimits.ts';
 import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
 import type { OperationId, Principal } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
@@ -101,32 +102,22 @@ interface PostgresStoreInternals {
 }
 
 /**
- * The counter's upsert, committed with synchronous_commit off for its own transaction only
- * (set_config(…, true) is transaction-local; the statement is its own transaction), as the
- * start's row is (src/db/repositories/transactions.ts). Every start and callback counts one
- * point on its address's row: committed synchronously, each waited for its WAL to reach the
- * disk while holding that row's lock, so the starts from one address (one NAT, one proxy)
- * queued behind each other's disk flushes. A crash of PostgreSQL can lose the counts of the
- * last fraction of a second (wal_writer_delay, 200 ms by default): at most that much of a
- * window's budget is counted again, which a limit of requests per minute tolerates. Same
- * statement otherwise: the same arithmetic as the library's (a point counted on a live window,
- * a new window after expiry), the same row, shared by every instance.
+ * The store's counting statement replaced by countRateLimitSql (src/db/repositories/rateLimits.ts):
+ * the same row and arithmetic, committed asynchronously (why: that file). The library has no
+ * option for it, so its `_upsert` (key, points, msDuration, forceExpire) is replaced. If an
+ * update stopped calling it, counting would fall back to the library's own synchronous
+ * statement (slower, still correct); if it changed its arguments, the counts and 429s that
+ * test/api/rateLimits.test.ts checks would go wrong. Pin the version (package.json) and re-read
+ * lib/RateLimiterPostgres.js on an upgrade.
  */
 function committedAsynchronously<T extends RateLimiterPostgres>(limiter: T): T {
   const store = limiter as unknown as PostgresStoreInternals;
   store._upsert = function (key: string, points: number, msDuration: number, forceExpire = false) {
     if (!this.tableCreated) return Promise.reject(new Error('Table is not created yet'));
-    const table = this._getTableIdentifier();
     const newExpire = msDuration > 0 ? Date.now() + msDuration : null;
-    const expire = forceExpire ? '$3' : `CASE WHEN ${table}.expire <= $4 THEN $3 ELSE ${table}.expire END`;
-    const counted = forceExpire ? '$2' : `CASE WHEN ${table}.expire <= $4 THEN $2 ELSE ${table}.points + $2 END`;
     return this._query({
       name: forceExpire ? 'gw-upsert-force-async' : 'gw-upsert-async',
-      text: `INSERT INTO ${table} (key, points, expire)
-             SELECT $1::varchar, $2::integer, $3::bigint
-               FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
-             ON CONFLICT (key) DO UPDATE SET points = ${counted}, expire = ${expire}
-             RETURNING points, expire`,
+      text: countRateLimitSql(this._getTableIdentifier(), { key: '$1', points: '$2', newExpire: '$3', now: '$4' }, forceExpire),
       values: forceExpire ? [key, points, newExpire] : [key, points, newExpire, Date.now()],
     });
   };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { preparedStatement, type Db } from '../knex.ts';
+import { countRateLimitSql } from './rateLimits.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
 
@@ -82,9 +83,8 @@ export interface CountedRateLimit {
 
 /**
  * The start's read of the platform and its rate-limit count in one statement (one round trip
- * fewer per start). The count is the upsert rate-limiter-flexible's PostgreSQL store runs (a
- * point on a live window, a new window of one point after expiry), committed asynchronously as
- * src/services/rateLimits.ts explains; the platform is read from the statement's snapshot. The
+ * fewer per start). The count is the rate-limit store's own statement (countRateLimitSql);
+ * the platform is read from the statement's snapshot. The
  * count happens whether or not the platform exists, as it did when it came first.
  */
 export async function findActivePlatformByKeyCounting(
@@ -96,17 +96,12 @@ export async function findActivePlatformByKeyCounting(
   const { rows } = await preparedStatement(
     db.raw<{ rows: (PlatformRow & { rateLimitPoints: number; rateLimitExpire: number | null })[] }>(
       `WITH counted AS (
-         INSERT INTO rate_limits (key, points, expire)
-         SELECT ?::varchar, 1, ?::bigint FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
-         ON CONFLICT (key) DO UPDATE SET
-           points = CASE WHEN rate_limits.expire <= ?::bigint THEN 1 ELSE rate_limits.points + 1 END,
-           expire = CASE WHEN rate_limits.expire <= ?::bigint THEN excluded.expire ELSE rate_limits.expire END
-         RETURNING points, expire
+         ${countRateLimitSql('rate_limits', { key: ':key', points: '1', newExpire: ':newExpire', now: 'CAST(:now AS bigint)' })}
        )
        SELECT counted.points AS "rateLimitPoints", counted.expire AS "rateLimitExpire", platform.*
          FROM counted
-         LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active) AS platform ON true`,
-      [count.key, now + count.durationMs, now, now, platformKey],
+         LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = :platformKey AND active) AS platform ON true`,
+      { key: count.key, newExpire: now + count.durationMs, now, platformKey },
     ),
     'gw_active_platform_by_key_counting',
   );
