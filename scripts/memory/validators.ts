@@ -1,14 +1,11 @@
 // `node --expose-gc scripts/memory/validators.ts [--lazy]`: what openapi-backend costs for the
-// gateway's contract, with every operation's validators compiled at init (the gateway's
-// setting, quick: false) or compiled at each operation's first request (--lazy: openapi-backend's
-// quick mode, whose only other effects are a synchronous dereference and no definition check,
+// gateway's contract, with every operation's validators compiled at init (quick: false) or compiled at each operation's first request (--lazy: openapi-backend's
+// quick mode, the gateway's setting, whose only other effects are a synchronous dereference and no definition check,
 // which the gateway disables anyway). Prints RSS and heap after a full GC, the init time, and
 // the cost of the first and later validations of the login's operations.
 import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { contractCopy } from '../../src/api/contract.ts';
+import { contractBackendOptions } from '../../src/api/backend.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc!;
 const lazy = process.argv.includes('--lazy');
@@ -19,20 +16,7 @@ const show = (step: string) => {
   const m = process.memoryUsage();
   console.log(`${step}: rss ${MB(rss())} MB, heapUsed ${MB(m.heapUsed)} MB, heapTotal ${MB(m.heapTotal)} MB`);
 };
-const definition = contractCopy();
-show('contract loaded');
-const api = new OpenAPIBackend({
-  definition,
-  strict: true,
-  validate: true,
-  quick: lazy,
-  coerceTypes: true,
-  customizeAjv: (_original, ajvOptions) => {
-    const ajv = new Ajv2020.default({ ...ajvOptions, strict: false, allErrors: true });
-    addFormats.default(ajv);
-    return ajv as never;
-  },
-});
+const api = new OpenAPIBackend(contractBackendOptions({ quick: lazy }));
 api.validateDefinition = () => api.document;
 api.register('notFound', () => 404);
 let t = performance.now();

@@ -18,13 +18,9 @@ export interface BackendOptions {
   validateResponses: boolean;
 }
 
-/**
- * openapi-backend routes each request to the handler of its operationId and
- * validates it against the contract. Its default Ajv speaks draft-07; OpenAPI 3.1
- * schemas are JSON Schema 2020-12, so every validator is rebuilt on Ajv 2020.
- */
-export async function createBackend(handlers: HandlerMap, deps: AppDeps, options: BackendOptions) {
-  const api = new OpenAPIBackend<OpenAPIV3_1.Document>({
+/** How openapi-backend reads the contract (also used by scripts/memory/validators.ts). */
+export function contractBackendOptions(overrides: { quick?: boolean } = {}) {
+  return {
     definition: contractCopy(),
     strict: true,
     validate: true,
@@ -35,12 +31,22 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     // Handlers receive the query as validated (numbers and booleans, not strings).
     // Strings stay strings, so returnTo is checked exactly as it will be used.
     coerceTypes: true,
-    customizeAjv: (_original, ajvOptions) => {
+    customizeAjv: (_original: unknown, ajvOptions: object) => {
       const ajv = new Ajv2020.default({ ...ajvOptions, strict: false, allErrors: true });
       addFormats.default(ajv);
       return ajv as never;
     },
-  });
+    ...overrides,
+  };
+}
+
+/**
+ * openapi-backend routes each request to the handler of its operationId and
+ * validates it against the contract. Its default Ajv speaks draft-07; OpenAPI 3.1
+ * schemas are JSON Schema 2020-12, so every validator is rebuilt on Ajv 2020.
+ */
+export async function createBackend(handlers: HandlerMap, deps: AppDeps, options: BackendOptions) {
+  const api = new OpenAPIBackend<OpenAPIV3_1.Document>(contractBackendOptions());
 
   // openapi-backend checks the document against the OpenAPI 3.0 meta-schema only,
   // which refuses valid 3.1 (`$ref` siblings, info.summary, license.identifier).
