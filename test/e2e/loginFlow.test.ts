@@ -300,7 +300,11 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
       const results = await Promise.all(Array.from({ length: 50 }, () => exchange(harness, platform, code)));
       const statuses = results.map((res) => res.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-      expect(statuses.filter((status) => status === 404)).toHaveLength(49);
+      // The losers are refused as a used code (404), or, once ten failures of this client from
+      // this address have been counted, by the failed-exchange limit (429): which one depends on
+      // how the requests interleave. Never a second 200, never a 5xx.
+      expect(statuses.filter((status) => status !== 200).every((status) => status === 404 || status === 429)).toBe(true);
+      expect(statuses.filter((status) => status === 404).length).toBeGreaterThanOrEqual(9);
     });
 
     it('20 concurrent callbacks with one state: at most one success', async () => {
