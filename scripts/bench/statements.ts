@@ -1,15 +1,14 @@
 // The SQL of the gateway's repository functions, captured once so the bare
 // baseline sends byte-for-byte the same statements through plain `pg`.
 //
-// Each repository function is called once with a recording stand-in for knex
-// and with placeholder values; knex's own compiler (no connection) turns the
-// named or positional bindings into PostgreSQL's $1, $2, … and we remember which
-// input each position takes. At request time the bare server only runs
-// `pool.query({ text, values })`: no knex, no compilation per request. If a
-// repository function names its statement for pg (`.options({ name })`, a
-// prepared statement), the bare server uses the same name.
+// Each repository function is called once with a recording stand-in for the
+// database and with placeholder values. The hot statements go through
+// runPrepared (src/db/knex.ts), which compiles the named or positional bindings
+// into PostgreSQL's $1, $2, … with knex's own compiler and hands pg
+// { name, text, values }: we record that and remember which input each position
+// takes. At request time the bare server runs `pool.query({ name, text, values })`
+// with the same text and the same prepared-statement name.
 
-import knexFactory from 'knex';
 import type { Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { insertTransaction, type NewTransaction } from '../../src/db/repositories/transactions.ts';
@@ -33,62 +32,43 @@ export interface Statement<K extends string> {
 const MARK = '\u0000bench-binding:';
 
 async function capture<K extends string>(keys: readonly K[], call: (db: Db, input: Record<K, never>) => Promise<unknown>): Promise<Statement<K>> {
-  let recorded: { sql: string; bindings: unknown } | undefined;
-  let driverOptions: { name?: unknown } = {};
-  // raw() answers a stand-in for knex's Raw: awaitable, and every chained call
-  // (`.options(…)`, `.timeout(…)`) returns it again.
-  // One empty row; `platform: {}` for the statements that return a platform as JSON.
-  const result = Promise.resolve({ rows: [{ platform: {} }] });
-  const chain: object = new Proxy(
-    {},
-    {
-      get: (_target, name) => {
-        if (name === 'then') return result.then.bind(result);
-        if (name === 'catch') return result.catch.bind(result);
-        if (name === 'options') {
-          return (options: object) => {
-            driverOptions = { ...driverOptions, ...options };
-            return chain;
-          };
-        }
-        return () => chain;
-      },
+  let recorded: { name?: string; text: string; values: unknown[] } | undefined;
+  // The repositories' hot statements go through runPrepared (src/db/knex.ts), which compiles
+  // the bindings with knex's own compiler and sends { name, text, values } on a pool
+  // connection: this stand-in pool hands out a connection that records what it is sent and
+  // answers one empty row (`platform: {}` for the statements that return a platform as JSON).
+  const connection = {
+    query: async (config: { name?: string; text: string; values: unknown[] }) => {
+      recorded = config;
+      return { rows: [{ platform: {} }] };
     },
-  );
+  };
   const recorder = {
-    raw: (sql: string, bindings: unknown) => {
-      recorded = { sql, bindings };
-      return chain;
-    },
+    listenerCount: () => 0,
+    client: { acquireConnection: async () => connection, releaseConnection: async () => {} },
   } as unknown as Db;
   const placeholders = Object.fromEntries(keys.map((key) => [key, `${MARK}${key}`])) as unknown as Record<K, never>;
   await call(recorder, placeholders);
   if (!recorded) throw new Error('the repository function ran no statement');
-  const compiler = knexFactory({ client: 'pg' });
-  try {
-    const native = compiler.raw(recorded.sql, recorded.bindings as never).toSQL().toNative();
-    const jsonKeys: K[] = [];
-    const positions = (native.bindings as unknown[]).map((value) => {
-      // A value the repository serialises (JSON.stringify(input.onboarding)) arrives as a JSON string.
-      if (typeof value === 'string' && value.startsWith('"')) {
-        const parsed = JSON.parse(value) as unknown;
-        if (typeof parsed === 'string' && parsed.startsWith(MARK)) {
-          jsonKeys.push(parsed.slice(MARK.length) as K);
-          return parsed.slice(MARK.length) as K;
-        }
+  const jsonKeys: K[] = [];
+  const positions = recorded.values.map((value) => {
+    // A value the repository serialises (JSON.stringify(input.onboarding)) arrives as a JSON string.
+    if (typeof value === 'string' && value.startsWith('"')) {
+      const parsed = JSON.parse(value) as unknown;
+      if (typeof parsed === 'string' && parsed.startsWith(MARK)) {
+        jsonKeys.push(parsed.slice(MARK.length) as K);
+        return parsed.slice(MARK.length) as K;
       }
-      if (typeof value !== 'string' || !value.startsWith(MARK)) throw new Error(`unexpected binding ${String(value)}`);
-      return value.slice(MARK.length) as K;
-    });
-    return {
-      text: native.sql,
-      keys: positions,
-      ...(jsonKeys.length ? { jsonKeys } : {}),
-      ...(typeof driverOptions.name === 'string' ? { name: driverOptions.name } : {}),
-    };
-  } finally {
-    await compiler.destroy();
-  }
+    }
+    if (typeof value !== 'string' || !value.startsWith(MARK)) throw new Error(`unexpected binding ${String(value)}`);
+    return value.slice(MARK.length) as K;
+  });
+  return {
+    text: recorded.text,
+    keys: positions,
+    ...(jsonKeys.length ? { jsonKeys } : {}),
+    ...(recorded.name ? { name: recorded.name } : {}),
+  };
 }
 
 /** Values in parameter order for a captured statement. */

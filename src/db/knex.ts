@@ -74,20 +74,79 @@ export interface DbOptions {
   statementTimeoutMs?: number;
   /**
    * DATABASE_PREPARED_STATEMENTS (default true): the hot statements the repositories name
-   * (`preparedStatement`) are parsed and planned once per connection. False drops the names
+   * (`runPrepared`) are parsed and planned once per connection. False drops the names
    * on this pool's connections, for a pooler that cannot keep prepared statements.
    */
   preparedStatements?: boolean;
 }
 
+/** A statement compiled for pg: its $1…$n text, and which binding each position takes. */
+interface CompiledStatement {
+  sql: string;
+  text: string;
+  keys: (string | number)[];
+}
+
+const compiledStatements = new Map<string, CompiledStatement>();
+/** knex's compiler without a connection: it only turns bindings into $n once per statement. */
+let compiler: Knex | undefined;
+const BINDING_MARK = '\u0000binding:';
+
 /**
- * A hot-path statement named for pg (one Parse per connection, then Bind/Execute only, and
- * after five executions PostgreSQL may keep a generic plan instead of planning every call).
- * The name must be unique to its text. createDb drops the names when prepared statements
- * are off, so the repositories name their statements unconditionally.
+ * A hot-path statement, named for pg (one Parse per connection, then Bind/Execute only; after
+ * five executions PostgreSQL may keep a generic plan instead of planning every call), and sent
+ * straight through pg on a connection of this knex pool. Its bindings are knex's (`:name` or
+ * `?`), compiled to $1…$n by knex's own compiler the first time the name is used; afterwards a
+ * call only puts the values in order. A knex raw query spends ~35 µs of JavaScript per
+ * statement (binding substitution, positioning, its runner) before pg sends anything,
+ * docs/benchmarks.md; the login flow sends nine of them per login.
+ *
+ * What a knex query gives is kept: the same pool (its size, acquire timeout and the broken
+ * connections it drops), the session settings (statement_timeout, query_timeout), the
+ * prepared-statement switch (createDb drops the names when it is off), knex's `query` /
+ * `query-response` / `query-error` events (traces). An undefined binding is refused, as knex
+ * refuses it. The name must be unique to its text.
  */
-export function preparedStatement<T>(query: Knex.Raw<T>, name: string): Knex.Raw<T> {
-  return query.options({ name });
+export async function runPrepared<Row>(db: Db, name: string, sql: string, bindings: Record<string, unknown> | readonly unknown[]): Promise<{ rows: Row[] }> {
+  const statement = compiledStatements.get(name) ?? compileStatement(name, sql, bindings);
+  if (statement.sql !== sql) throw new Error(`prepared statement ${name} is used for two different texts`);
+  const values = statement.keys.map((key) => {
+    const value = (bindings as Record<string | number, unknown>)[key];
+    if (value === undefined) throw new Error(`Undefined binding ${String(key)} in prepared statement ${name}`);
+    return value;
+  });
+  const query = { name, text: statement.text, values };
+  const traced = db.listenerCount('query') > 0 ? { sql: statement.text, method: 'raw', __knexQueryUid: `${name}:${++queryCount}` } : null;
+  const connection = (await db.client.acquireConnection()) as pg.Client;
+  try {
+    if (traced) db.emit('query', traced);
+    const result = await connection.query<Row & pg.QueryResultRow>(query);
+    if (traced) db.emit('query-response', result, traced);
+    return result;
+  } catch (error) {
+    if (traced) db.emit('query-error', error, traced);
+    throw error;
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+let queryCount = 0;
+
+function compileStatement(name: string, sql: string, bindings: Record<string, unknown> | readonly unknown[]): CompiledStatement {
+  compiler ??= knexFactory({ client: 'pg' });
+  const marked = Array.isArray(bindings)
+    ? bindings.map((_value, index) => `${BINDING_MARK}${index}`)
+    : Object.fromEntries(Object.keys(bindings).map((key) => [key, `${BINDING_MARK}${key}`]));
+  const native = compiler.raw(sql, marked as never).toSQL().toNative();
+  const keys = (native.bindings as unknown[]).map((binding) => {
+    if (typeof binding !== 'string' || !binding.startsWith(BINDING_MARK)) throw new Error(`prepared statement ${name}: unexpected binding`);
+    const key = binding.slice(BINDING_MARK.length);
+    return Array.isArray(bindings) ? Number(key) : key;
+  });
+  const statement = { sql, text: native.sql, keys };
+  compiledStatements.set(name, statement);
+  return statement;
 }
 
 /**

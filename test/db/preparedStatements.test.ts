@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { createDb, type Db } from '../../src/db/knex.ts';
+import { createDb, runPrepared, type Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKey, findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
 import { consumeTransactionByState, insertTransaction } from '../../src/db/repositories/transactions.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
@@ -81,6 +81,47 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  // runPrepared sends the hot statements through pg itself, without knex's query builder.
+  describe('runPrepared', () => {
+    it('binds named and positional values, a repeated name once, and leaves casts (::) alone', async () => {
+      const named = await runPrepared<{ a: string; b: number; again: string }>(
+        database.db,
+        'test_named_bindings',
+        'SELECT CAST(:a AS text) AS a, :b::int + 1 AS b, CAST(:a AS text) AS again',
+        { a: 'x:y', b: 41, unused: 'ignored' },
+      );
+      expect(named.rows).toEqual([{ a: 'x:y', b: 42, again: 'x:y' }]);
+      const positional = await runPrepared<{ first: string; second: string }>(database.db, 'test_positional_bindings', 'SELECT CAST(? AS text) AS first, CAST(? AS text) AS second', ['1', '2']);
+      expect(positional.rows).toEqual([{ first: '1', second: '2' }]);
+    });
+
+    it('refuses an undefined value, as knex does, rather than sending NULL', async () => {
+      await expect(runPrepared(database.db, 'test_undefined_binding', 'SELECT CAST(:a AS text) AS a', { a: undefined })).rejects.toThrow(/Undefined binding a/);
+    });
+
+    it('refuses one name for two texts (pg would run the first text with the second one\'s values)', async () => {
+      await runPrepared(database.db, 'test_one_name', 'SELECT 1 AS one', []);
+      await expect(runPrepared(database.db, 'test_one_name', 'SELECT 2 AS two', [])).rejects.toThrow(/two different texts/);
+    });
+
+    it('emits knex\'s query events (what traces listen to), and a failed statement returns its connection', async () => {
+      const db = createDb(database.url, { poolMax: 1 });
+      const events: string[] = [];
+      db.on('query', (query: { sql: string }) => events.push(`query ${query.sql}`));
+      db.on('query-response', () => events.push('response'));
+      db.on('query-error', (error: { code?: string }) => events.push(`error ${error.code}`));
+      try {
+        await runPrepared(db, 'test_events', 'SELECT CAST(? AS int) AS n', [1]);
+        await expect(runPrepared(db, 'test_events_error', 'SELECT 1 / CAST(? AS int) AS n', [0])).rejects.toMatchObject({ code: '22012' });
+        // One connection in the pool: a connection not released would make this wait for the acquire timeout.
+        expect((await runPrepared<{ n: number }>(db, 'test_events', 'SELECT CAST(? AS int) AS n', [2])).rows).toEqual([{ n: 2 }]);
+        expect(events).toEqual(['query SELECT CAST($1 AS int) AS n', 'response', 'query SELECT 1 / CAST($1 AS int) AS n', 'error 22012', 'query SELECT CAST($1 AS int) AS n', 'response']);
+      } finally {
+        await db.destroy();
+      }
+    });
   });
 
   it('refuses a value other than true or false', () => {

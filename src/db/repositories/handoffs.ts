@@ -1,4 +1,4 @@
-import { preparedStatement, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 import type { OnboardingStatus } from '../../domain/types.ts';
 
@@ -14,15 +14,14 @@ export interface NewHandoff {
 
 /** Returns false when the transaction already has a handoff (unique on transaction_id). */
 export async function insertHandoff(db: Db, handoff: NewHandoff): Promise<boolean> {
-  const { rows } = await preparedStatement(
-    db.raw<{ rows: unknown[] }>(
-      `INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
+  const { rows } = await runPrepared<unknown>(
+    db,
+    'gw_insert_handoff',
+    `INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
        VALUES (:codeDigest, :transactionId, :platformId, :userId, :sessionId, :onboarding, now() + make_interval(secs => :ttlSeconds))
        ON CONFLICT (transaction_id) DO NOTHING
        RETURNING id`,
-      { ...handoff, onboarding: JSON.stringify(handoff.onboarding) },
-    ),
-    'gw_insert_handoff',
+    { ...handoff, onboarding: JSON.stringify(handoff.onboarding) },
   );
   return rows.length === 1;
 }
@@ -58,7 +57,9 @@ export async function redeemHandoff(
   db: Db,
   input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; handoffChallenge: string | null; credentialDigest: Buffer },
 ): Promise<RedeemedHandoff> {
-  const { rows } = await preparedStatement(db.raw<{ rows: RedeemedHandoff[] }>(
+  const { rows } = await runPrepared<RedeemedHandoff>(
+    db,
+    'gw_redeem_handoff',
     `WITH platform AS (
        SELECT id, platform_key, active FROM platforms
         WHERE client_id = :clientId AND client_secret_digest = :secretDigest
@@ -85,6 +86,6 @@ export async function redeemHandoff(
        LEFT JOIN used ON true
        LEFT JOIN session ON session.id = used.session_id`,
     input,
-  ), 'gw_redeem_handoff');
+  );
   return rows[0]!;
 }

@@ -1,4 +1,4 @@
-import { preparedStatement, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../knex.ts';
 import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
 import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
 
@@ -34,17 +34,16 @@ export interface FieldWithValue extends FieldDefinitionRow {
 /** Active field definitions of a platform with one user's current values, in rendering order. */
 export async function activeFieldsWithValues(db: Db, platformId: string, userId: string): Promise<FieldWithValue[]> {
   // Named (a prepared statement): every callback runs it.
-  const { rows } = await preparedStatement(
-    db.raw<{ rows: FieldWithValue[] }>(
-      `SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
+  const { rows } = await runPrepared<FieldWithValue>(
+    db,
+    'gw_active_fields_with_values',
+    `SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
          FROM onboarding_fields f
          LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
          LEFT JOIN profiles p ON p.user_id = :userId
         WHERE f.platform_id = :platformId AND f.archived_at IS NULL
         ORDER BY f.sort_order, f.field_key`,
-      { platformId, userId },
-    ),
-    'gw_active_fields_with_values',
+    { platformId, userId },
   );
   return rows;
 }

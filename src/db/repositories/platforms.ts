@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { preparedStatement, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../knex.ts';
 import { countRateLimitSql } from './rateLimits.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
@@ -60,9 +60,11 @@ export async function findPlatformByKey(db: Db, platformKey: string): Promise<Pl
 }
 
 export async function findActivePlatformByKey(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
-  const { rows } = await preparedStatement(
-    db.raw<{ rows: PlatformRow[] }>(`SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active`, [platformKey]),
+  const { rows } = await runPrepared<PlatformRow>(
+    db,
     'gw_active_platform_by_key',
+    `SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active`,
+    [platformKey],
   );
   return rows[0];
 }
@@ -93,17 +95,16 @@ export async function findActivePlatformByKeyCounting(
   count: RateLimitCount,
 ): Promise<{ platform: PlatformRow | undefined; counted: CountedRateLimit }> {
   const now = Date.now();
-  const { rows } = await preparedStatement(
-    db.raw<{ rows: (PlatformRow & { rateLimitPoints: number; rateLimitExpire: number | null })[] }>(
-      `WITH counted AS (
+  const { rows } = await runPrepared<PlatformRow & { rateLimitPoints: number; rateLimitExpire: number | null }>(
+    db,
+    'gw_active_platform_by_key_counting',
+    `WITH counted AS (
          ${countRateLimitSql('rate_limits', { key: ':key', points: '1', newExpire: ':newExpire', now: 'CAST(:now AS bigint)' })}
        )
        SELECT counted.points AS "rateLimitPoints", counted.expire AS "rateLimitExpire", platform.*
          FROM counted
          LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = :platformKey AND active) AS platform ON true`,
-      { key: count.key, newExpire: now + count.durationMs, now, platformKey },
-    ),
-    'gw_active_platform_by_key_counting',
+    { key: count.key, newExpire: now + count.durationMs, now, platformKey },
   );
   const { rateLimitPoints, rateLimitExpire, ...platform } = rows[0]!;
   return {

@@ -1,4 +1,4 @@
-import { preparedStatement, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 
 export interface SessionPrincipalRow {
@@ -92,9 +92,10 @@ export interface NewLoginSession extends NewSession {
  * account's others.
  */
 export async function insertLoginSession(db: Db, session: NewLoginSession): Promise<{ expiresAt: Date; handoffIssued: boolean } | undefined> {
-  const { rows } = await preparedStatement(
-    db.raw<{ rows: { expiresAt: Date; handoffIssued: boolean }[] }>(
-      `WITH live_user AS (
+  const { rows } = await runPrepared<{ expiresAt: Date; handoffIssued: boolean }>(
+    db,
+    'gw_insert_login_session',
+    `WITH live_user AS (
          SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL FOR SHARE
        ), session AS (
          INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed)
@@ -112,9 +113,7 @@ export async function insertLoginSession(db: Db, session: NewLoginSession): Prom
          RETURNING id
        )
        SELECT expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued" FROM session`,
-      { ...session },
-    ),
-    'gw_insert_login_session',
+    { ...session },
   );
   return rows[0];
 }

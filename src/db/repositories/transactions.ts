@@ -1,4 +1,4 @@
-import { preparedStatement, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../knex.ts';
 import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
 
 export interface NewTransaction {
@@ -27,18 +27,17 @@ export interface NewTransaction {
  * statement does. docs/scaling.md gives the measurements.
  */
 export async function insertTransaction(db: Db, tx: NewTransaction): Promise<void> {
-  await preparedStatement(
-    db.raw(
-      `INSERT INTO auth_transactions
+  await runPrepared(
+    db,
+    'gw_insert_transaction',
+    `INSERT INTO auth_transactions
          (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
           onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge, expires_at)
        SELECT :id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
           :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
           now() + make_interval(secs => :ttlSeconds)
          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`,
-      { ...tx },
-    ),
-    'gw_insert_transaction',
+    { ...tx },
   );
 }
 
@@ -65,7 +64,10 @@ export interface ConsumedTransaction {
  * registry row comes with it (one round trip fewer per callback).
  */
 export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
-  const { rows } = await preparedStatement(db.raw<{ rows: (Omit<ConsumedTransaction, 'platform'> & { platform: Parameters<typeof platformFromJson>[0] })[] }>(
+  const { rows } = await runPrepared<(Omit<ConsumedTransaction,
+    'platform'> & { platform: Parameters<typeof platformFromJson>[0] })>(
+    db,
+    'gw_consume_transaction',
     `UPDATE auth_transactions t
         SET consumed_at = now(), pkce_verifier_sealed = NULL, nonce_sealed = NULL
        FROM (SELECT id, pkce_verifier_sealed, nonce_sealed FROM auth_transactions
@@ -78,7 +80,7 @@ export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Pr
                 t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge",
                 ${platformJson('p')} AS platform`,
     [stateDigest],
-  ), 'gw_consume_transaction');
+  );
   const row = rows[0];
   return row && { ...row, platform: platformFromJson(row.platform) };
 }

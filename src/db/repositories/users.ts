@@ -1,4 +1,4 @@
-import { preparedStatement, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../knex.ts';
 
 export interface UserRow {
   id: string;
@@ -93,9 +93,10 @@ export interface LoginUserRow extends UserRow {
  * again; idempotent upserts are all it wrote.
  */
 export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: string): Promise<LoginUserRow> {
-  const { rows } = await preparedStatement(
-    db.raw<{ rows: LoginUserRow[] }>(
-      `WITH ${upsertUserCtes(`SELECT :sub, :email, :emailVerified, :displayName, now()
+  const { rows } = await runPrepared<LoginUserRow>(
+    db,
+    'gw_upsert_login_user',
+    `WITH ${upsertUserCtes(`SELECT :sub, :email, :emailVerified, :displayName, now()
            FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`)}, membership AS (
          INSERT INTO platform_memberships (user_id, platform_id) SELECT id, :platformId FROM upserted
          ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()
@@ -104,9 +105,7 @@ export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: str
        SELECT ${USER_COLUMNS}, (SELECT completed_requirement_version FROM membership) AS "completedRequirementVersion" FROM upserted
        UNION ALL
        SELECT ${USER_COLUMNS}, NULL FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
-      { ...claimBindings(claims), platformId },
-    ),
-    'gw_upsert_login_user',
+    { ...claimBindings(claims), platformId },
   );
   return rows[0]!;
 }
