@@ -24,8 +24,11 @@ import type { LoginUserRow } from '../../src/db/repositories/users.ts';
 import type { ConsumedTransaction } from '../../src/db/repositories/transactions.ts';
 import { calculateStatus } from '../../src/services/onboarding/status.ts';
 import { permissionsFromScope } from '../../src/services/permissions.ts';
+import { addressSubject, statementRateLimit } from '../../src/services/rateLimits.ts';
+import { statementLimitBindings } from '../../src/db/repositories/rateLimits.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { captureGatewayStatements, queryFor } from './statements.ts';
-import { readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
+import { BENCH_RATE_LIMITS, readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const TRANSACTION_TTL_SECONDS = 600;
@@ -52,14 +55,22 @@ async function main(): Promise<void> {
   const callbackPath = new URL(settings.callbackUrl).pathname;
   const scope = settings.scopes.join(' ');
 
-  async function start(url: URL, res: ServerResponse): Promise<void> {
+  // The limits of the gateway in this benchmark, counted in PostgreSQL (no REDIS_URL).
+  const limitDeps = { config: { redisUrl: null, rateLimits: loadConfig({ NODE_ENV: 'test', ...BENCH_RATE_LIMITS }).rateLimits } } as Parameters<typeof statementRateLimit>[0];
+  const limitFor = async (name: 'start' | 'callback' | 'failedExchange', subject: string) =>
+    statementLimitBindings(await statementRateLimit(limitDeps, name, name === 'failedExchange' ? 'check' : 'count', subject));
+
+  async function start(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
     const platformKey = url.searchParams.get('platformKey');
     const rawReturnTo = url.searchParams.get('returnTo');
     const assertedMode = url.searchParams.get('onboardingMode');
     if (!platformKey || !PLATFORM_KEY.test(platformKey) || !rawReturnTo || rawReturnTo.length > 2048) return problem(res, 400);
 
-    const { rows } = await pool.query<PlatformRow>(queryFor(statements.activePlatform, { platformKey }));
-    const platform = rows[0];
+    const { rows } = await pool.query<PlatformRow & { rateLimitedUntil: number | null }>(
+      queryFor(statements.activePlatform, { platformKey, ...(await limitFor('start', addressSubject(req.socket.remoteAddress))) }),
+    );
+    if (rows[0]!.rateLimitedUntil !== null) return problem(res, 429);
+    const platform = rows[0]!.id ? rows[0] : undefined;
     if (!platform) return problem(res, 404);
     const mode = assertedMode ?? platform.defaultOnboardingMode;
     if (mode !== platform.defaultOnboardingMode) return problem(res, 403);
@@ -120,10 +131,11 @@ async function main(): Promise<void> {
   async function callback(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
     const state = url.searchParams.get('state');
     if (!state) return problem(res, 400);
-    const consumed = await pool.query<Omit<ConsumedTransaction, 'platform'> & { platform: ConsumedTransaction['platform'] & { createdAt: string } }>(
-      queryFor(statements.consumeTransaction, { stateDigest: sha256(state) }),
+    const consumed = await pool.query<Omit<ConsumedTransaction, 'platform'> & { platform: ConsumedTransaction['platform'] & { createdAt: string }; rateLimitedUntil: number | null }>(
+      queryFor(statements.consumeTransaction, { stateDigest: sha256(state), ...(await limitFor('callback', addressSubject(req.socket.remoteAddress))) }),
     );
-    const tx = consumed.rows[0];
+    if (consumed.rows[0]!.rateLimitedUntil !== null) return problem(res, 429);
+    const tx = consumed.rows[0]!.id ? consumed.rows[0] : undefined;
     if (!tx) return problem(res, 404);
     const bindingName = `${COOKIE}_login_${tx.id}`;
     const clearBinding = `${bindingName}=; Path=${callbackPath}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax`;
@@ -229,9 +241,11 @@ async function main(): Promise<void> {
     if (typeof code !== 'string' || !code.startsWith('handoff_') || code.length > 200) return problem(res, 400);
 
     const platformCredential = `gwp_${randomToken(32)}`;
+    const clientId = decoded.slice(0, colon);
     const { rows } = await pool.query<RedeemedHandoff>(
       queryFor(statements.redeemHandoff, {
-        clientId: decoded.slice(0, colon),
+        ...(await limitFor('failedExchange', `${clientId} ${addressSubject(req.socket.remoteAddress)}`)),
+        clientId,
         secretDigest: sha256(decoded.slice(colon + 1)),
         codeDigest: sha256(code),
         handoffChallenge: null,
@@ -239,6 +253,7 @@ async function main(): Promise<void> {
       }),
     );
     const row = rows[0]!;
+    if (row.rateLimitedUntil !== null) return problem(res, 429);
     if (!row.credentialsValid) return problem(res, 401);
     if (!row.sessionId || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
       return problem(res, 404);
@@ -257,7 +272,7 @@ async function main(): Promise<void> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://bare.local');
     let handled: Promise<void>;
-    if (url.pathname === '/v1/auth/start' && req.method === 'GET') handled = start(url, res);
+    if (url.pathname === '/v1/auth/start' && req.method === 'GET') handled = start(req, url, res);
     else if (url.pathname === '/v1/auth/exchange' && req.method === 'POST') handled = exchange(req, res);
     else if (url.pathname === '/v1/auth/callback' && req.method === 'GET') handled = callback(req, url, res);
     else handled = Promise.resolve(problem(res, 404));

@@ -16,7 +16,7 @@ import { createDb } from '../../src/db/knex.ts';
 import { parseKeyRing } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import { createApp } from '../../src/app.ts';
-import { readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
+import { BENCH_RATE_LIMITS, readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
 async function main(): Promise<void> {
   const settings = readSettings();
@@ -36,11 +36,8 @@ async function main(): Promise<void> {
     OIDC_CLIENT_ID: settings.oidcClientId,
     OIDC_CLIENT_SECRET: settings.oidcClientSecret,
     OIDC_SCOPES: settings.scopes.join(' '),
-    // All of the benchmark's browsers share one address: the per-address limits at their
-    // highest (still counted in PostgreSQL on every start and callback, as in production).
     DATABASE_PREPARED_STATEMENTS: String(settings.preparedStatements),
-    RATE_LIMIT_START_PER_MINUTE: '100000',
-    RATE_LIMIT_CALLBACK_PER_MINUTE: '100000',
+    ...BENCH_RATE_LIMITS,
   });
   // What src/main.ts gets from pino's default (stdout through an asynchronous
   // SonicBoom), only pointed at /dev/null.

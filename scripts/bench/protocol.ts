@@ -26,6 +26,16 @@ export interface ServerSettings {
   preparedStatements: boolean;
 }
 
+/**
+ * The rate limits of both servers (RATE_LIMIT_*): all of the benchmark's browsers share one
+ * address, so the per-address limits are at their highest; still counted in PostgreSQL on
+ * every start and callback, and checked on every exchange, by both servers' statements.
+ */
+export const BENCH_RATE_LIMITS = {
+  RATE_LIMIT_START_PER_MINUTE: '100000',
+  RATE_LIMIT_CALLBACK_PER_MINUTE: '100000',
+} as const;
+
 export type ServerMessage =
   | { type: 'ready'; port: number }
   | { type: 'failed'; message: string }

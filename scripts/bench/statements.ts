@@ -9,11 +9,10 @@
 // takes. At request time the bare server runs `pool.query({ name, text, values })`
 // with the same text and the same prepared-statement name.
 
-import type { Db } from '../../src/db/knex.ts';
-import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { insertTransaction, type NewTransaction } from '../../src/db/repositories/transactions.ts';
+import { compiledStatement, type Db } from '../../src/db/knex.ts';
+import { findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
+import { consumeTransactionByStateCounting, insertTransaction, type NewTransaction } from '../../src/db/repositories/transactions.ts';
 import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
-import { consumeTransactionByState } from '../../src/db/repositories/transactions.ts';
 import { upsertLoginUser, type IdpClaims } from '../../src/db/repositories/users.ts';
 import { activeFieldsWithValues } from '../../src/db/repositories/onboarding.ts';
 import { insertLoginSession, type NewLoginSession } from '../../src/db/repositories/sessions.ts';
@@ -31,7 +30,7 @@ export interface Statement<K extends string> {
 
 const MARK = '\u0000bench-binding:';
 
-async function capture<K extends string>(keys: readonly K[], call: (db: Db, input: Record<K, never>) => Promise<unknown>): Promise<Statement<K>> {
+async function capture<K extends string>(keys: readonly string[], call: (db: Db, input: Record<string, never>) => Promise<unknown>): Promise<Statement<K>> {
   let recorded: { name?: string; text: string; values: unknown[] } | undefined;
   // The repositories' hot statements go through runPrepared (src/db/knex.ts), which compiles
   // the bindings with knex's own compiler and sends { name, text, values } on a pool
@@ -47,28 +46,15 @@ async function capture<K extends string>(keys: readonly K[], call: (db: Db, inpu
     listenerCount: () => 0,
     client: { acquireConnection: async () => connection, releaseConnection: async () => {} },
   } as unknown as Db;
-  const placeholders = Object.fromEntries(keys.map((key) => [key, `${MARK}${key}`])) as unknown as Record<K, never>;
+  const placeholders = Object.fromEntries(keys.map((key) => [key, `${MARK}${key}`])) as unknown as Record<string, never>;
   await call(recorder, placeholders);
-  if (!recorded) throw new Error('the repository function ran no statement');
-  const jsonKeys: K[] = [];
-  const positions = recorded.values.map((value) => {
-    // A value the repository serialises (JSON.stringify(input.onboarding)) arrives as a JSON string.
-    if (typeof value === 'string' && value.startsWith('"')) {
-      const parsed = JSON.parse(value) as unknown;
-      if (typeof parsed === 'string' && parsed.startsWith(MARK)) {
-        jsonKeys.push(parsed.slice(MARK.length) as K);
-        return parsed.slice(MARK.length) as K;
-      }
-    }
-    if (typeof value !== 'string' || !value.startsWith(MARK)) throw new Error(`unexpected binding ${String(value)}`);
-    return value.slice(MARK.length) as K;
-  });
-  return {
-    text: recorded.text,
-    keys: positions,
-    ...(jsonKeys.length ? { jsonKeys } : {}),
-    ...(recorded.name ? { name: recorded.name } : {}),
-  };
+  const compiled = recorded?.name ? compiledStatement(recorded.name) : undefined;
+  if (!recorded || !compiled) throw new Error('the repository function ran no statement through runPrepared');
+  // The bindings by name, in $n order; a value the repository serialises
+  // (JSON.stringify(input.onboarding)) arrives as the JSON text of its placeholder.
+  const names = compiled.keys.map(String) as K[];
+  const jsonKeys = names.filter((name, index) => recorded!.values[index] === JSON.stringify(`${MARK}${name}`));
+  return { text: recorded.text, name: recorded.name!, keys: names, ...(jsonKeys.length ? { jsonKeys } : {}) };
 }
 
 /** Values in parameter order for a captured statement. */
@@ -81,21 +67,23 @@ export function queryFor<K extends string>(statement: Statement<K>, input: Recor
   return { text: statement.text, values: valuesFor(statement, input), ...(statement.name ? { name: statement.name } : {}) };
 }
 
-export type PlatformKeys = 'platformKey';
+/** The bindings of a rate limit counted or checked inside a statement (statementLimitBindings). */
+export type LimitKeys = 'limitKey' | 'limitPoints' | 'limitNewExpire' | 'limitNow';
+export type PlatformKeys = 'platformKey' | LimitKeys;
 export type TransactionKeys = keyof NewTransaction;
-export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest' | 'handoffChallenge' | 'credentialDigest';
+export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest' | 'handoffChallenge' | 'credentialDigest' | LimitKeys;
 export type LoginUserKeys = keyof IdpClaims | 'platformId';
 export type LoginSessionKeys = keyof NewLoginSession;
 
 export interface GatewayStatements {
-  /** GET /v1/auth/start, step 1: findActivePlatformByKey. */
+  /** GET /v1/auth/start, step 1: findActivePlatformByKeyCounting (the address's start counted). */
   activePlatform: Statement<PlatformKeys>;
   /** GET /v1/auth/start, step 6: insertTransaction. */
   insertTransaction: Statement<TransactionKeys>;
-  /** POST /v1/auth/exchange: redeemHandoff (credentials, code, session and token in one round trip). */
+  /** POST /v1/auth/exchange: redeemHandoff (failed-exchange budget, credentials, code, session and token in one round trip). */
   redeemHandoff: Statement<RedeemKeys>;
-  /** GET /v1/auth/callback, in order: consume the transaction (and read its platform), … */
-  consumeTransaction: Statement<'stateDigest'>;
+  /** GET /v1/auth/callback, in order: consume the transaction (the address's callback counted, the platform read), … */
+  consumeTransaction: Statement<'stateDigest' | LimitKeys>;
   /** … the user and the membership (committed asynchronously), … */
   upsertLoginUser: Statement<LoginUserKeys>;
   /** … the onboarding fields and values, … */
@@ -104,32 +92,34 @@ export interface GatewayStatements {
   insertLoginSession: Statement<LoginSessionKeys>;
 }
 
-/**
- * Positional functions (consumeTransactionByState(db, digest)) are captured with one
- * placeholder per argument; the keys name them.
- */
+/** A placeholder limit: its bindings are named by the statement, whatever their values. */
+const LIMIT = { key: 'limit', points: 1, durationMs: 1 };
 
+/** Each repository function called once with placeholders for its inputs (keys) and the same path the gateway takes. */
 export async function captureGatewayStatements(): Promise<GatewayStatements> {
   const transactionKeys: TransactionKeys[] = [
     'id', 'platformId', 'stateDigest', 'nonceDigest', 'pkceVerifierSealed', 'nonceSealed',
     'onboardingMode', 'platformCallbackUrl', 'returnTo', 'browserBindingDigest', 'handoffChallenge', 'ttlSeconds',
   ];
   return {
-    activePlatform: await capture(['platformKey'], (db, input) => findActivePlatformByKey(db, input.platformKey)),
-    insertTransaction: await capture(transactionKeys, (db, input) => insertTransaction(db, input)),
-    redeemHandoff: await capture(['clientId', 'secretDigest', 'codeDigest', 'handoffChallenge', 'credentialDigest'], (db, input) => redeemHandoff(db, input)),
-    consumeTransaction: await capture(['stateDigest'], (db, input) => consumeTransactionByState(db, input.stateDigest)),
+    activePlatform: await capture(['platformKey'], (db, input) => findActivePlatformByKeyCounting(db, input.platformKey!, LIMIT)),
+    insertTransaction: await capture(transactionKeys, (db, input) => insertTransaction(db, input as never)),
+    redeemHandoff: await capture(
+      ['clientId', 'secretDigest', 'codeDigest', 'handoffChallenge', 'credentialDigest'],
+      (db, input) => redeemHandoff(db, input as never, LIMIT),
+    ),
+    consumeTransaction: await capture(['stateDigest'], (db, input) => consumeTransactionByStateCounting(db, input.stateDigest!, LIMIT)),
     upsertLoginUser: await capture(
       ['sub', 'email', 'emailVerified', 'displayName', 'givenName', 'familyName', 'platformId'],
-      (db, { platformId, ...claims }) => upsertLoginUser(db, claims, platformId),
+      (db, { platformId, ...claims }) => upsertLoginUser(db, claims as never, platformId!),
     ),
-    activeFields: await capture(['platformId', 'userId'], (db, input) => activeFieldsWithValues(db, input.platformId, input.userId)),
+    activeFields: await capture(['platformId', 'userId'], (db, input) => activeFieldsWithValues(db, input.platformId!, input.userId!)),
     insertLoginSession: await capture(
       [
         'id', 'userId', 'tokenDigest', 'permissions', 'ttlSeconds', 'userAgent', 'ipPrefix', 'idpSid', 'idTokenSealed',
         'transactionId', 'handoffCodeDigest', 'platformId', 'onboarding', 'handoffTtlSeconds',
       ],
-      (db, input) => insertLoginSession(db, input),
+      (db, input) => insertLoginSession(db, input as never),
     ),
   };
 }

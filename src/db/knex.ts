@@ -133,6 +133,11 @@ export async function runPrepared<Row>(db: Db, name: string, sql: string, bindin
 
 let queryCount = 0;
 
+/** A statement runPrepared has compiled: its text for pg, and the binding name (or index) of $1, $2, … (the benchmark's bare server sends the same). */
+export function compiledStatement(name: string): { text: string; keys: readonly (string | number)[] } | undefined {
+  return compiledStatements.get(name);
+}
+
 function compileStatement(name: string, sql: string, bindings: Record<string, unknown> | readonly unknown[]): CompiledStatement {
   compiler ??= knexFactory({ client: 'pg' });
   const marked = Array.isArray(bindings)

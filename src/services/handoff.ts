@@ -8,6 +8,8 @@ import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
 import { acceptsPublishedDevCredentials, isPublishedDevSecret } from '../security/devCredentials.ts';
+import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
+import { refuseIfLimitReached } from './rateLimits.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
@@ -67,9 +69,10 @@ export async function exchangeHandoff(
   deps: Pick<AppDeps, 'db' | 'metrics' | 'config'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
+  failedExchangeLimit: StatementRateLimit | null,
 ): Promise<ExchangeResult> {
   try {
-    const result = await redeem(deps, credentials, input);
+    const result = await redeem(deps, credentials, input, failedExchangeLimit);
     deps.metrics?.handoffsExchanged.inc();
     return result;
   } catch (error) {
@@ -83,6 +86,7 @@ async function redeem(
   deps: Pick<AppDeps, 'db' | 'config'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
+  failedExchangeLimit: StatementRateLimit | null,
 ): Promise<ExchangeResult> {
   // The dev stack's published demo secrets (src/security/devCredentials.ts) work only there:
   // refused before anything is read or consumed, whatever a database holds.
@@ -96,7 +100,9 @@ async function redeem(
     codeDigest: sha256(input.code),
     handoffChallenge: input.handoffVerifier === undefined ? null : s256Challenge(input.handoffVerifier),
     credentialDigest: sha256(platformCredential),
-  });
+  }, failedExchangeLimit);
+  // A client id whose failures spent its budget: refused before its secret or code is looked at.
+  refuseIfLimitReached(deps, 'failedExchange', row.rateLimitedUntil);
   if (!row.credentialsValid) throw invalidClientCredentials('The platform client id or secret is not valid.');
   // Unknown, expired, used, other-platform and challenge-mismatched codes all look the same to the caller.
   if (!row.sessionId || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {

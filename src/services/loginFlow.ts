@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
 import { requireReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
-import { consumeTransactionByState, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
+import { consumeTransactionByState, consumeTransactionByStateCounting, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
 import { upsertLoginUser } from '../db/repositories/users.ts';
 import { activeFieldsWithValues } from '../db/repositories/onboarding.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
@@ -14,6 +14,8 @@ import { bootstrapAndEvaluate, calculateStatus, type OnboardingStatus } from './
 import { handoffUrl, issueHandoff, newHandoffCode } from './handoff.ts';
 import { createLoginSession, ipPrefix } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
+import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
+import { refuseIfLimitReached } from './rateLimits.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -115,6 +117,8 @@ export interface CallbackInput {
   browserBinding: { read(transactionId: string): string | undefined; clear(transactionId: string): void };
   /** The browser, for the session list: its User-Agent and its address. */
   client: { userAgent: string | null; address: string | undefined };
+  /** The address's callback limit, counted by the consume statement (statementRateLimit); null when already counted (Redis). */
+  callbackLimit: StatementRateLimit | null;
 }
 
 export interface LoginOutcome {
@@ -139,8 +143,10 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
   if (!input.state) {
     throw new ApiError('VALIDATION_FAILED', 'The callback carries no state.', { errors: [{ pointer: '/query/state', message: 'is required' }] });
   }
-  // 1. consume the transaction atomically; nothing else decides whether this state is good
-  const tx = await consumeTransactionByState(deps.db, sha256(input.state));
+  // 1. consume the transaction atomically; nothing else decides whether this state is good.
+  // Counted against the address's limit in the same statement: over it, nothing is consumed.
+  // (A callback without a state was refused above without being counted: it reads and writes nothing.)
+  const tx = await consumeCounted(deps, sha256(input.state), input.callbackLimit);
   if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.');
   // The login must come back to the browser that started it (RFC 9700 §4.7.1): otherwise a
   // callback link sent to a victim would sign the victim in as whoever started the login.
@@ -160,6 +166,13 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
     // refused), the page offers a fresh login for the same platform and returnTo.
     throw withNextStep(error, startAgain(deps, tx));
   }
+}
+
+async function consumeCounted(deps: AppDeps, stateDigest: Buffer, limit: StatementRateLimit | null): Promise<ConsumedTransaction | undefined> {
+  if (!limit) return consumeTransactionByState(deps.db, stateDigest);
+  const { transaction, rateLimitedUntil } = await consumeTransactionByStateCounting(deps.db, stateDigest, limit);
+  refuseIfLimitReached(deps, 'callback', rateLimitedUntil);
+  return transaction;
 }
 
 async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackInput & { state: string }, tx: ConsumedTransaction): Promise<LoginOutcome> {

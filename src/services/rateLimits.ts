@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
 import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../db/repositories/platforms.ts';
-import { countRateLimitSql } from '../db/repositories/rateLimits.ts';
+import { countRateLimitSql, type StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
 import type { OperationId, Principal } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
@@ -241,26 +241,37 @@ async function consume(deps: Deps, name: LimitName, subject: string): Promise<vo
 }
 
 /**
+ * The limit `name` of `subject` for the statement of the step it guards. With the counters in
+ * PostgreSQL: the row that statement counts (`count`) or checks (`check`) in the same round
+ * trip (StatementRateLimit), and the statement answers whether the budget was spent
+ * (refuseIfLimitReached). With Redis: counted or checked there now (429 if spent), and null.
+ */
+export async function statementRateLimit(deps: Deps, name: LimitName, how: 'count' | 'check', subject: string): Promise<StatementRateLimit | null> {
+  if (deps.config.redisUrl) {
+    await (how === 'count' ? consumeRateLimit(deps, name, subject) : refuseIfRateLimited(deps, name, subject));
+    return null;
+  }
+  const limit = deps.config.rateLimits[name];
+  return { key: `${PREFIXES[name]}:${digest(subject)}`, points: limit.points, durationMs: limit.durationSeconds * 1000 };
+}
+
+/** A statement found the budget of `name` spent (its window's end, ms since the epoch): 429 RATE_LIMITED. */
+export function refuseIfLimitReached(deps: Deps, name: LimitName, rateLimitedUntil: number | null): void {
+  if (rateLimitedUntil !== null) throw refusal(deps, name, Math.max(rateLimitedUntil - Date.now(), 0));
+}
+
+/**
  * GET /v1/auth/start's count and its platform: with the counters in PostgreSQL, one statement
- * counts the start against its address's limit and reads the platform (one round trip fewer
- * per start, findActivePlatformByKeyCounting); with Redis, the Redis count, then the read. A
- * start over the limit is refused (429) before its platform is looked at, as when the count
- * came first. The same row, key and arithmetic as consumeRateLimit(deps, 'start', subject).
+ * counts the start against its address's limit and reads the platform
+ * (findActivePlatformByKeyCounting); with Redis, the Redis count, then the read. A start over
+ * the limit is refused (429) before its platform is looked at, as when the count came first.
  */
 export async function consumeStartAndFindPlatform(deps: Deps, subject: string, platformKey: string): Promise<PlatformRow | undefined> {
-  if (deps.config.redisUrl) {
-    await consumeRateLimit(deps, 'start', subject);
-    return findActivePlatformByKey(deps.db, platformKey);
-  }
-  const limit = deps.config.rateLimits.start;
+  const limit = await statementRateLimit(deps, 'start', 'count', subject);
+  if (!limit) return findActivePlatformByKey(deps.db, platformKey);
   const countAndRead = async () => {
-    const { platform, counted } = await findActivePlatformByKeyCounting(deps.db, platformKey, {
-      key: `${PREFIXES.start}:${digest(subject)}`,
-      durationMs: limit.durationSeconds * 1000,
-    });
-    if (counted.points > limit.points) {
-      throw refusal(deps, 'start', counted.expire === null ? -1 : Math.max(counted.expire - Date.now(), 0));
-    }
+    const { platform, rateLimitedUntil } = await findActivePlatformByKeyCounting(deps.db, platformKey, limit);
+    refuseIfLimitReached(deps, 'start', rateLimitedUntil);
     return platform;
   };
   return deps.tracing ? deps.tracing.span(`ratelimit ${PREFIXES.start}`, storeAttributes(deps), countAndRead) : countAndRead();

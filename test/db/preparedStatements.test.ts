@@ -33,14 +33,13 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
   async function loginStatements(db: Db): Promise<{ prepared: string[]; synchronousCommit: string; consumed: boolean }> {
     expect((await findActivePlatformByKey(db, 'PREPARED'))?.id).toBe(platformId);
     // The start's read with its rate-limit count (committed asynchronously too): a point per call, and the platform.
-    const count = { key: `auth_start:${randomToken()}`, durationMs: 60_000 };
-    const first = await findActivePlatformByKeyCounting(db, 'PREPARED', count);
+    const limit = { key: `auth_start:${randomToken()}`, points: 1, durationMs: 60_000 };
+    const first = await findActivePlatformByKeyCounting(db, 'PREPARED', limit);
     expect(first.platform?.id).toBe(platformId);
-    expect(first.counted.points).toBe(1);
-    expect(first.counted.expire).toBeGreaterThan(Date.now());
-    const second = await findActivePlatformByKeyCounting(db, 'NO-SUCH-PLATFORM', count);
+    expect(first.rateLimitedUntil).toBeNull();
+    const second = await findActivePlatformByKeyCounting(db, 'NO-SUCH-PLATFORM', limit);
     expect(second.platform).toBeUndefined();
-    expect(second.counted).toEqual({ points: 2, expire: first.counted.expire });
+    expect(second.rateLimitedUntil).toBeGreaterThan(Date.now()); // the second point of a budget of one
     const state = randomToken();
     await insertTransaction(db, {
       id: randomUUID(), platformId, stateDigest: sha256(state), nonceDigest: sha256(randomToken()),

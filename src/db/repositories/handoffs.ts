@@ -1,4 +1,5 @@
 import { runPrepared, type Db } from '../knex.ts';
+import { LIMIT_REACHED_CTE, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import type { Permission } from '../../domain/types.ts';
 import type { OnboardingStatus } from '../../domain/types.ts';
 
@@ -27,6 +28,8 @@ export async function insertHandoff(db: Db, handoff: NewHandoff): Promise<boolea
 }
 
 export interface RedeemedHandoff {
+  /** The client's failed-exchange budget was spent (the window's end, ms since the epoch): nothing was checked or consumed. */
+  rateLimitedUntil: number | null;
   credentialsValid: boolean;
   sessionId: string | null;
   sessionExpiresAt: Date | null;
@@ -50,19 +53,24 @@ export interface RedeemedHandoff {
  *  - the platform's own credential is stored (its digest) in the same statement,
  *    bound to the session and the platform, only when the session is still live.
  * `credentialsValid` is false when the client id is unknown or the secret wrong.
+ * `failedExchangeLimit` (the PostgreSQL store) is checked first, in the same statement: a
+ * client whose failures spent its budget has nothing checked or consumed (StatementRateLimit).
  * The secret comparison is an equality of SHA-256 digests of 256-bit secrets:
  * timing can at most reveal digest bytes, which do not lead back to the secret.
  */
 export async function redeemHandoff(
   db: Db,
   input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; handoffChallenge: string | null; credentialDigest: Buffer },
+  failedExchangeLimit: StatementRateLimit | null,
 ): Promise<RedeemedHandoff> {
   const { rows } = await runPrepared<RedeemedHandoff>(
     db,
     'gw_redeem_handoff',
-    `WITH platform AS (
+    `WITH limit_reached AS (
+       ${LIMIT_REACHED_CTE}
+     ), platform AS (
        SELECT id, platform_key, active FROM platforms
-        WHERE client_id = :clientId AND client_secret_digest = :secretDigest
+        WHERE client_id = :clientId AND client_secret_digest = :secretDigest AND NOT EXISTS (SELECT 1 FROM limit_reached)
      ), used AS (
        UPDATE handoff_codes h SET consumed_at = now()
          FROM platform p, auth_transactions t
@@ -78,14 +86,14 @@ export async function redeemHandoff(
        INSERT INTO platform_credentials (session_id, platform_id, token_digest)
        SELECT session.id, used.platform_id, :credentialDigest FROM session JOIN used ON used.session_id = session.id
      )
-     SELECT EXISTS (SELECT 1 FROM platform) AS "credentialsValid",
+     SELECT (SELECT expire FROM limit_reached) AS "rateLimitedUntil", EXISTS (SELECT 1 FROM platform) AS "credentialsValid",
             session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
             used.user_id AS "userId", session.sub, used.platform_key AS "platformKey",
             used.onboarding, used.return_to AS "returnTo"
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
        LEFT JOIN session ON session.id = used.session_id`,
-    input,
+    { ...input, ...statementLimitBindings(failedExchangeLimit) },
   );
   return rows[0]!;
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { runPrepared, type Db } from '../knex.ts';
-import { countRateLimitSql } from './rateLimits.ts';
+import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
 
@@ -69,48 +69,30 @@ export async function findActivePlatformByKey(db: Db, platformKey: string): Prom
   return rows[0];
 }
 
-/** One point counted on a rate-limit row (rate-limiter-flexible's `rate_limits` arithmetic), see findActivePlatformByKeyCounting. */
-export interface RateLimitCount {
-  /** `<prefix>:<digest>`, the row's key. */
-  key: string;
-  /** The window's length, in milliseconds. */
-  durationMs: number;
-}
-
-/** The row counted: the points of its window so far (this one included) and the window's end (ms since the epoch). */
-export interface CountedRateLimit {
-  points: number;
-  expire: number | null;
-}
-
 /**
  * The start's read of the platform and its rate-limit count in one statement (one round trip
- * fewer per start). The count is the rate-limit store's own statement (countRateLimitSql);
- * the platform is read from the statement's snapshot. The
- * count happens whether or not the platform exists, as it did when it came first.
+ * fewer per start, see StatementRateLimit). The count is the rate-limit store's own statement,
+ * committed asynchronously as that store's are; the platform is read from the statement's
+ * snapshot. The count happens whether or not the platform exists, as it did when it came first.
  */
 export async function findActivePlatformByKeyCounting(
   db: Db,
   platformKey: string,
-  count: RateLimitCount,
-): Promise<{ platform: PlatformRow | undefined; counted: CountedRateLimit }> {
-  const now = Date.now();
-  const { rows } = await runPrepared<PlatformRow & { rateLimitPoints: number; rateLimitExpire: number | null }>(
+  limit: StatementRateLimit,
+): Promise<{ platform: PlatformRow | undefined; rateLimitedUntil: number | null }> {
+  const { rows } = await runPrepared<PlatformRow & { rateLimitedUntil: number | null }>(
     db,
     'gw_active_platform_by_key_counting',
     `WITH counted AS (
-         ${countRateLimitSql('rate_limits', { key: ':key', points: '1', newExpire: ':newExpire', now: 'CAST(:now AS bigint)' })}
+         ${limitCountedCte({ asynchronousCommit: true })}
        )
-       SELECT counted.points AS "rateLimitPoints", counted.expire AS "rateLimitExpire", platform.*
+       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", platform.*
          FROM counted
          LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = :platformKey AND active) AS platform ON true`,
-    { key: count.key, newExpire: now + count.durationMs, now, platformKey },
+    { ...statementLimitBindings(limit), platformKey },
   );
-  const { rateLimitPoints, rateLimitExpire, ...platform } = rows[0]!;
-  return {
-    platform: platform.id == null ? undefined : (platform as PlatformRow),
-    counted: { points: rateLimitPoints, expire: rateLimitExpire },
-  };
+  const { rateLimitedUntil, ...platform } = rows[0]!;
+  return { platform: platform.id == null ? undefined : (platform as PlatformRow), rateLimitedUntil };
 }
 
 /** The active platform, read FOR SHARE: schema changes (FOR UPDATE) wait for the transaction, or it waits for them. */

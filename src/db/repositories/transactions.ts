@@ -1,4 +1,5 @@
 import { runPrepared, type Db } from '../knex.ts';
+import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
 
 export interface NewTransaction {
@@ -61,28 +62,54 @@ export interface ConsumedTransaction {
  * Single use in one statement: the row is marked consumed and its sealed secrets
  * erased, and the sealed values are returned from the row as it was. Under
  * concurrency the FOR UPDATE re-check lets exactly one caller through. The platform's
- * registry row comes with it (one round trip fewer per callback).
+ * registry row comes with it (one round trip fewer per callback). `withinLimit` is a
+ * further condition on the row to consume (the rate limit, below).
  */
-export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
-  const { rows } = await runPrepared<(Omit<ConsumedTransaction,
-    'platform'> & { platform: Parameters<typeof platformFromJson>[0] })>(
-    db,
-    'gw_consume_transaction',
-    `UPDATE auth_transactions t
+const consumeSql = (withinLimit = '') => `UPDATE auth_transactions t
         SET consumed_at = now(), pkce_verifier_sealed = NULL, nonce_sealed = NULL
        FROM (SELECT id, pkce_verifier_sealed, nonce_sealed FROM auth_transactions
-              WHERE state_digest = ? AND consumed_at IS NULL AND expires_at > now()
+              WHERE state_digest = :stateDigest AND consumed_at IS NULL AND expires_at > now()${withinLimit}
               FOR UPDATE) AS before, platforms p
       WHERE t.id = before.id AND t.consumed_at IS NULL AND p.id = t.platform_id
       RETURNING t.id, t.platform_id AS "platformId", p.platform_key AS "platformKey", t.nonce_digest AS "nonceDigest",
                 before.pkce_verifier_sealed AS "pkceVerifierSealed", before.nonce_sealed AS "nonceSealed",
                 t.onboarding_mode AS "onboardingMode", t.return_to AS "returnTo",
                 t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge",
-                ${platformJson('p')} AS platform`,
-    [stateDigest],
+                ${platformJson('p')} AS platform`;
+
+type ConsumedRow = Omit<ConsumedTransaction, 'platform'> & { platform: Parameters<typeof platformFromJson>[0] };
+
+const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined => row && { ...row, platform: platformFromJson(row.platform) };
+
+export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
+  const { rows } = await runPrepared<ConsumedRow>(db, 'gw_consume_transaction', consumeSql(), { stateDigest });
+  return consumed(rows[0]);
+}
+
+/**
+ * The callback's consume with its rate-limit count in one statement (see StatementRateLimit).
+ * The count commits with the consume, durably as the consume must. Over the budget nothing is
+ * consumed: the transaction stays for a callback in the next window.
+ */
+export async function consumeTransactionByStateCounting(
+  db: Db,
+  stateDigest: Buffer,
+  limit: StatementRateLimit,
+): Promise<{ transaction: ConsumedTransaction | undefined; rateLimitedUntil: number | null }> {
+  const { rows } = await runPrepared<Partial<ConsumedRow> & { rateLimitedUntil: number | null }>(
+    db,
+    'gw_consume_transaction_counting',
+    `WITH counted AS (
+         ${limitCountedCte({ asynchronousCommit: false })}
+       ), consumed AS (
+         ${consumeSql(' AND (SELECT points FROM counted) <= CAST(:limitPoints AS integer)')}
+       )
+       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", consumed.*
+         FROM counted LEFT JOIN consumed ON true`,
+    { ...statementLimitBindings(limit), stateDigest },
   );
-  const row = rows[0];
-  return row && { ...row, platform: platformFromJson(row.platform) };
+  const { rateLimitedUntil, ...row } = rows[0]!;
+  return { transaction: row.id == null ? undefined : consumed(row as ConsumedRow), rateLimitedUntil };
 }
 
 export async function attachLogin(db: Db, transactionId: string, userId: string, sessionId: string): Promise<void> {
