@@ -137,6 +137,9 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
         res.setHeader('X-Request-Id', id);
         return id;
       },
+      // Our serializers read the request and response themselves: pino-std-serializers' wrappers
+      // would first copy every header and the remote address into an object that is thrown away.
+      wrapSerializers: false,
       serializers: {
         req: (req: { id: string; method: string; url: string; headers: IncomingMessage['headers'] }) => ({
           id: req.id,

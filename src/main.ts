@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config/index.ts';
-import { createLogger, wantsPrettyLogs, type Logger } from './logger.ts';
+import { batchedDestination, createLogger, wantsPrettyLogs, type Logger } from './logger.ts';
 import { openDatabase } from './db/open.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from './security/crypto.ts';
 import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
@@ -28,7 +28,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, undefined, { pretty: wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY) });
+  // Production writes its JSON lines to stdout in batches (batchedDestination); development at once.
+  const logger = createLogger(config.logLevel, config.isProduction ? batchedDestination(1) : undefined, { pretty: wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY) });
   logger.info({ node: process.version, nodeEnv: config.nodeEnv }, 'starting auth-gateway');
   // Traces only with OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry packages are not even loaded otherwise.
   const tracing = config.tracing ? (await import('./observability/tracing.ts')).startTracing(config.tracing) : null;

@@ -9,9 +9,8 @@
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
 import { loadConfig } from '../../src/config/index.ts';
-import { createLogger } from '../../src/logger.ts';
+import { batchedDestination, createLogger } from '../../src/logger.ts';
 import { createDb } from '../../src/db/knex.ts';
 import { parseKeyRing } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
@@ -39,9 +38,9 @@ async function main(): Promise<void> {
     DATABASE_PREPARED_STATEMENTS: String(settings.preparedStatements),
     ...BENCH_RATE_LIMITS,
   });
-  // What src/main.ts gets from pino's default (stdout through an asynchronous
-  // SonicBoom), only pointed at /dev/null.
-  const logger = createLogger(config.logLevel, pino.destination('/dev/null'));
+  // What src/main.ts writes to in production (stdout in batches, batchedDestination), only
+  // pointed at /dev/null.
+  const logger = createLogger(config.logLevel, batchedDestination('/dev/null'));
   const db = createDb(config.databaseUrl!, {
     poolMax: settings.poolSize,
     preparedStatements: config.databasePreparedStatements,
