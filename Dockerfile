@@ -60,7 +60,8 @@ COPY package.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY scripts/migrate.ts ./scripts/migrate.ts
-COPY openapi ./openapi
+# The contract as JSON (npm run codegen writes it from openapi/gateway.yaml): no YAML is parsed at boot.
+COPY generated/gateway.json ./generated/gateway.json
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -1,21 +1,32 @@
 /**
- * Writes generated/gateway.ts from openapi/gateway.yaml with openapi-typescript.
- * `--check` exits 1 when the committed file is stale (CI and a test use it).
+ * Writes, from openapi/gateway.yaml, generated/gateway.ts (its types, with openapi-typescript)
+ * and generated/gateway.json (the contract the gateway reads at boot).
+ * `--check` exits 1 when a committed file is stale (CI and a test use it).
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { generateTypes, GENERATED_PATH } from './codegenLib.ts';
+import { relative } from 'node:path';
+import { CONTRACT_JSON_PATH, generateContractJson, generateTypes, GENERATED_PATH } from './codegenLib.ts';
 
 const check = process.argv.includes('--check');
-const fresh = await generateTypes();
-if (check) {
-  const current = await readFile(GENERATED_PATH, 'utf8').catch(() => '');
-  if (current !== fresh) {
-    process.stderr.write('generated/gateway.ts is stale: run `npm run codegen` and commit the result\n');
-    process.exit(1);
+const files: [path: string, content: string][] = [
+  [GENERATED_PATH, await generateTypes()],
+  [CONTRACT_JSON_PATH, await generateContractJson()],
+];
+let stale = false;
+for (const [path, fresh] of files) {
+  const name = relative(process.cwd(), path);
+  if (check) {
+    const current = await readFile(path, 'utf8').catch(() => '');
+    if (current !== fresh) {
+      process.stderr.write(`${name} is stale: run \`npm run codegen\` and commit the result\n`);
+      stale = true;
+    } else {
+      process.stdout.write(`${name} is current\n`);
+    }
+  } else {
+    await mkdir(new URL('../generated/', import.meta.url), { recursive: true });
+    await writeFile(path, fresh);
+    process.stdout.write(`wrote ${name}\n`);
   }
-  process.stdout.write('generated/gateway.ts is current\n');
-} else {
-  await mkdir(new URL('../generated/', import.meta.url), { recursive: true });
-  await writeFile(GENERATED_PATH, fresh);
-  process.stdout.write(`wrote ${GENERATED_PATH}\n`);
 }
+if (stale) process.exit(1);

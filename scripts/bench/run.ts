@@ -164,11 +164,22 @@ async function startProvider(settings: ProviderSettings): Promise<Server> {
   return startChild('provider', 'BENCH_PROVIDER_SETTINGS', settings);
 }
 
+/**
+ * The runtime settings of the production image (the Dockerfile's `ENV NODE_OPTIONS=… MALLOC_ARENA_MAX=…`
+ * line): the gateway runs with them, so its CPU and memory are those of production.
+ */
+async function imageRuntimeEnv(): Promise<Record<string, string>> {
+  const dockerfile = await readFile(path.join(HERE, '../../Dockerfile'), 'utf8');
+  const line = /^ENV (NODE_OPTIONS=.*)$/m.exec(dockerfile)?.[1];
+  if (!line) throw new Error('the Dockerfile has no ENV NODE_OPTIONS line');
+  return Object.fromEntries(line.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
+
 async function startChild<S extends Side | 'provider' | 'eoc'>(side: S, variable: string, settings: object): Promise<Server & { side: S }> {
   const child = fork(path.join(HERE, `${side}.ts`), [], {
     // The gateway can be asked for its heap after a full collection (memory report).
     execArgv: side === 'gateway' ? ['--expose-gc'] : [],
-    env: { ...process.env, [variable]: JSON.stringify(settings) },
+    env: { ...process.env, ...(side === 'gateway' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -29,7 +29,7 @@ function report(step: string): void {
 report('node + this script');
 const only = process.argv.includes('--app-only');
 if (!only) {
-  for (const name of ['express', 'helmet', 'pino', 'pino-http', 'pg', 'knex', 'prom-client', 'yaml', 'ajv/dist/2020.js', 'ajv-formats', 'openapi-backend', 'jose', 'openid-client', 'graphile-worker', 'libphonenumber-js', 'i18n-iso-countries', 'rate-limiter-flexible', 'cookie', 'cors']) {
+  for (const name of ['express', 'helmet', 'pino', 'pino-http', 'pg', 'knex', 'prom-client', 'ajv/dist/2020.js', 'ajv-formats', 'openapi-backend', 'jose', 'openid-client', 'graphile-worker', 'libphonenumber-js', 'i18n-iso-countries', 'rate-limiter-flexible', 'cookie', 'cors']) {
     await import(name);
     report(`import ${name}`);
   }
@@ -52,7 +52,7 @@ const { createApp } = await import('../../src/app.ts');
 report('import the gateway (src/app.ts and below)');
 const { loadContract } = await import('../../src/api/contract.ts');
 loadContract();
-report('contract parsed (YAML)');
+report('contract read (generated/gateway.json)');
 
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const config = loadConfig({

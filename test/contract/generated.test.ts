@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { readFile } from 'node:fs/promises';
-import { generateTypes, GENERATED_PATH } from '../../scripts/codegenLib.ts';
+import { CONTRACT_JSON_PATH, generateContractJson, generateTypes, GENERATED_PATH } from '../../scripts/codegenLib.ts';
+import { loadContract } from '../../src/api/contract.ts';
 
 const HEADER_FIRST_LINES = [
   '/**',
@@ -36,5 +37,14 @@ describe('generated/gateway.ts', () => {
     for (const id of ['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'exchangeAuthenticationHandoff', 'getLiveness']) {
       expect(committed).toMatch(new RegExp(`^\\s+${id}: \\{`, 'm'));
     }
+  });
+});
+
+describe('generated/gateway.json', () => {
+  it('is the current contract, which is what the gateway loads', async () => {
+    const [committed, fresh] = await Promise.all([readFile(CONTRACT_JSON_PATH, 'utf8'), generateContractJson()]);
+    if (committed !== fresh) expect.fail('generated/gateway.json is stale: run npm run codegen (and commit the result)');
+    expect(loadContract()).toEqual(JSON.parse(fresh));
+    expect(loadContract().paths?.['/v1/auth/exchange']?.post?.operationId).toBe('exchangeAuthenticationHandoff');
   });
 });

@@ -25,6 +25,8 @@ const DEV_ONLY = [
   /\/node_modules\/vite\//,
   /\/node_modules\/vitest\//,
   /\/node_modules\/@redocly\//,
+  // The contract is read as JSON (generated/gateway.json): the YAML parser is for codegen only.
+  /\/node_modules\/yaml\//,
   /\/src\/devidp\//,
   // The dev stack, except its watchdog: main.ts imports that one (node built-ins only) and
   // calls it only when it started an embedded PostgreSQL itself.
