@@ -33,8 +33,14 @@ const DEV_ONLY = [
   /\/src\/devstack\/(?!postgresWatchdog\.ts$)/,
   /\/src\/db\/embedded\.ts$/,
 ];
-/** Loaded only when an avatar is uploaded (sharp) or AVATAR_S3_BUCKET is used (the AWS SDK). */
-const AVATARS_ONLY = [/\/node_modules\/@aws-sdk\//, /\/node_modules\/@smithy\//, /\/node_modules\/sharp\//, /\/node_modules\/@img\//];
+/**
+ * Loaded only when an avatar is uploaded (sharp) or AVATAR_S3_BUCKET is used (the AWS SDK), and
+ * when a country or a phone number is checked (the country list, the phone metadata).
+ */
+const LOADED_ON_FIRST_USE = [
+  /\/node_modules\/@aws-sdk\//, /\/node_modules\/@smithy\//, /\/node_modules\/sharp\//, /\/node_modules\/@img\//,
+  /\/node_modules\/i18n-iso-countries\//, /\/node_modules\/libphonenumber-js\//,
+];
 
 let database: TestDatabase;
 let modules: string[];
@@ -102,7 +108,7 @@ describe('the production gateway (node src/main.ts, NODE_ENV=production)', () =>
     expect(modules.filter((url) => DEV_ONLY.some((pattern) => pattern.test(url)))).toEqual([]);
   });
 
-  it('loads neither the AWS SDK nor sharp before an avatar is uploaded', () => {
-    expect(modules.filter((url) => AVATARS_ONLY.some((pattern) => pattern.test(url)))).toEqual([]);
+  it('loads neither the AWS SDK nor sharp before an avatar is uploaded, nor the country list or phone metadata before a value needs them', () => {
+    expect(modules.filter((url) => LOADED_ON_FIRST_USE.some((pattern) => pattern.test(url)))).toEqual([]);
   });
 });

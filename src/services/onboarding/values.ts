@@ -25,8 +25,7 @@
 //   line break is WRONG_TYPE: it is not single-line text. No Unicode normalisation.
 // - Strings are at most 10000 characters (the contract's OnboardingValue limit).
 
-import countries from 'i18n-iso-countries';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { createRequire } from 'node:module';
 import type { components } from '../../../generated/gateway.ts';
 import type { FieldErrorReason } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters } from '../../security/urls.ts';
@@ -225,14 +224,27 @@ function isUserAssigned(code: string): boolean {
   return code === 'AA' || code === 'ZZ' || (code[0] === 'Q' && code[1]! >= 'M') || code[0] === 'X';
 }
 
+/**
+ * The country list and the phone metadata are loaded at the first value that needs them
+ * (synchronously, through require): ~5 MB of resident memory that a gateway whose platforms
+ * ask for neither, and the login flow, never needs (docs/benchmarks.md, "Memory").
+ */
+const requireOnFirstUse = createRequire(import.meta.url);
+let assignedCountries: ReadonlySet<string> | undefined;
+let phoneNumbers: typeof import('libphonenumber-js/max') | undefined;
+
 /** The officially assigned alpha-2 codes, from the npm list (never a hand-written table). */
-const ASSIGNED_COUNTRIES: ReadonlySet<string> = new Set(
-  Object.keys(countries.getAlpha2Codes()).filter((code) => /^[A-Z]{2}$/.test(code) && !isUserAssigned(code)),
-);
+function assignedCountryCodes(): ReadonlySet<string> {
+  assignedCountries ??= new Set(
+    Object.keys((requireOnFirstUse('i18n-iso-countries') as typeof import('i18n-iso-countries')).getAlpha2Codes())
+      .filter((code) => /^[A-Z]{2}$/.test(code) && !isUserAssigned(code)),
+  );
+  return assignedCountries;
+}
 
 /** Exact upper case: the package's own isValid also takes `gb`, alpha-3 and numeric codes. */
 function isAssignedCountry(value: string): boolean {
-  return ASSIGNED_COUNTRIES.has(value);
+  return assignedCountryCodes().has(value);
 }
 
 /** `+`, then digits and the separators people type: spaces, dots, dashes, parentheses. */
@@ -249,7 +261,8 @@ const E164 = /^\+[1-9][0-9]{6,14}$/;
 function checkPhone(value: string): ValueCheck {
   const invalid = fail('INVALID_PHONE', 'must be a valid international phone number starting with +');
   if (value.length > PHONE_INPUT_MAX_LENGTH || !PHONE_INPUT.test(value) || !parenthesesBalanced(value)) return invalid;
-  const parsed = parsePhoneNumberFromString(value, { extract: false });
+  phoneNumbers ??= requireOnFirstUse('libphonenumber-js/max') as typeof import('libphonenumber-js/max');
+  const parsed = phoneNumbers.parsePhoneNumberFromString(value, { extract: false });
   if (!parsed || parsed.ext || !parsed.isValid() || !E164.test(parsed.number)) return invalid;
   return ok(parsed.number);
 }
