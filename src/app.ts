@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './errors/catalogue.ts';
 import { sendProblem } from './errors/problem.ts';
 import { createBackend } from './api/backend.ts';
-import { docsRouter } from './api/docs.ts';
+import { docsRouter, isDocsPath } from './api/docs.ts';
 import { handlers as defaultHandlers } from './api/handlers.ts';
 import type { AppDeps } from './deps.ts';
 import type { HandlerMap } from './api/types.ts';
@@ -188,7 +188,11 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   app.use(securityHeaders(deps.config.publicBaseUrl.startsWith('https:')));
 
-  app.use(docsRouter(deps.config.publicBaseUrl));
+  // Only the requests it serves enter the docs router: an Express router matches each of its
+  // routes against every request that reaches it. (Small: two A/B pairs of the bench gave the
+  // start x2.03–2.08 of bare's CPU before, x1.90–2.00 after; the exchange did not move.)
+  const docs = docsRouter(deps.config.publicBaseUrl);
+  app.use((req, res, next) => (isDocsPath(req.path) ? docs(req, res, next) : next()));
 
   // /metrics on the public port only with METRICS_TOKEN (otherwise the contract's 404): outside
   // the contract on purpose, so it is answered here and never reaches openapi-backend.

@@ -7,6 +7,7 @@
 //
 // Started by run.ts (fork); not meant to be run by hand.
 
+import { openSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config/index.ts';
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   });
   // What src/main.ts writes to in production (stdout in batches, batchedDestination), only
   // pointed at /dev/null.
-  const logger = createLogger(config.logLevel, batchedDestination('/dev/null'));
+  const logger = createLogger(config.logLevel, batchedDestination(openSync('/dev/null', 'w')));
   const db = createDb(config.databaseUrl!, {
     poolMax: settings.poolSize,
     preparedStatements: config.databasePreparedStatements,

@@ -29,6 +29,11 @@ const DOCS_CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
+/** The paths docsRouter serves (everything else never enters it). */
+export function isDocsPath(path: string): boolean {
+  return path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+}
+
 /**
  * `/openapi.json` (the contract as JSON) and `/docs` (Swagger UI). The UI's
  * assets come from the swagger-ui-dist package, so the page works offline.
