@@ -54,11 +54,20 @@ describe('npm start: the dev stack from a fresh folder', () => {
     return { child, output: () => output, exited };
   }
 
-  /** Every process of the stack is gone: its ports are free and the postmaster no longer runs. */
-  async function expectNothingLeft(postmasterPid: number, bffPort: number) {
-    await expect.poll(() => alive(postmasterPid), { timeout: 30_000, interval: 200 }).toBe(false);
-    for (const port of [ports.gateway, ports.idp, bffPort, ports.accountCenter, ports.postgres]) {
-      await expect.poll(() => portInUse(port), { timeout: 30_000, interval: 200 }).toBe(false);
+  /**
+   * Every process of the stack is gone: its ports are free and the postmaster no longer runs.
+   * Within 60 s: a stop that hangs ends by design after 20 s (src/main.ts), and then the
+   * watchdog stops PostgreSQL, whose shutdown checkpoint takes seconds on a loaded machine.
+   */
+  async function expectNothingLeft(postmasterPid: number, bffPort: number, stopped: Started) {
+    try {
+      await expect.poll(() => alive(postmasterPid), { timeout: 60_000, interval: 200, message: 'the postmaster still runs' }).toBe(false);
+      for (const port of [ports.gateway, ports.idp, bffPort, ports.accountCenter, ports.postgres]) {
+        await expect.poll(() => portInUse(port), { timeout: 60_000, interval: 200, message: `port ${port} is still in use` }).toBe(false);
+      }
+    } catch (error) {
+      // What the stack said while stopping tells where it hung.
+      throw new Error(`${(error as Error).message}; the stack's output ended with:\n${stopped.output().slice(-3000)}`, { cause: error });
     }
   }
 
@@ -189,9 +198,9 @@ describe('npm start: the dev stack from a fresh folder', () => {
     db = null;
     first.child.kill('SIGTERM'); // the npm process itself
     await first.exited;
-    await expectNothingLeft(postmaster, ports.bff);
+    await expectNothingLeft(postmaster, ports.bff, first);
     expect(first.output()).toContain('"msg":"stopped"');
-  }, 60_000);
+  }, 120_000);
 
   it('the next start moves the demo platforms to another DEMO_BFF_PORT, keeping their credentials', async () => {
     const bffPort = await freePort();
@@ -213,7 +222,7 @@ describe('npm start: the dev stack from a fresh folder', () => {
       const postmaster = postmasterPid();
       again.child.kill('SIGTERM');
       await again.exited;
-      await expectNothingLeft(postmaster, bffPort);
+      await expectNothingLeft(postmaster, bffPort, again);
     }
   }, 120_000);
 
@@ -225,7 +234,7 @@ describe('npm start: the dev stack from a fresh folder', () => {
     expect(readFileSync(`/proc/${node}/cmdline`, 'utf8')).toContain('src/main.ts');
     process.kill(node, 'SIGKILL');
     await again.exited;
-    await expectNothingLeft(postmaster, ports.bff);
+    await expectNothingLeft(postmaster, ports.bff, again);
   }, 120_000);
 });
 
