@@ -1,3 +1,5 @@
+// First: the parent's pid before anything else is loaded (see there).
+import { PARENT_AT_START } from './parentProcess.ts';
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config/index.ts';
 import { batchedDestination, createLogger, wantsPrettyLogs, type Logger } from './logger.ts';
@@ -143,9 +145,8 @@ function installShutdown(listener: { server: Server; lifecycle: Lifecycle; grace
   // node; the shell dies and node would run on as an orphan with every port bound. So when the
   // parent goes, stop as on SIGTERM (once: a stop already under way, as after Ctrl-C, goes on).
   if (process.env.npm_lifecycle_event) {
-    const parent = process.ppid;
     const watch = setInterval(() => {
-      if (process.ppid === parent) return;
+      if (process.ppid === PARENT_AT_START) return;
       clearInterval(watch);
       if (!stopping) void stop('parent exited');
     }, 500);

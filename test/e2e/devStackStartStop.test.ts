@@ -236,6 +236,35 @@ describe('npm start: the dev stack from a fresh folder', () => {
     await again.exited;
     await expectNothingLeft(postmaster, ports.bff, again);
   }, 120_000);
+  it('node orphaned while it is still starting (npm gone before the stack is up) stops by itself once it is up', async () => {
+    // The shell plays npm: it starts node and is killed as soon as node has begun, well before
+    // the stack is up and its shutdown handling installed, so node is adopted mid-start. Node
+    // used to read its parent's pid only then (pid 1 by that time), never saw it change, and
+    // ran on with every port bound (twice under the full suite's load).
+    const shell = spawn('/bin/sh', ['-c', '"$0" src/main.ts & echo "node-pid $!"; wait', process.execPath], {
+      cwd: folder,
+      env: { ...env, npm_lifecycle_event: 'start' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    shell.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    shell.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let nodePid = 0;
+    try {
+      await expect.poll(() => output.includes('"msg":"starting auth-gateway"'), { timeout: 60_000, interval: 50 }).toBe(true);
+      nodePid = Number(/node-pid (\d+)/.exec(output)?.[1]);
+      expect(output).not.toContain('dev stack ready');
+      shell.kill('SIGKILL');
+      await expect.poll(() => output.includes('"msg":"stopped"'), { timeout: 90_000, interval: 200, message: 'node did not stop' }).toBe(true);
+      await expect.poll(() => alive(nodePid), { timeout: 30_000, interval: 200 }).toBe(false);
+      expect(output).toContain('"signal":"parent exited"');
+      for (const port of [ports.gateway, ports.idp, ports.bff, ports.accountCenter, ports.postgres]) {
+        await expect.poll(() => portInUse(port), { timeout: 30_000, interval: 200, message: `port ${port} is still in use` }).toBe(false);
+      }
+    } finally {
+      if (nodePid > 0 && alive(nodePid)) process.kill(nodePid, 'SIGKILL');
+    }
+  }, 180_000);
 });
 
 function alive(pid: number): boolean {
