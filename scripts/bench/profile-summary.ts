@@ -32,14 +32,14 @@ interface Profile {
 
 /** Innermost match wins, so list a library before the libraries it uses only when it calls them. */
 const LAYERS: [layer: string, test: RegExp][] = [
-  ['request logging (pino-http, pino, redaction)', /node_modules\/(pino-http|pino|@pinojs\/redact|sonic-boom|fast-redact|pino-std-serializers)\/|\/src\/logger\.ts/],
-  ['openapi-backend (routing, parsing, Ajv validation)', /node_modules\/(openapi-backend|ajv|ajv-formats|fast-uri)\/|\/src\/api\/(backend|security)\.ts/],
+  ['request logging (pino-http, pino, redaction)', /node_modules\/(pino-http|pino|@pinojs\/redact|sonic-boom|fast-redact|pino-std-serializers)\/|\/src\/logger\.[jt]s/],
+  ['openapi-backend (routing, parsing, Ajv validation)', /node_modules\/(openapi-backend|ajv|ajv-formats|fast-uri)\/|\/src\/api\/(backend|security)\.[jt]s/],
   ['openid-client (authorize URL, PKCE challenge)', /node_modules\/(openid-client|oauth4webapi|jose)\/|\/src\/oidc\//],
   ['knex (query building, tarn pool)', /node_modules\/(knex|tarn)\//],
   ['pg driver', /node_modules\/(pg|pg-protocol|pg-pool|pg-types|postgres-[a-z]+|pg-connection-string)\//],
-  ['express, router and middleware (cors, cookie-parser, body-parser)', /node_modules\/(express|router|body-parser|cors|cookie-parser|cookie|finalhandler|send|on-finished|qs|raw-body|type-is|content-type|vary|accepts|negotiator|mime-types|iconv-lite|parseurl|path-to-regexp|serve-static|depd|statuses|encodeurl|escape-html)\/|\/src\/(app|api\/docs)\.ts/],
-  ['credential crypto (digests, AES-GCM, random)', /\/src\/security\/crypto\.ts/],
-  ['service and repository code', /\/src\/(services|operations|db|errors|security)\/|\/scripts\/bench\/bare\.ts/],
+  ['express, router and middleware (cors, cookie-parser, body-parser)', /node_modules\/(express|router|body-parser|cors|cookie-parser|cookie|finalhandler|send|on-finished|qs|raw-body|type-is|content-type|vary|accepts|negotiator|mime-types|iconv-lite|parseurl|path-to-regexp|serve-static|depd|statuses|encodeurl|escape-html)\/|\/src\/(app|api\/docs)\.[jt]s/],
+  ['credential crypto (digests, AES-GCM, random)', /\/src\/security\/crypto\.[jt]s/],
+  ['service and repository code', /\/src\/(services|operations|db|errors|security)\/|\/scripts\/bench\/bare\.[jt]s/],
 ];
 
 function layerOf(stack: ProfileNode['callFrame'][]): string {

@@ -25,7 +25,7 @@
 
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,7 @@ import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts'
 import { seedHandoffs, type HandoffBatch, type SeedTarget } from './seed.ts';
 import type { DriverMessage, ServerMessage, ServerSettings } from './protocol.ts';
 import type { ProviderSettings } from './provider.ts';
+import { buildGateway } from '../buildLib.ts';
 
 type Side = 'bare' | 'gateway';
 type Endpoint = 'start' | 'exchange' | 'callback' | 'login';
@@ -155,8 +156,23 @@ interface Context {
 
 // ---------------------------------------------------------------- set-up
 
-async function startServer(side: Side, settings: ServerSettings): Promise<Server> {
-  return startChild(side, 'BENCH_SERVER_SETTINGS', settings);
+/**
+ * The gateway as the production image runs it: compiled to JavaScript (tsconfig.build.json,
+ * the Dockerfile's gateway-build stage) with its benchmark entry, in the run's folder, beside
+ * the contract JSON and package.json it reads, with this checkout's node_modules linked in.
+ * Returns the entry to fork.
+ */
+async function buildGatewayForBench(folder: string): Promise<string> {
+  buildGateway(folder, ['scripts/bench/gateway.ts']);
+  await mkdir(path.join(folder, 'generated'), { recursive: true });
+  await copyFile(path.join(ROOT, 'generated/gateway.json'), path.join(folder, 'generated/gateway.json'));
+  await copyFile(path.join(ROOT, 'package.json'), path.join(folder, 'package.json'));
+  await symlink(path.join(ROOT, 'node_modules'), path.join(folder, 'node_modules'));
+  return path.join(folder, 'scripts/bench/gateway.js');
+}
+
+async function startServer(side: Side, settings: ServerSettings, script: string): Promise<Server> {
+  return startChild(side, 'BENCH_SERVER_SETTINGS', settings, script);
 }
 
 /** The provider of the run, in its own process (its CPU is not the servers'). */
@@ -175,8 +191,8 @@ async function imageRuntimeEnv(): Promise<Record<string, string>> {
   return Object.fromEntries(line.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
-async function startChild<S extends Side | 'provider' | 'eoc'>(side: S, variable: string, settings: object): Promise<Server & { side: S }> {
-  const child = fork(path.join(HERE, `${side}.ts`), [], {
+async function startChild<S extends Side | 'provider' | 'eoc'>(side: S, variable: string, settings: object, script = path.join(HERE, `${side}.ts`)): Promise<Server & { side: S }> {
+  const child = fork(script, [], {
     // The gateway can be asked for its heap after a full collection (memory report).
     execArgv: side === 'gateway' ? ['--expose-gc'] : [],
     env: { ...process.env, ...(side === 'gateway' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
@@ -1031,9 +1047,11 @@ async function main(): Promise<number> {
       scopes: SCOPES,
       preparedStatements: SETTINGS.preparedStatements,
     };
+    const gatewayScript = await buildGatewayForBench(path.join(tempDir, 'gateway'));
+    progress('gateway compiled to JavaScript, as the image runs it');
     const servers = {} as Record<Side, Server>;
     for (const side of ['bare', 'gateway'] as const) {
-      servers[side] = await startServer(side, serverSettings);
+      servers[side] = await startServer(side, serverSettings, side === 'gateway' ? gatewayScript : path.join(HERE, 'bare.ts'));
       serverPids.set(servers[side].child.pid!, side);
       cleanups.push(() => stopServer(servers[side]));
     }

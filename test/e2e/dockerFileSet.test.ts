@@ -1,10 +1,11 @@
 // The Docker path as documented (issue 14 §4), without a container runtime: the gateway image's
 // file set is reproduced from the Dockerfile's runtime stage (its COPY lines, read from the
-// Dockerfile itself) in a temporary folder, with only the production dependencies (those
-// `npm ci --omit=dev` installs, per package-lock.json, linked from this checkout). In it:
-// `node scripts/migrate.ts latest` with only DATABASE_URL, the CLI, and the service in production
-// up to /health/live. A source file that imports a development-only package, or a file the image
-// lacks, fails here.
+// Dockerfile itself) in a temporary folder: the gateway compiled to JavaScript as its
+// gateway-build stage does (tsconfig.build.json, scripts/buildLib.ts), the files copied from the
+// checkout, and only the production dependencies (those `npm ci --omit=dev` installs, per
+// package-lock.json, linked from this checkout). In it: `node scripts/migrate.js latest` with
+// only DATABASE_URL, the CLI, and the service in production up to /health/live. A source file
+// that imports a development-only package, or a file the image lacks, fails here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -16,15 +17,29 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { generateKeyRingSpec } from '../../src/security/crypto.ts';
+import { buildGateway } from '../../scripts/buildLib.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The runtime stage's `COPY <source> <destination>` lines (not the --from ones: node_modules). */
-function runtimeCopies(): Array<{ source: string; destination: string }> {
+/**
+ * The runtime stage's `COPY <source> <destination>` lines: from the checkout, and from the
+ * gateway-build stage (whose /app/build is `built` here); node_modules (--from=deps) is made
+ * by productionNodeModules.
+ */
+function runtimeCopies(built: string): Array<{ source: string; destination: string }> {
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   const stage = dockerfile.split(/^FROM /m).find((part) => /^\S+ AS runtime\b/.test(part));
   if (!stage) throw new Error('the Dockerfile has no runtime stage');
-  return [...stage.matchAll(/^COPY (?!--)(\S+) (\S+)$/gm)].map((match) => ({ source: match[1]!, destination: match[2]! }));
+  return [...stage.matchAll(/^COPY (--from=(\S+) )?(\S+) (\S+)$/gm)].flatMap((match) => {
+    const [, , from, source, destination] = match as unknown as [string, string | undefined, string | undefined, string, string];
+    if (from === undefined) return [{ source: path.join(ROOT, source), destination }];
+    if (from === 'gateway-build') {
+      if (!source.startsWith('/app/build/')) throw new Error(`unexpected gateway-build path ${source}`);
+      return [{ source: path.join(built, source.slice('/app/build/'.length)), destination }];
+    }
+    if (from === 'deps' && source === '/app/node_modules') return [];
+    throw new Error(`unexpected COPY --from=${from} ${source}`);
+  });
 }
 
 /** node_modules with the production packages only, each linked from this checkout's node_modules. */
@@ -45,15 +60,18 @@ function productionNodeModules(folder: string): number {
 
 describe('the gateway image file set', () => {
   let folder: string;
+  let built: string;
   let database: TestDatabase;
 
   beforeAll(async () => {
     folder = await mkdtemp(path.join(os.tmpdir(), 'gateway-image-'));
-    for (const { source, destination } of runtimeCopies()) {
+    built = await mkdtemp(path.join(os.tmpdir(), 'gateway-build-'));
+    buildGateway(built);
+    for (const { source, destination } of runtimeCopies(built)) {
       // `COPY file dir/` puts the file into the folder; otherwise the destination is the copy.
       const target = destination.endsWith('/') ? path.join(folder, destination, path.basename(source)) : path.join(folder, destination);
       mkdirSync(path.dirname(target), { recursive: true });
-      cpSync(path.join(ROOT, source), target, { recursive: true });
+      cpSync(source, target, { recursive: true });
     }
     expect(productionNodeModules(folder)).toBeGreaterThan(10);
     database = await createTestDatabase({ migrate: false });
@@ -61,6 +79,7 @@ describe('the gateway image file set', () => {
   afterAll(async () => {
     await database?.drop();
     if (folder) await rm(folder, { recursive: true, force: true });
+    if (built) await rm(built, { recursive: true, force: true });
   });
 
   /** `node <args>` in the image folder with exactly this environment (PATH aside). */
@@ -73,19 +92,25 @@ describe('the gateway image file set', () => {
     }
   });
 
-  it('migrates with DATABASE_URL alone: node scripts/migrate.ts latest', () => {
-    const migrated = run(['scripts/migrate.ts', 'latest'], { DATABASE_URL: database.url });
+  it('holds JavaScript only: the image runs the compiled gateway', () => {
+    const typescript = spawnSync('find', [folder, '-path', path.join(folder, 'node_modules'), '-prune', '-o', '-name', '*.ts', '-print'], { encoding: 'utf8' });
+    expect(typescript.stdout.trim()).toBe('');
+    expect(spawnSync('test', ['-f', path.join(folder, 'src/main.js')]).status).toBe(0);
+  });
+
+  it('migrates with DATABASE_URL alone: node scripts/migrate.js latest', () => {
+    const migrated = run(['scripts/migrate.js', 'latest'], { DATABASE_URL: database.url });
     expect(migrated.status, migrated.stderr).toBe(0);
-    const again = run(['scripts/migrate.ts', 'latest'], { DATABASE_URL: database.url });
+    const again = run(['scripts/migrate.js', 'latest'], { DATABASE_URL: database.url });
     expect(again.status, again.stderr).toBe(0);
   });
 
   it('runs the CLI: --help, and a command with DATABASE_URL alone', () => {
-    const help = run(['src/cli/main.ts', '--help'], {});
+    const help = run(['src/cli/main.js', '--help'], {});
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('78 bad configuration');
     expect(help.stdout).toContain('--inactive');
-    const list = run(['src/cli/main.ts', 'platforms', 'list', '--json'], { DATABASE_URL: database.url, NODE_ENV: 'production' });
+    const list = run(['src/cli/main.js', 'platforms', 'list', '--json'], { DATABASE_URL: database.url, NODE_ENV: 'production' });
     expect(list.status, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject({ items: [] });
   });
@@ -93,7 +118,7 @@ describe('the gateway image file set', () => {
   it('starts the service in production and answers /health/live', async () => {
     const port = await freePort();
     const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64url');
-    const child = spawn(process.execPath, ['src/main.ts'], {
+    const child = spawn(process.execPath, ['src/main.js'], {
       cwd: folder,
       env: {
         PATH: process.env.PATH ?? '',
