@@ -99,7 +99,7 @@ const BINDING_MARK = '\u0000binding:';
  * `?`), compiled to $1…$n by knex's own compiler the first time the name is used; afterwards a
  * call only puts the values in order. A knex raw query spends ~35 µs of JavaScript per
  * statement (binding substitution, positioning, its runner) before pg sends anything,
- * docs/benchmarks.md; the login flow sends nine of them per login.
+ * docs/benchmarks.md; the login flow sends seven of them per login.
  *
  * What a knex query gives is kept: the same pool (its size, acquire timeout and the broken
  * connections it drops), the session settings (statement_timeout, query_timeout), the

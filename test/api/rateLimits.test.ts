@@ -155,6 +155,12 @@ describe('rate limits (issue 13 §6)', SLOW, () => {
       expect((await callback()).status).not.toBe(429);
       expect((await callback()).status).not.toBe(429);
       expectRateLimited(await callback());
+      // Counted as a rate-limit refusal, not as a login outcome (a flood would otherwise read as
+      // people failing to sign in, in the login refusal alert).
+      const { body } = await (app.app.locals.metrics as { scrape(): Promise<{ body: string }> }).scrape();
+      expect(body).toMatch(/^gateway_rate_limit_refusals_total\{limiter="auth_callback"\} 1$/m);
+      expect(body).not.toMatch(/gateway_logins_total\{outcome="RATE_LIMITED"\}/);
+      expect(body).toMatch(/^gateway_logins_total\{outcome="TRANSACTION_NOT_FOUND"\} 2$/m);
     });
   });
 
