@@ -56,13 +56,14 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=8080
-# Memory (docs/benchmarks.md, "Memory"; whole logins, 15k each, same machine): V8's young
-# generation capped at 8 MB semi-spaces (Node 24 grows it to 64 MB at boot already, and those
-# pages stay resident), and glibc limited to 2 malloc arenas (one per thread otherwise: libuv's
-# pool, V8's GC helpers). RSS after 15k logins: 414 MB with neither, 401 MB with the arenas
-# alone, 320 MB with the semi-spaces alone, 244 MB with both (246 MB after 100k logins);
-# gateway CPU per login 4.1 ms default, 4.3 ms with both: within a shared machine's noise.
-ENV NODE_OPTIONS=--max-semi-space-size=8 MALLOC_ARENA_MAX=2
+# Memory (docs/benchmarks.md, "Memory"): V8's young generation capped at 4 MB semi-spaces (Node
+# 24 grows it to 64 MB at boot already, and those pages stay resident), and glibc limited to 2
+# malloc arenas (one per thread otherwise: libuv's pool, V8's GC helpers). Measured with
+# `npm run bench` on the compiled gateway, whole logins: RSS after ~100k logins 155.5 MB with
+# 8 MB semi-spaces, 138.7 MB with 4 MB; gateway CPU per login x1.98 and x1.95 of the bare
+# server's (three rounds each, back to back): no cost seen. Earlier, before the other memory
+# work: 414 MB with neither setting, 244 MB with both (8 MB semi-spaces).
+ENV NODE_OPTIONS=--max-semi-space-size=4 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
