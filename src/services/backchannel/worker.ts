@@ -1,5 +1,6 @@
 import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
 import type { Logger } from 'pino';
+import pg from 'pg';
 import type { Config } from '../../config/index.ts';
 import { connectionStringOf, type Db } from '../../db/knex.ts';
 import { backchannelLogoutTask } from './delivery.ts';
@@ -30,6 +31,13 @@ export interface BackchannelWorker {
  * PostgreSQL (its own small pool next to knex's), with the one task. Every instance runs one;
  * graphile-worker hands each job to one worker at a time. Signals are the service's to handle
  * (`noHandleSignals`): main.ts stops the worker on shutdown, before the database pool closes.
+ *
+ * The pool is ours, not graphile-worker's: given a connection string, graphile-worker made its
+ * own, removed its error handlers when stopped and ended it without waiting, so a server that
+ * stopped meanwhile (the dev stack's embedded one stops a few milliseconds later) sent
+ * "terminating connection" to a client with nobody listening, and the unhandled 'error' event
+ * crashed the process. Ours keeps its handlers for its whole life, and `stop()` waits until
+ * every connection is closed (test/db/backchannelWorkerStop.test.ts).
  */
 export async function startBackchannelWorker(
   deps: { config: Pick<Config, 'publicBaseUrl' | 'gatewaySigningKeys' | 'isProduction'>; db: Db; logger: Logger },
@@ -37,28 +45,39 @@ export async function startBackchannelWorker(
 ): Promise<BackchannelWorker> {
   const concurrency = options.concurrency ?? BACKCHANNEL_WORKER_CONCURRENCY;
   const logger = deps.logger.child({ component: 'backchannel-worker' });
-  const runner: Runner = await run({
-    connectionString: connectionStringOf(deps.db),
-    // One connection listens for new jobs; the others take, complete and fail jobs.
-    maxPoolSize: concurrency + 2,
-    concurrency,
-    noHandleSignals: true,
-    pollInterval: options.pollIntervalMs ?? 2000,
-    logger: workerLogger(logger),
-    taskList: {
-      [BACKCHANNEL_LOGOUT_TASK]: backchannelLogoutTask({
-        db: deps.db,
-        logger,
-        keys: signingKeysFor(deps.config),
-        issuer: deps.config.publicBaseUrl,
-        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      }),
-    },
-  });
+  // One connection listens for new jobs; the others take, complete and fail jobs.
+  const pool = new pg.Pool({ connectionString: connectionStringOf(deps.db), max: concurrency + 2, application_name: 'auth-gateway-worker' });
+  // A connection that fails (a restart, the server stopping) is logged; pg drops it from the
+  // pool, and a query on it fails where graphile-worker handles it.
+  const connectionFailed = (error: Error) => logger.warn({ reason: (error as { code?: string }).code ?? error.message }, 'back-channel worker: a database connection failed');
+  pool.on('error', connectionFailed);
+  pool.on('connect', (client) => client.on('error', connectionFailed));
+  let runner: Runner;
+  try {
+    runner = await run({
+      pgPool: pool,
+      concurrency,
+      noHandleSignals: true,
+      pollInterval: options.pollIntervalMs ?? 2000,
+      logger: workerLogger(logger),
+      taskList: {
+        [BACKCHANNEL_LOGOUT_TASK]: backchannelLogoutTask({
+          db: deps.db,
+          logger,
+          keys: signingKeysFor(deps.config),
+          issuer: deps.config.publicBaseUrl,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        }),
+      },
+    });
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
   let stopped: Promise<void> | null = null;
   return {
     stop() {
-      stopped ??= runner.stop();
+      stopped ??= runner.stop().finally(() => pool.end());
       return stopped;
     },
   };
