@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { insertTransaction } from '../../src/db/repositories/transactions.ts';
 import { markUserDeleted, upsertLoginUser } from '../../src/db/repositories/users.ts';
 import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
@@ -29,16 +29,7 @@ describe('the callback statements', () => {
 
   const claims = (sub: string) => ({ sub, email: `${sub}@example.test`, emailVerified: true, displayName: 'Ada L', givenName: 'Ada', familyName: 'L' });
 
-  async function consumedTransaction(): Promise<string> {
-    const id = randomUUID();
-    await insertTransaction(database.db, {
-      id, platformId, stateDigest: sha256(randomToken()), nonceDigest: sha256(randomToken()),
-      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
-      returnTo: 'https://p.example/', browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
-    });
-    await database.db.raw('UPDATE auth_transactions SET consumed_at = now() WHERE id = ?', [id]);
-    return id;
-  }
+  const consumedTransaction = async () => (await insertTestTransaction(database.db, platformId, { consumed: true })).id;
 
   function loginSession(userId: string, transactionId: string, handoff: boolean) {
     return insertLoginSession(database.db, {

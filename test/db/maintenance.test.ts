@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { purgeExpired, withPurgeLock } from '../../src/db/repositories/maintenance.ts';
 import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
-import { insertTransaction, attachLogin } from '../../src/db/repositories/transactions.ts';
+import { attachLogin } from '../../src/db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { issueHandoff } from '../../src/services/handoff.ts';
@@ -30,13 +30,7 @@ describe('purging expired login data', () => {
 
   /** A completed login: consumed transaction, session, and (optionally) a handoff code. */
   async function login(options: { handoff: boolean }) {
-    const id = randomUUID();
-    await insertTransaction(database.db, {
-      id, platformId, stateDigest: sha256(randomToken()), nonceDigest: sha256(randomToken()),
-      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
-      returnTo: 'https://p.example/', browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
-    });
-    await database.db.raw('UPDATE auth_transactions SET consumed_at = now() WHERE id = ?', [id]);
+    const { id } = await insertTestTransaction(database.db, platformId, { consumed: true });
     const session = await createSession(database.db, { userId, permissions: [], ttlSeconds: 3600 });
     await attachLogin(database.db, id, userId, session.id);
     if (options.handoff) {
@@ -96,12 +90,7 @@ describe('purging expired login data', () => {
   });
 
   it('removes a login that was never completed as soon as it expires, without the day of grace', async () => {
-    const pending = randomUUID();
-    await insertTransaction(database.db, {
-      id: pending, platformId, stateDigest: sha256(randomToken()), nonceDigest: sha256(randomToken()),
-      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
-      returnTo: 'https://p.example/', browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
-    });
+    const { id: pending } = await insertTestTransaction(database.db, platformId);
     await database.db.raw(`UPDATE auth_transactions SET expires_at = now() - interval '1 second' WHERE id = ?`, [pending]);
     expect((await purge()).transactions).toBe(1);
     expect(await exists('auth_transactions', pending)).toBe(false);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createDb, runPrepared, type Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKey, findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
-import { consumeTransactionByState, insertTransaction } from '../../src/db/repositories/transactions.ts';
+import { consumeTransactionByState } from '../../src/db/repositories/transactions.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
@@ -40,12 +40,7 @@ describe('prepared statements (DATABASE_PREPARED_STATEMENTS)', () => {
     const second = await findActivePlatformByKeyCounting(db, 'NO-SUCH-PLATFORM', limit);
     expect(second.platform).toBeUndefined();
     expect(second.rateLimitedUntil).toBeGreaterThan(Date.now()); // the second point of a budget of one
-    const state = randomToken();
-    await insertTransaction(db, {
-      id: randomUUID(), platformId, stateDigest: sha256(state), nonceDigest: sha256(randomToken()),
-      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
-      returnTo: 'https://p.example/', browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
-    });
+    const { state } = await insertTestTransaction(db, platformId);
     const consumed = await consumeTransactionByState(db, sha256(state));
     const again = await consumeTransactionByState(db, sha256(state));
     expect(again).toBeUndefined(); // single use, named or not

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { consumeTransactionByStateCounting, insertTransaction } from '../../src/db/repositories/transactions.ts';
+import { consumeTransactionByStateCounting } from '../../src/db/repositories/transactions.ts';
 import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
@@ -31,16 +32,7 @@ describe('rate limits inside the login statements', () => {
     await database?.drop();
   });
 
-  async function startedLogin(): Promise<{ id: string; state: string }> {
-    const id = randomUUID();
-    const state = randomToken();
-    await insertTransaction(database.db, {
-      id, platformId, stateDigest: sha256(state), nonceDigest: sha256(randomToken()),
-      pkceVerifierSealed: 'x', nonceSealed: 'x', onboardingMode: 'none', platformCallbackUrl: 'https://p.example/cb',
-      returnTo: 'https://p.example/', browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
-    });
-    return { id, state };
-  }
+  const startedLogin = () => insertTestTransaction(database.db, platformId);
 
   const consumedAt = async (id: string) =>
     (await database.db.raw<{ rows: { consumed_at: Date | null }[] }>('SELECT consumed_at FROM auth_transactions WHERE id = ?', [id])).rows[0]!.consumed_at;
