@@ -8,7 +8,7 @@
 // Started by run.ts (fork); not meant to be run by hand.
 
 import { openSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config/index.ts';
 import { batchedDestination, createLogger } from '../../src/logger.ts';
@@ -16,6 +16,8 @@ import { createDb } from '../../src/db/knex.ts';
 import { parseKeyRing } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import { createApp } from '../../src/app.ts';
+import { createMetrics, instrumentRelyingParty } from '../../src/observability/metrics.ts';
+import { operationsOnly } from './operationsOnly.ts';
 import { BENCH_RATE_LIMITS, readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
 async function main(): Promise<void> {
@@ -49,9 +51,14 @@ async function main(): Promise<void> {
   });
   // The dev IdP speaks http; production's https only matters at discovery, which is not measured.
   const oidc = relyingPartyFromConfig(config, logger, { allowInsecureIssuer: true });
-  const app = await createApp({ config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc, idpAccounts: null }, {});
+  const deps = { config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc, idpAccounts: null };
+  const app = await createApp(deps, {});
+  // Without the HTTP layer, the operations get the dependencies as createApp completes them:
+  // metrics, and the provider calls timed.
+  const metrics = createMetrics({ db });
+  const listener = settings.gatewayLayer === 'operations' ? operationsOnly(app, { ...deps, metrics, oidc: oidc && instrumentRelyingParty(oidc, metrics) }) : app;
   const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createServer(listener).listen(0, '127.0.0.1', () => resolve(listening));
   });
   server.keepAliveTimeout = 65_000; // as src/main.ts
 

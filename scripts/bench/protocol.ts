@@ -11,6 +11,8 @@ export interface ServerSettings {
   poolSize: number;
   /** The gateway's LOG_LEVEL (info in production: one access line per request). */
   logLevel: string;
+  /** BENCH_GATEWAY_LAYER: `app` (the whole app) or `operations` (the login operations without the HTTP layer, operationsOnly.ts). */
+  gatewayLayer: 'app' | 'operations';
   /** The dev IdP's issuer (discovery happens once, inside the server). */
   issuer: string;
   oidcClientId: string;

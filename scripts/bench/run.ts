@@ -20,7 +20,8 @@
 // callback run, 2000), BENCH_MEMORY_LOGINS (extra whole logins on the gateway
 // before its RSS is read again, 0), BENCH_PREPARED (false: both servers without
 // prepared statements, true), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, info),
-// BENCH_CPU_PROF (gateway|bare|both: write V8 CPU profiles to
+// BENCH_GATEWAY_LAYER (operations: the gateway's login operations without its HTTP
+// layer, operationsOnly.ts; app), BENCH_CPU_PROF (gateway|bare|both: write V8 CPU profiles to
 // bench-results/profiles; the numbers of such a run are not representative).
 
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -66,6 +67,7 @@ const SETTINGS = {
   rounds: numberFromEnv('BENCH_ROUNDS', 3, 1, 20),
   poolSize: numberFromEnv('BENCH_POOL', 10, 1, 100),
   logLevel: process.env.BENCH_LOG_LEVEL ?? 'info',
+  gatewayLayer: (process.env.BENCH_GATEWAY_LAYER ?? 'app') as ServerSettings['gatewayLayer'],
   target: numberFromEnv('BENCH_TARGET', 0.7, 0, 10),
   endpoints: (process.env.BENCH_ENDPOINTS ?? ENDPOINTS.join(',')).split(',').map((name) => name.trim()) as Endpoint[],
   users: numberFromEnv('BENCH_USERS', 8, 1, 256),
@@ -79,6 +81,7 @@ for (const endpoint of SETTINGS.endpoints) {
   if (!ENDPOINTS.includes(endpoint)) throw new Error(`BENCH_ENDPOINTS: unknown endpoint ${endpoint} (${ENDPOINTS.join(', ')})`);
 }
 if (!['', 'gateway', 'bare', 'both'].includes(SETTINGS.cpuProfile)) throw new Error('BENCH_CPU_PROF: gateway, bare or both');
+if (!['app', 'operations'].includes(SETTINGS.gatewayLayer)) throw new Error('BENCH_GATEWAY_LAYER: app or operations');
 
 /** Measured runs may not see more than this share of unexpected answers or connection errors. */
 const MAX_BAD_SHARE = 0.001;
@@ -776,7 +779,7 @@ function table(summaries: EndpointSummary[]): string {
       const x = s[side];
       rows.push([
         side === 'bare' ? s.label : '',
-        side === 'bare' ? 'bare node:http + pg' : 'gateway (express app)',
+        side === 'bare' ? 'bare node:http + pg' : SETTINGS.gatewayLayer === 'app' ? 'gateway (express app)' : 'gateway operations only',
         x.requestsPerSecond.toFixed(0),
         x.p50Ms.toFixed(1),
         x.p99Ms.toFixed(1),
@@ -1037,6 +1040,7 @@ async function main(): Promise<number> {
       databaseUrl,
       poolSize: SETTINGS.poolSize,
       logLevel: SETTINGS.logLevel,
+      gatewayLayer: SETTINGS.gatewayLayer,
       issuer,
       oidcClientId: oidcClient.clientId,
       oidcClientSecret: oidcClient.clientSecret,
