@@ -156,7 +156,7 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
     }),
   );
 
-  // Requests by operationId (set by the router's postRoutingHandler, src/api/backend.ts) and
+  // Requests by operationId (set when the request is routed, src/api/backend.ts) and
   // status; anything the contract does not route is "unknown", never its path (bounded labels).
   app.use((_req, res, next) => {
     const started = process.hrtime.bigint();

@@ -1,4 +1,4 @@
-import { OpenAPIBackend, type Context, type ParsedRequest, type Request as OpenApiRequest } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Operation as OperationOf, type ParsedRequest, type Request as OpenApiRequest } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -12,6 +12,10 @@ import type { AppDeps } from '../deps.ts';
 import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';
 import { authorize, createSecurityHandlers, unauthorizedError, type BasicCredentials } from './security.ts';
 import { limitAdministrativeWrite } from '../services/rateLimits.ts';
+
+/** An operation of the contract (OpenAPI 3.1), with its path and method. */
+type Operation = OperationOf<OpenAPIV3_1.Document>;
+type Backend = OpenAPIBackend<OpenAPIV3_1.Document>;
 
 export interface BackendOptions {
   /** Check every response against the contract; a mismatch becomes a 500 (on in tests). */
@@ -41,76 +45,20 @@ export function contractBackendOptions(overrides: { quick?: boolean } = {}) {
 }
 
 /**
- * openapi-backend routes each request to the handler of its operationId and
- * validates it against the contract. Its default Ajv speaks draft-07; OpenAPI 3.1
- * schemas are JSON Schema 2020-12, so every validator is rebuilt on Ajv 2020.
+ * The contract's operations, each behind the same pipeline: route, authenticate, authorise,
+ * validate, handle. openapi-backend reads the contract, routes, and compiles each operation's
+ * request validator (on Ajv 2020: OpenAPI 3.1 schemas are JSON Schema 2020-12, and its default
+ * Ajv speaks draft-07). The pipeline itself is ours (`handle` below): openapi-backend's generic
+ * handleRequest parsed every request four times (each time copying the headers and the query
+ * with lodash and compiling the path template) for what one parse does here.
  */
 export async function createBackend(handlers: HandlerMap, deps: AppDeps, options: BackendOptions) {
-  const api = new OpenAPIBackend<OpenAPIV3_1.Document>(contractBackendOptions());
+  const api: Backend = new OpenAPIBackend<OpenAPIV3_1.Document>(contractBackendOptions());
 
   // openapi-backend checks the document against the OpenAPI 3.0 meta-schema only,
   // which refuses valid 3.1 (`$ref` siblings, info.summary, license.identifier).
   // The contract is checked by `redocly lint` in CI and by the contract tests.
   api.validateDefinition = () => api.document;
-
-  for (const [name, handler] of Object.entries(createSecurityHandlers(deps))) {
-    api.registerSecurityHandler(name, handler);
-  }
-
-  api.register({
-    // Remembered for the error path: problem pages and response checks depend on the operation.
-    // It also runs when routing failed (404/405), without an operation.
-    postRoutingHandler: (c: Context, req: Request, res: Response) => {
-      res.locals.operationId = c.operation?.operationId;
-      res.locals.operationPath = c.operation?.path; // the route template, for traces
-      if (!c.operation) return;
-      refuseHeadOnLoginSteps(c, req);
-      dropUnknownQueryParameters(c, res.locals.apiRequest as OpenApiRequest);
-    },
-    notFound: () => {
-      throw new ApiError('NOT_FOUND', 'No operation is published at this path.');
-    },
-    methodNotAllowed: (c: Context) => {
-      // RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
-      throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allowedMethods(api, c.request.path).join(', ') } });
-    },
-    unauthorizedHandler: (c: Context) => {
-      throw unauthorizedError(c);
-    },
-    // Runs after authentication and before request validation, so that the order
-    // of answers is 401, then 403 (permission, origin), then 415, then 400.
-    postSecurityHandler: (c: Context, req: Request) => {
-      if (!c.security?.authorized && (c.operation.security?.length ?? 0) > 0) return;
-      authorize(c, req, deps.config);
-      requireJsonBody(c, req);
-      refuseUndecodablePathParameters(c);
-    },
-    validationFail: (c: Context) => {
-      throw validationError(toFieldErrors(c.validation.errors ?? []));
-    },
-  });
-
-  for (const operationId of Object.keys(handlers) as OperationId[]) {
-    api.register(operationId, async (c: Context, req: Request, res: Response) => {
-      const ctx = {
-        operationId,
-        query: c.request.query ?? {},
-        params: c.request.params ?? {},
-        body: c.request.requestBody,
-        principal: principalOf(c),
-        platformCredentials: (c.security?.platformBasicAuth as BasicCredentials | undefined) ?? null,
-        requestId: String(req.id),
-        log: req.log,
-        req,
-        res,
-      } as OperationContext<typeof operationId>;
-      const handler = handlers[operationId] as (ctx: OperationContext<typeof operationId>, deps: AppDeps) => Promise<Reply>;
-      // Administrative writes count against the caller's limit once authorised and valid.
-      await limitAdministrativeWrite(deps, operationId, ctx.principal);
-      const reply = await handler(ctx, deps);
-      sendReply(api, operationId, reply, res, options);
-    });
-  }
 
   await api.init();
   // The contract is fixed once initialised, yet openapi-backend's router rebuilds every
@@ -120,10 +68,9 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
   const operationsById = new Map(operations.map((operation) => [operation.operationId, operation]));
   api.router.getOperations = () => operations;
   api.router.getOperation = (operationId: string) => operationsById.get(operationId);
-  // It also parses the query three times per request, each time serialising an object
-  // query to a string it discards and deep-cloning it. Ours is always an object of
-  // strings and string arrays (Express's simple parser); a copy of that is enough,
-  // arrays included, since Ajv's type coercion rewrites them in place.
+  // Its query parser serialises an object query to a string it discards and deep-clones it.
+  // Ours is always an object of strings and string arrays (Express's simple parser); a copy
+  // of that is enough, arrays included, since Ajv's type coercion rewrites them in place.
   api.router.parseRequestQuery = (apiRequest) =>
     Object.fromEntries(
       Object.entries(apiRequest.query ?? {}).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]),
@@ -143,9 +90,72 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     return parsed;
   };
 
+  const securityHandlers: Record<string, SecurityHandler> = createSecurityHandlers(deps);
+  const plans = new Map(operations.map((operation) => [operation.operationId!, planOperation(operation)]));
+
+  /** One request of a routed operation, from authentication to the reply. */
+  async function handle(apiRequest: OpenApiRequest, req: Request, res: Response): Promise<void> {
+    const operation = route(api, apiRequest, res);
+    const plan = plans.get(operation.operationId!)!;
+    refuseHeadOnLoginSteps(operation, req);
+    dropUnknownQueryParameters(plan, apiRequest.query as Record<string, unknown>);
+    const c = { api, operation, request: api.router.parseRequest(apiRequest, operation) } as Context;
+    c.security = await authenticate(plan, c, req, res);
+    // The order of answers: 401, then 403 (permission, origin), then 415, then 400.
+    if (plan.requirements.length > 0 && !c.security.authorized) throw unauthorizedError(c);
+    authorize(c, req, deps.config);
+    requireJsonBody(c, req);
+    refuseUndecodablePathParameters(c);
+    validateRequest(api, plan, c, apiRequest);
+
+    const operationId = operation.operationId as OperationId;
+    const handler = handlers[operationId] as ((ctx: OperationContext<OperationId>, deps: AppDeps) => Promise<Reply>) | undefined;
+    if (!handler) throw new Error(`${operationId} has no handler`);
+    const ctx = {
+      operationId,
+      query: c.request.query ?? {},
+      params: c.request.params ?? {},
+      body: c.request.requestBody,
+      principal: principalOf(c),
+      platformCredentials: (c.security.platformBasicAuth as BasicCredentials | undefined) ?? null,
+      requestId: String(req.id),
+      log: req.log,
+      req,
+      res,
+    } as OperationContext<OperationId>;
+    // Administrative writes count against the caller's limit once authorised and valid.
+    await limitAdministrativeWrite(deps, operationId, ctx.principal);
+    const reply = await handler(ctx, deps);
+    sendReply(api, operationId, reply, res, options);
+  }
+
+  /**
+   * Every scheme a requirement names, each run once; a handler's refusal (a throw) is kept as
+   * `{ error }` for the 401 to explain. One requirement fully satisfied authorises the request
+   * (OpenAPI 3.1 §4.8.30: the requirements are alternatives, the schemes of one all apply).
+   */
+  async function authenticate(plan: OperationPlan, c: Context, req: Request, res: Response): Promise<Context['security']> {
+    const results: Record<string, unknown> = {};
+    await Promise.all(
+      plan.schemes.map(async (scheme) => {
+        const securityHandler = securityHandlers[scheme];
+        try {
+          results[scheme] = securityHandler ? await securityHandler(c, req, res) : undefined;
+        } catch (error) {
+          results[scheme] = { error: error || new Error('security handler refused') };
+        }
+      }),
+    );
+    const satisfied = (scheme: string) => {
+      const result = results[scheme] as { error?: unknown } | undefined;
+      return Boolean(result) && !(typeof result === 'object' && result.error);
+    };
+    return { ...results, authorized: plan.requirements.some((schemes) => schemes.every(satisfied)) };
+  }
+
   /** Express middleware: every request that reaches it is a contract operation or a 404/405. */
   return async function dispatch(req: Request, res: Response): Promise<void> {
-    // A plain copy for openapi-backend, whose query the routing step trims of unknown
+    // A plain copy for the pipeline, whose query the routing step trims of unknown
     // parameters. HEAD is GET without a body (RFC 9110 §9.3.2); Node drops the body.
     const apiRequest = {
       method: req.method === 'HEAD' ? 'GET' : req.method,
@@ -153,10 +163,9 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
       headers: req.headers,
       query: { ...(req.query as Record<string, string | string[]>) },
       body: req.body,
-    };
-    res.locals.apiRequest = apiRequest;
+    } as OpenApiRequest;
     try {
-      await api.handleRequest(apiRequest as unknown as OpenApiRequest, req, res);
+      await handle(apiRequest, req, res);
     } catch (error) {
       const operationId = res.locals.operationId as string | undefined;
       const apiError = asApiError(error, req);
@@ -166,6 +175,87 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
       sendProblem(req, res, apiError, operationId);
     }
   };
+}
+
+type SecurityHandler = (c: Context, req: Request, res: Response) => unknown;
+
+/** What each operation needs per request, worked out once from the contract. */
+interface OperationPlan {
+  /** Each security requirement as the names of its schemes. */
+  requirements: string[][];
+  /** Every scheme the requirements name, once. */
+  schemes: string[];
+  /** The query parameters the contract declares. */
+  knownQuery: ReadonlySet<string>;
+  /** Query parameters whose schema is an array: one value is validated as a one-element array. */
+  arrayQuery: string[];
+  /** The body is JSON and nothing else. */
+  jsonOnlyBody: boolean;
+}
+
+function planOperation(operation: Operation): OperationPlan {
+  const requirements = (operation.security ?? []).map((requirement) => Object.keys(requirement));
+  const query = ((operation.parameters ?? []) as { in: string; name: string; schema?: { type?: unknown }; content?: unknown }[]).filter(
+    (parameter) => parameter.in === 'query',
+  );
+  // Query parameters given as JSON (`content`) would need a parse before validation: the contract has none.
+  const jsonQuery = query.find((parameter) => parameter.content);
+  if (jsonQuery) throw new Error(`${operation.operationId}: query parameter ${jsonQuery.name} with content is not supported`);
+  const mediaTypes = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+  return {
+    requirements,
+    schemes: [...new Set(requirements.flat())],
+    knownQuery: new Set(query.map((parameter) => parameter.name)),
+    arrayQuery: query.filter((parameter) => parameter.schema?.type === 'array').map((parameter) => parameter.name),
+    jsonOnlyBody: mediaTypes.length === 1 && mediaTypes[0] === 'application/json',
+  };
+}
+
+/**
+ * The operation at the request's method and path. Remembered on the response for the error
+ * path (problem pages and response checks depend on the operation), with the route template
+ * for traces; a request the contract does not route is a 404, or a 405 at a known path.
+ */
+function route(api: Backend, apiRequest: OpenApiRequest, res: Response): Operation {
+  let operation: Operation;
+  try {
+    operation = api.router.matchOperation(apiRequest, true);
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith('405')) {
+      // RFC 9110 §15.5.6: a 405 lists the methods the resource does support.
+      throw new ApiError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allowedMethods(api, apiRequest.path).join(', ') } });
+    }
+    throw new ApiError('NOT_FOUND', 'No operation is published at this path.');
+  }
+  res.locals.operationId = operation.operationId;
+  res.locals.operationPath = operation.path;
+  return operation;
+}
+
+/**
+ * The request against the operation's compiled schema (parameters and body), as openapi-backend
+ * builds it: `path`, `query`, `header`, `cookie` and `requestBody`. Ajv coerces the query's
+ * types in place (numbers and booleans for the handler).
+ */
+function validateRequest(api: Backend, plan: OperationPlan, c: Context, apiRequest: OpenApiRequest): void {
+  const { params, query, headers, cookies, requestBody } = c.request;
+  for (const name of plan.arrayQuery) if (typeof query[name] === 'string') query[name] = [query[name]];
+  const parameters: Record<string, unknown> = { path: params, query, header: headers, cookie: cookies };
+  const errors: ErrorObject[] = [];
+  // A body left as text (no parser took it) must at least be JSON when JSON is all the operation takes.
+  if (typeof apiRequest.body !== 'object' && apiRequest.body !== undefined && plan.jsonOnlyBody) {
+    try {
+      JSON.parse(String(apiRequest.body));
+    } catch (error) {
+      errors.push({ keyword: 'parse', instancePath: '', schemaPath: '#/requestBody', params: {}, message: (error as Error).message });
+    }
+  }
+  const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (typeof requestBody === 'object' || contentType === 'application/json') parameters.requestBody = requestBody;
+  for (const validate of api.validator.getRequestValidatorsForOperation(c.operation.operationId!) ?? []) {
+    if (!validate(parameters)) errors.push(...(validate.errors ?? []));
+  }
+  if (errors.length > 0) throw validationError(toFieldErrors(errors));
 }
 
 const ROUTABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
@@ -180,7 +270,7 @@ const ROUTABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
 const NO_HEAD_OPERATIONS: ReadonlySet<string> = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser']);
 
 /** The methods the contract publishes for a path (HEAD wherever GET is, but for the login steps). */
-function allowedMethods(api: OpenAPIBackend, path: string): string[] {
+function allowedMethods(api: Backend, path: string): string[] {
   const allowed: string[] = [];
   for (const method of ROUTABLE_METHODS) {
     const operation = api.router.matchOperation({ method, path, headers: {} }, false);
@@ -192,8 +282,8 @@ function allowedMethods(api: OpenAPIBackend, path: string): string[] {
 }
 
 /** Runs right after routing: before any security handler, so a HEAD never reaches a session lookup either. */
-function refuseHeadOnLoginSteps(c: Context, req: Request): void {
-  if (req.method === 'HEAD' && NO_HEAD_OPERATIONS.has(c.operation.operationId ?? '')) {
+function refuseHeadOnLoginSteps(operation: Operation, req: Request): void {
+  if (req.method === 'HEAD' && NO_HEAD_OPERATIONS.has(operation.operationId ?? '')) {
     // RFC 9110 §15.5.6: the 405 lists the methods the resource does support.
     throw new ApiError('METHOD_NOT_ALLOWED', 'This step of the login is only followed with GET.', { headers: { Allow: 'GET' } });
   }
@@ -233,12 +323,8 @@ function refuseUndecodablePathParameters(c: Context): void {
  * their own (session_state, …), and a client flag such as `completed=true` must
  * simply have no effect (spec: resume). Known ones are still validated strictly.
  */
-function dropUnknownQueryParameters(c: Context, apiRequest: OpenApiRequest): void {
-  const known = new Set(
-    ((c.operation.parameters ?? []) as { in: string; name: string }[]).filter((p) => p.in === 'query').map((p) => p.name),
-  );
-  const query = apiRequest.query as Record<string, unknown>;
-  for (const name of Object.keys(query)) if (!known.has(name)) delete query[name];
+function dropUnknownQueryParameters(plan: OperationPlan, query: Record<string, unknown>): void {
+  for (const name of Object.keys(query)) if (!plan.knownQuery.has(name)) delete query[name];
 }
 
 function principalOf(c: Context): Principal | null {
@@ -261,7 +347,7 @@ function requireJsonBody(c: Context, req: Request): void {
   }
 }
 
-function sendReply(api: OpenAPIBackend, operationId: string, reply: Reply, res: Response, options: BackendOptions): void {
+function sendReply(api: Backend, operationId: string, reply: Reply, res: Response, options: BackendOptions): void {
   if (options.validateResponses) {
     assertDocumented(api, operationId, reply.status, 'body' in reply ? reply.body : undefined);
     if ('bytes' in reply) assertDocumentedMediaType(api, operationId, reply.status, reply.contentType);
@@ -285,7 +371,7 @@ function sendReply(api: OpenAPIBackend, operationId: string, reply: Reply, res: 
  * and a JSON body must match its schema. Problem bodies are checked by status only
  * because they are built by one serializer whose shape a contract test pins.
  */
-function assertDocumented(api: OpenAPIBackend, operationId: string, status: number, body: unknown): void {
+function assertDocumented(api: Backend, operationId: string, status: number, body: unknown): void {
   const operation = api.getOperation(operationId);
   const responses = (operation?.responses ?? {}) as Record<string, unknown>;
   if (!(String(status) in responses) && !('default' in responses)) {
@@ -300,7 +386,7 @@ function assertDocumented(api: OpenAPIBackend, operationId: string, status: numb
 }
 
 /** A non-JSON body (an image) must be of a media type the contract lists for the status. */
-function assertDocumentedMediaType(api: OpenAPIBackend, operationId: string, status: number, mediaType: string): void {
+function assertDocumentedMediaType(api: Backend, operationId: string, status: number, mediaType: string): void {
   const responses = (api.getOperation(operationId)?.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
   if (!responses[String(status)]?.content?.[mediaType]) {
     throw new ResponseContractError(`${operationId} answered ${status} as ${mediaType}, which the contract does not document`);
