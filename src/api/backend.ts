@@ -68,28 +68,6 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
   const operationsById = new Map(operations.map((operation) => [operation.operationId, operation]));
   api.router.getOperations = () => operations;
   api.router.getOperation = (operationId: string) => operationsById.get(operationId);
-  // Its query parser serialises an object query to a string it discards and deep-clones it.
-  // Ours is always an object of strings and string arrays (Express's simple parser); a copy
-  // of that is enough, arrays included, since Ajv's type coercion rewrites them in place.
-  api.router.parseRequestQuery = (apiRequest) =>
-    Object.fromEntries(
-      Object.entries(apiRequest.query ?? {}).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]),
-    );
-  // Path parameters are percent-decoded with decodeURIComponent, which throws on an
-  // escape that is not UTF-8 (`%ff`, `%zz`, a lone `%`): a 500. Such a segment is handed
-  // over as the literal text the client sent and remembered, so that the operation
-  // answers 400 at /path/<name> once the caller is authenticated (401 and 403 first).
-  const parseRequest = api.router.parseRequest.bind(api.router);
-  api.router.parseRequest = (apiRequest, operation) => {
-    if (!operation) return parseRequest(apiRequest);
-    const segments = apiRequest.path.split('/');
-    if (segments.every(isDecodable)) return parseRequest(apiRequest, operation);
-    const literalPath = segments.map((segment) => (isDecodable(segment) ? segment : segment.replaceAll('%', '%25'))).join('/');
-    const parsed: ParsedRequest & PathDecoding = parseRequest({ ...apiRequest, path: literalPath }, operation);
-    parsed.undecodablePathParameters = undecodablePathParameters(operation.path, segments);
-    return parsed;
-  };
-
   const securityHandlers: Record<string, SecurityHandler> = createSecurityHandlers(deps);
   const plans = new Map(operations.map((operation) => [operation.operationId!, planOperation(operation)]));
 
@@ -99,14 +77,14 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
     const plan = plans.get(operation.operationId!)!;
     refuseHeadOnLoginSteps(operation, req);
     dropUnknownQueryParameters(plan, apiRequest.query as Record<string, unknown>);
-    const c = { api, operation, request: api.router.parseRequest(apiRequest, operation) } as Context;
+    const c = { api, operation, request: parseRequest(plan, apiRequest, req) } as Context;
     c.security = await authenticate(plan, c, req, res);
     // The order of answers: 401, then 403 (permission, origin), then 415, then 400.
     if (plan.requirements.length > 0 && !c.security.authorized) throw unauthorizedError(c);
     authorize(c, req, deps.config);
     requireJsonBody(c, req);
     refuseUndecodablePathParameters(c);
-    validateRequest(api, plan, c, apiRequest);
+    validateRequest(api, plan, c);
 
     const operationId = operation.operationId as OperationId;
     const handler = handlers[operationId] as ((ctx: OperationContext<OperationId>, deps: AppDeps) => Promise<Reply>) | undefined;
@@ -155,13 +133,13 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
 
   /** Express middleware: every request that reaches it is a contract operation or a 404/405. */
   return async function dispatch(req: Request, res: Response): Promise<void> {
-    // A plain copy for the pipeline, whose query the routing step trims of unknown
-    // parameters. HEAD is GET without a body (RFC 9110 §9.3.2); Node drops the body.
+    // A plain copy for the pipeline: the routing step trims its query of unknown parameters,
+    // and validation coerces the query's types in place. HEAD is GET without a body (RFC 9110 §9.3.2); Node drops the body.
     const apiRequest = {
       method: req.method === 'HEAD' ? 'GET' : req.method,
       path: req.path,
       headers: req.headers,
-      query: { ...(req.query as Record<string, string | string[]>) },
+      query: copyQuery(req.query as Record<string, string | string[]>),
       body: req.body,
     } as OpenApiRequest;
     try {
@@ -180,7 +158,7 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
 type SecurityHandler = (c: Context, req: Request, res: Response) => unknown;
 
 /** What each operation needs per request, worked out once from the contract. */
-interface OperationPlan {
+export interface OperationPlan {
   /** Each security requirement as the names of its schemes. */
   requirements: string[][];
   /** Every scheme the requirements name, once. */
@@ -189,25 +167,69 @@ interface OperationPlan {
   knownQuery: ReadonlySet<string>;
   /** Query parameters whose schema is an array: one value is validated as a one-element array. */
   arrayQuery: string[];
-  /** The body is JSON and nothing else. */
-  jsonOnlyBody: boolean;
+  /** The route template's parameters and the path segment each one is. */
+  pathParameters: { name: string; index: number }[];
 }
 
-function planOperation(operation: Operation): OperationPlan {
+/**
+ * The contract uses path and query parameters only, a path parameter always a whole segment,
+ * and plain query values (no `content`, no `explode: false`). Anything else would need parsing
+ * this pipeline does not do, so a contract that uses it stops the boot instead of going unchecked.
+ */
+export function planOperation(operation: Operation): OperationPlan {
   const requirements = (operation.security ?? []).map((requirement) => Object.keys(requirement));
-  const query = ((operation.parameters ?? []) as { in: string; name: string; schema?: { type?: unknown }; content?: unknown }[]).filter(
-    (parameter) => parameter.in === 'query',
-  );
-  // Query parameters given as JSON (`content`) would need a parse before validation: the contract has none.
-  const jsonQuery = query.find((parameter) => parameter.content);
-  if (jsonQuery) throw new Error(`${operation.operationId}: query parameter ${jsonQuery.name} with content is not supported`);
-  const mediaTypes = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+  type Parameter = { in: string; name: string; schema?: { type?: unknown }; content?: unknown; explode?: boolean };
+  const parameters = (operation.parameters ?? []) as Parameter[];
+  const unsupported = parameters.find((parameter) => !['path', 'query'].includes(parameter.in) || parameter.content || parameter.explode === false);
+  if (unsupported) throw new Error(`${operation.operationId}: parameter ${unsupported.name} (in ${unsupported.in}) is not supported by src/api/backend.ts`);
+  const query = parameters.filter((parameter) => parameter.in === 'query');
+  const pathParameters = operation.path.split('/').flatMap((segment, index) => {
+    const name = /^\{([^}]+)\}$/.exec(segment)?.[1];
+    if (name === undefined && segment.includes('{')) throw new Error(`${operation.operationId}: a path parameter must be a whole segment (${operation.path})`);
+    return name === undefined ? [] : [{ name, index }];
+  });
   return {
     requirements,
     schemes: [...new Set(requirements.flat())],
     knownQuery: new Set(query.map((parameter) => parameter.name)),
     arrayQuery: query.filter((parameter) => parameter.schema?.type === 'array').map((parameter) => parameter.name),
-    jsonOnlyBody: mediaTypes.length === 1 && mediaTypes[0] === 'application/json',
+    pathParameters,
+  };
+}
+
+/** A copy of Express's simple query (strings and arrays of strings), arrays included. */
+function copyQuery(query: Record<string, string | string[]>): Record<string, string | string[]> {
+  const copy: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(query)) copy[name] = Array.isArray(value) ? [...value] : value;
+  return copy;
+}
+
+/**
+ * The request as an operation reads it, in openapi-backend's shape: path parameters decoded by
+ * the route template, the query (already a copy), headers, the cookies plainCookies parsed, the
+ * parsed body. A path segment whose escapes are not UTF-8 (`%ff`, `%zz`, a lone `%`) makes
+ * decodeURIComponent throw: it is kept as the client sent it and remembered, so that the
+ * operation answers 400 at /path/<name> once the caller is authenticated (401 and 403 first).
+ */
+function parseRequest(plan: OperationPlan, apiRequest: OpenApiRequest, req: Request): ParsedRequest & PathDecoding {
+  const segments = apiRequest.path.split('/');
+  const params: Record<string, string> = {};
+  const undecodable: string[] = [];
+  for (const { name, index } of plan.pathParameters) {
+    const segment = segments[index] ?? '';
+    const decoded = decodeSegment(segment);
+    params[name] = decoded ?? segment;
+    if (decoded === undefined) undecodable.push(name);
+  }
+  return {
+    method: apiRequest.method.toLowerCase(),
+    path: apiRequest.path,
+    headers: apiRequest.headers,
+    query: apiRequest.query as ParsedRequest['query'],
+    cookies: req.cookies as Record<string, string>,
+    params,
+    requestBody: apiRequest.body,
+    ...(undecodable.length > 0 ? { undecodablePathParameters: undecodable } : {}),
   };
 }
 
@@ -237,19 +259,11 @@ function route(api: Backend, apiRequest: OpenApiRequest, res: Response): Operati
  * builds it: `path`, `query`, `header`, `cookie` and `requestBody`. Ajv coerces the query's
  * types in place (numbers and booleans for the handler).
  */
-function validateRequest(api: Backend, plan: OperationPlan, c: Context, apiRequest: OpenApiRequest): void {
+function validateRequest(api: Backend, plan: OperationPlan, c: Context): void {
   const { params, query, headers, cookies, requestBody } = c.request;
   for (const name of plan.arrayQuery) if (typeof query[name] === 'string') query[name] = [query[name]];
   const parameters: Record<string, unknown> = { path: params, query, header: headers, cookie: cookies };
   const errors: ErrorObject[] = [];
-  // A body left as text (no parser took it) must at least be JSON when JSON is all the operation takes.
-  if (typeof apiRequest.body !== 'object' && apiRequest.body !== undefined && plan.jsonOnlyBody) {
-    try {
-      JSON.parse(String(apiRequest.body));
-    } catch (error) {
-      errors.push({ keyword: 'parse', instancePath: '', schemaPath: '#/requestBody', params: {}, message: (error as Error).message });
-    }
-  }
   const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (typeof requestBody === 'object' || contentType === 'application/json') parameters.requestBody = requestBody;
   for (const validate of api.validator.getRequestValidatorsForOperation(c.operation.operationId!) ?? []) {
@@ -294,22 +308,13 @@ interface PathDecoding {
   undecodablePathParameters?: string[];
 }
 
-/** A path segment decodes when its percent escapes are UTF-8 octets (RFC 3986 §2.1, RFC 3987 §3.2). */
-function isDecodable(segment: string): boolean {
+/** A path segment decoded, or undefined when its percent escapes are not UTF-8 octets (RFC 3986 §2.1, RFC 3987 §3.2). */
+function decodeSegment(segment: string): string | undefined {
   try {
-    decodeURIComponent(segment);
-    return true;
+    return decodeURIComponent(segment);
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-/** The names of the template's parameters (whole segments, as in this contract) whose segment does not decode. */
-function undecodablePathParameters(template: string, segments: string[]): string[] {
-  return template.split('/').flatMap((part, index) => {
-    const name = /^\{([^}]+)\}$/.exec(part)?.[1];
-    return name !== undefined && !isDecodable(segments[index] ?? '') ? [name] : [];
-  });
 }
 
 function refuseUndecodablePathParameters(c: Context): void {
