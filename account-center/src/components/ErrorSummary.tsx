@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 
 export interface ErrorSummaryProps {
   /** The message above the form (the gateway's detail, or our own). */
@@ -13,12 +13,14 @@ export interface ErrorSummaryProps {
  */
 export function ErrorSummary({ message, errors = [] }: ErrorSummaryProps) {
   const ref = useRef<HTMLDivElement>(null);
+  // Its own title id: a page may show more than one summary (a fixed id named the first one's title for all).
+  const titleId = useId();
   useEffect(() => {
     ref.current?.focus();
   }, [message, errors.length]);
   return (
-    <div ref={ref} className="error-summary" role="alert" tabIndex={-1} aria-labelledby="error-summary-title">
-      <h2 id="error-summary-title">{message}</h2>
+    <div ref={ref} className="error-summary" role="alert" tabIndex={-1} aria-labelledby={titleId}>
+      <h2 id={titleId}>{message}</h2>
       {errors.length > 0 ? (
         <ul>
           {errors.map((error) => (

@@ -31,6 +31,28 @@ describe('FieldInput', () => {
     expect(input.getAttribute('type')).toBe(type);
   });
 
+  it.each([
+    ['TEXT', { profileField: 'firstName' }, 'given-name'],
+    ['TEXT', { profileField: 'lastName' }, 'family-name'],
+    ['TEXT', { profileField: 'displayName' }, 'nickname'],
+    ['DATE', { profileField: 'dateOfBirth' }, 'bday'],
+    ['PHONE', { profileField: 'phone' }, 'tel'],
+    ['PHONE', {}, 'tel'],
+    ['EMAIL', {}, 'email'],
+    ['URL', {}, 'url'],
+    ['COUNTRY', {}, 'country-name'],
+  ] as const)('%s %j says its purpose to the browser: autocomplete=%s (WCAG 1.3.5)', (fieldType, extra, token) => {
+    renderField(fieldType, extra);
+    expect(screen.getByLabelText('The field').getAttribute('autocomplete')).toBe(token);
+  });
+
+  it('a text or date field of its own (no profile property) claims no purpose', () => {
+    renderField('TEXT');
+    renderField('DATE', { fieldKey: 'g', label: 'Another field' });
+    expect(screen.getByLabelText('The field').hasAttribute('autocomplete')).toBe(false);
+    expect(screen.getByLabelText('Another field').hasAttribute('autocomplete')).toBe(false);
+  });
+
   it('TEXTAREA is a multiline input; an emptied value is null', async () => {
     const values = renderField('TEXTAREA', {}, 'x');
     const box = screen.getByRole('textbox', { name: 'The field' });

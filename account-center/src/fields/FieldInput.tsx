@@ -6,7 +6,28 @@ import { COUNTRIES, countryCode, countryName } from './countries.ts';
 export type FieldDefinition = Pick<
   Schemas['OnboardingFieldDefinition'],
   'fieldKey' | 'label' | 'fieldType' | 'required' | 'options' | 'validation' | 'uiConfig' | 'placeholder' | 'description'
->;
+> &
+  Partial<Pick<Schemas['OnboardingFieldDefinition'], 'profileField'>>;
+
+/**
+ * WCAG 2.2 SC 1.3.5 (Identify Input Purpose): an input that asks for something about the person
+ * says what, with its HTML autofill token (WHATWG HTML, "Autofill"), so that browsers can fill
+ * it in and assistive technology can mark it. Known from the profile property a field is bound
+ * to; otherwise from the field's type, for the types that can only be one thing.
+ */
+const AUTOFILL_BY_PROFILE_FIELD: Record<NonNullable<FieldDefinition['profileField']>, string> = {
+  firstName: 'given-name',
+  lastName: 'family-name',
+  displayName: 'nickname',
+  dateOfBirth: 'bday',
+  phone: 'tel',
+  country: 'country-name',
+};
+const AUTOFILL_BY_TYPE: Partial<Record<FieldDefinition['fieldType'], string>> = { PHONE: 'tel', EMAIL: 'email', URL: 'url', COUNTRY: 'country-name' };
+
+export function autofillToken(definition: Pick<FieldDefinition, 'fieldType' | 'profileField'>): string | undefined {
+  return definition.profileField ? AUTOFILL_BY_PROFILE_FIELD[definition.profileField] : AUTOFILL_BY_TYPE[definition.fieldType];
+}
 export type FieldValue = Schemas['OnboardingValue'];
 
 export interface FieldInputProps {
@@ -114,11 +135,10 @@ export function FieldInput({ definition, value, onChange, error, disabled, onInp
       );
     default: {
       const type = { TEXT: 'text', DATE: 'date', PHONE: 'tel', EMAIL: 'email', URL: 'url' }[definition.fieldType] ?? 'text';
-      const autoComplete = { PHONE: 'tel', EMAIL: 'email', URL: 'url' }[definition.fieldType as string];
       return (
         <Field {...common}>
           {({ id, describedBy, invalid }) => (
-            <input id={id} type={type} value={text} placeholder={placeholder} disabled={disabled} autoComplete={autoComplete}
+            <input id={id} type={type} value={text} placeholder={placeholder} disabled={disabled} autoComplete={autofillToken(definition)}
               maxLength={definition.validation?.maxLength} aria-describedby={describedBy} aria-invalid={invalid || undefined}
               onChange={(event) => setText(event.target.value)} />
           )}

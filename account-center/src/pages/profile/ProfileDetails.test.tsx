@@ -14,6 +14,10 @@ describe('profile: personal details', SLOW, () => {
     expect((form.getByRole('combobox', { name: 'Country' }) as HTMLInputElement).value).toBe('United Kingdom');
     expect(form.getByLabelText('Date of birth').getAttribute('type')).toBe('date');
     expect(form.getByRole('textbox', { name: 'Phone' }).getAttribute('type')).toBe('tel');
+    // WCAG 1.3.5: what each input asks for, so the browser can fill it in.
+    expect(form.getByRole('textbox', { name: 'First name' }).getAttribute('autocomplete')).toBe('given-name');
+    expect(form.getByRole('textbox', { name: 'Last name' }).getAttribute('autocomplete')).toBe('family-name');
+    expect(form.getByLabelText('Date of birth').getAttribute('autocomplete')).toBe('bday');
     const language = form.getByRole('textbox', { name: 'Language' });
     expect(document.getElementById(language.getAttribute('aria-describedby')!)?.textContent).toMatch(/en-GB/);
     expect(form.getByText('alice@example.com')).toBeDefined();

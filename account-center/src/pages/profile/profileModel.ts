@@ -12,8 +12,10 @@ export type OnboardingStatusValue = Schemas['OnboardingStatusValue'];
 export type EditableKey = 'firstName' | 'lastName' | 'displayName' | 'dateOfBirth' | 'phone' | 'country' | 'locale';
 export type ProfileValues = Record<EditableKey, string | null>;
 
-const definition = (fieldKey: string, label: string, fieldType: FieldDefinition['fieldType'], extra: Partial<FieldDefinition> = {}): FieldDefinition => ({
+/** A profile property as a field bound to it (its key is the property's name), for FieldInput. */
+const definition = (fieldKey: Exclude<EditableKey, 'locale'>, label: string, fieldType: FieldDefinition['fieldType'], extra: Partial<FieldDefinition> = {}): FieldDefinition => ({
   fieldKey,
+  profileField: fieldKey,
   label,
   fieldType,
   required: false,

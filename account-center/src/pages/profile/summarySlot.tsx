@@ -1,9 +1,9 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 
 /**
- * The page has several forms, and the shared ErrorSummary carries a fixed id
- * (`error-summary-title`) and takes the focus: only one may show at a time. The form that failed
- * last owns the summary; the others keep their errors beside their inputs.
+ * The page has several forms, and an ErrorSummary takes the focus when it appears: two at once
+ * would pull the keyboard between them, so only one shows at a time. The form that failed last
+ * owns the summary; the others keep their errors beside their inputs.
  */
 const SummarySlotContext = createContext<{ owner: string | null; claim: (form: string) => void }>({ owner: null, claim: () => {} });
 
