@@ -14,7 +14,7 @@ import { ApiError } from '../errors/catalogue.ts';
 import type { Permission } from '../domain/types.ts';
 import type { PermissionReader } from '../services/permissions.ts';
 import { BoundedTtlCache, ConcurrencyLimit, ConcurrencyLimitExceeded } from './introspectionCache.ts';
-import { accessTokenInvalid, isNetworkError, unavailable } from './providerErrors.ts';
+import { accessTokenInvalid, isKeySetUnavailable, isNetworkError, unavailable } from './providerErrors.ts';
 
 /** A verified access token: issued for this service (`aud`) by a trusted client. */
 export interface AccessTokenClaims {
@@ -149,7 +149,7 @@ export function createAccessTokenVerifier(input: AccessTokenVerifierInput): Acce
       ({ payload } = await jwtVerify(token, keys, jwtOptions));
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      if (isNetworkError(error)) throw unavailable(error);
+      if (isNetworkError(error) || isKeySetUnavailable(error)) throw unavailable(error);
       throw accessTokenInvalid('The access token could not be verified.', error);
     }
     return accessTokenClaims(payload);

@@ -248,6 +248,23 @@ describe('Bearer access tokens: only access tokens meant for this service', () =
         expect(fake.counters.introspection).toBe(before);
       });
 
+      it("answers 503 IDP_UNAVAILABLE, not 401, when the provider's key set cannot be fetched (it answers 500)", async () => {
+        // A gateway that has not fetched the keys yet, so that this request must: a 401 would tell
+        // the client its valid token is bad, and it would sign the person out.
+        const { app: fresh } = await createTestApp({ db: database.db, oidc: { issuer: fake.issuer, clientId: FAKE_CLIENT, clientSecret: FAKE_SECRET } });
+        const token = await jwt();
+        fake.jwksStatus = 500;
+        try {
+          const before = fake.counters.jwks;
+          const res = await listPlatforms(fresh, token);
+          expect(fake.counters.jwks).toBeGreaterThan(before);
+          expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'IDP_UNAVAILABLE' });
+        } finally {
+          fake.jwksStatus = 200;
+        }
+        expectAllowed(await listPlatforms(fresh, token));
+      });
+
       it('lets a valid token without the permission through authentication, then 403 FORBIDDEN', async () => {
         const res = await listPlatforms(app, await jwt({ scope: 'openid' }));
         expect({ status: res.status, code: res.body.code }).toEqual({ status: 403, code: 'FORBIDDEN' });

@@ -134,6 +134,8 @@ export interface FakeIdp {
   readonly introspectionLoad: { inFlight: number; maxInFlight: number };
   /** Delay before each introspection answer (to observe concurrency), default 0. */
   introspectionDelayMs: number;
+  /** The status /jwks answers with (200 by default; anything else with an error body, a provider failing). */
+  jwksStatus: number;
   /** What /introspect answers for this token (e.g. for Bearer tests); unknown tokens are inactive. */
   scriptIntrospection(token: string, script: IntrospectionScript): void;
   readonly authorizeRequests: AuthorizeRecord[];
@@ -468,7 +470,8 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
         return;
       case 'GET /jwks':
         counters.jwks++;
-        sendJson(res, 200, { keys: keys.map((key) => key.publicJwk) }, { 'Content-Type': 'application/jwk-set+json' });
+        if (fake.jwksStatus !== 200) sendJson(res, fake.jwksStatus, { error: 'server_error' });
+        else sendJson(res, 200, { keys: keys.map((key) => key.publicJwk) }, { 'Content-Type': 'application/jwk-set+json' });
         return;
       case 'GET /authorize':
         handleAuthorize(url, res);
@@ -514,6 +517,7 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
     counters,
     introspectionLoad,
     introspectionDelayMs: 0,
+    jwksStatus: 200,
     scriptIntrospection: (token: string, script: IntrospectionScript) => void introspection.set(token, script),
     authorizeRequests,
     tokenRequests,
