@@ -151,6 +151,8 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
       },
       // A client's mistake (4xx) or an operation not built yet (501) is the client's news, not an
       // operator's alarm; a dependency down (502..504) is a warning; only the unexpected is an error.
+      // With tracing, every line of a traced request carries its trace and span ids.
+      ...(tracing ? { customProps: (_req: IncomingMessage, res: ServerResponse) => (res as Response).locals.traceLogFields as object } : {}),
       customLogLevel: (_req, res, error) => (error || res.statusCode === 500 ? 'error' : res.statusCode >= 502 ? 'warn' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/health/live' },
     }),

@@ -37,7 +37,10 @@ import type { RelyingParty } from '../oidc/relyingParty.ts';
 import { ApiError } from '../errors/catalogue.ts';
 
 export interface Tracing {
-  /** Express middleware: the request's SERVER span, active for everything the request does. */
+  /**
+   * Express middleware: the request's SERVER span, active for everything the request does; its
+   * ids for the request's log lines in `res.locals.traceLogFields`.
+   */
   readonly middleware: RequestHandler;
   /** The relying party with one span per call (outermost, around the metrics' timing). */
   traceRelyingParty(rp: RelyingParty): RelyingParty;
@@ -119,6 +122,10 @@ export function startTracing(config: TracingConfig, options: TracingOptions = {}
       span.end();
     };
     res.once('finish', end).once('close', end);
+    // For the request's log lines (src/app.ts): the names of OpenTelemetry's log data model, so
+    // that a log store links each line to its trace.
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    res.locals.traceLogFields = { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, '0') };
     context.with(trace.setSpan(parent, span), next);
   };
 

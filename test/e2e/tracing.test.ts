@@ -63,6 +63,9 @@ describe('OpenTelemetry traces over OTLP/HTTP', { timeout: 120_000 }, () => {
   let server: Server;
   let harness: Harness;
   const clientSecret = randomBytes(24).toString('base64url');
+  const RAW = Symbol('raw line');
+  type LogLine = Record<string, unknown> & { req?: { id?: string }; trace_id?: string; span_id?: string; trace_flags?: string; [RAW]?: string };
+  const logLines: LogLine[] = [];
 
   const spans = () =>
     bodies.flatMap((body) => (JSON.parse(body) as ExportRequest).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
@@ -104,7 +107,8 @@ describe('OpenTelemetry traces over OTLP/HTTP', { timeout: 120_000 }, () => {
     });
     expect(config.tracing).toEqual({ tracesUrl: `${collector}/v1/traces`, serviceName: 'gateway-under-test' });
     tracing = startTracing(config.tracing!, { scheduledDelayMillis: 100 });
-    const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+    // Every line at info, kept here (the trace ids in log lines are checked).
+    const logger = createLogger('info', { write: (line: string) => void logLines.push(Object.assign(JSON.parse(line) as LogLine, { [RAW]: line })) });
     const deps: AppDeps = {
       config,
       db: database.db,
@@ -236,6 +240,20 @@ describe('OpenTelemetry traces over OTLP/HTTP', { timeout: 120_000 }, () => {
     const continued = spans().find((span) => span.name === 'getReadiness' && span.traceId === traceId);
     expect(continued).toBeDefined();
     expect(childrenOf(continued!).length).toBeGreaterThan(0);
+  });
+
+  it("a request's log lines carry the trace and span ids of its SERVER span", async () => {
+    const res = await request(server).get('/v1/auth/start?platformKey=NO_SUCH_PLATFORM&returnTo=https%3A%2F%2Fexample.test%2F');
+    const requestId = String(res.headers['x-request-id']);
+    await tracing.flush();
+    await expect.poll(() => logLines.some((line) => line.req?.id === requestId), { timeout: 10_000 }).toBe(true);
+    const access = logLines.find((line) => line.req?.id === requestId)!;
+    expect(access).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/), trace_flags: '01' });
+    await expect.poll(() => spans().some((span) => span.spanId === access.span_id), { timeout: 10_000 }).toBe(true);
+    const span = spans().find((candidate) => candidate.spanId === access.span_id)!;
+    expect({ name: span.name, kind: span.kind, traceId: span.traceId }).toEqual({ name: 'startAuthentication', kind: SERVER, traceId: access.trace_id });
+    // Once per line (pino would write a key given twice twice).
+    expect(access[RAW]!.split('"trace_id"').length).toBe(2);
   });
 
   it('summarizes SQL by operation and table, never its text', () => {
