@@ -30,6 +30,7 @@ import {
   type SchemaChangeResult,
 } from '../services/onboarding/schema.ts';
 import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
+import type { FieldDefinitionRow } from '../domain/onboarding.ts';
 import { FIELD_TYPES } from '../services/onboarding/values.ts';
 import {
   describeFieldError,
@@ -395,17 +396,15 @@ function parseFieldsCommand(action: string | undefined, args: string[], io: CliI
         throw new UsageError('fields update needs at least one option to change');
       }
       const dryRun = values['dry-run'] === true;
+      // The API replaces validation and uiConfig whole; each CLI option changes only its own key,
+      // so the others are kept from the stored definition, read under the service's row lock.
+      const patchOf = (current: FieldDefinitionRow): FieldUpdateInput => ({
+        ...(settings as FieldUpdateInput),
+        ...(changesValidation ? { validation: withChanges(current.validation, validation) } : {}),
+        ...(changesUiConfig ? { uiConfig: withChanges(current.uiConfig, uiConfig) } : {}),
+      });
       return async (db, _io, json) => {
-        const patch = { ...settings } as FieldUpdateInput;
-        if (changesValidation || changesUiConfig) {
-          // The API replaces validation and uiConfig whole; each CLI option changes only its own
-          // key, so the others are kept from the stored definition. A missing platform or field
-          // is left to the service to report, as for any other update.
-          const current = (await listFieldDefinitions(db, key, true)).items.find((field) => field.fieldKey === fieldKey);
-          if (changesValidation) patch.validation = withChanges(current?.validation ?? {}, validation);
-          if (changesUiConfig) patch.uiConfig = withChanges(current?.uiConfig ?? {}, uiConfig);
-        }
-        printSchemaChange(io, json, await updateFieldDefinition(db, key, fieldKey, patch, CLI_ACTOR, { dryRun }));
+        printSchemaChange(io, json, await updateFieldDefinition(db, key, fieldKey, patchOf, CLI_ACTOR, { dryRun }));
       };
     }
     case 'archive': {

@@ -14,6 +14,7 @@ const MAIN = path.join(ROOT, 'src/cli/main.ts');
 
 const PLATFORM = 'CLI_FIELDS';
 const DRY_PLATFORM = 'CLI_FIELDS_DRY';
+const RACE_PLATFORM = 'CLI_FIELDS_RACE';
 
 interface CliResult {
   code: number;
@@ -43,7 +44,7 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const created = await Promise.all([PLATFORM, DRY_PLATFORM].map((key) => cli('platforms', 'create', '--key', key, '--name', key, '--inactive')));
+    const created = await Promise.all([PLATFORM, DRY_PLATFORM, RACE_PLATFORM].map((key) => cli('platforms', 'create', '--key', key, '--name', key, '--inactive')));
     for (const result of created) expect(result.code, result.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -217,6 +218,26 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
     expect(list.requirementVersion).toBe(version);
     expect(list.items.map((item) => item.fieldKey)).toEqual(['budget', 'interests', 'firstName', 'teamSize']);
     expect(list.items[2]).toMatchObject({ source: 'PROFILE_FIELD', profileField: 'firstName', validation: { minLength: 1, maxLength: 100 } });
+  });
+
+  it('update: two at once, each changing its own validation key, keep both (the keys merge under the lock)', async () => {
+    expect(json<Field>(await cli('fields', 'create', RACE_PLATFORM, '--key', 'company', '--label', 'Company', '--type', 'TEXT', '--json'))).toMatchObject({ validation: {} });
+    // The platform held locked while both start: each has read what it reads before either may
+    // write, as two operators at once would. A merge of keys read before the lock loses one.
+    const waitingOnLocks = async () =>
+      (await database.db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n as number;
+    let updates: Promise<CliResult[]> | undefined;
+    await database.db.transaction(async (trx) => {
+      await trx.raw('SELECT 1 FROM platforms WHERE platform_key = ? FOR UPDATE', [RACE_PLATFORM]);
+      updates = Promise.all([
+        cli('fields', 'update', RACE_PLATFORM, 'company', '--min-length', '2'),
+        cli('fields', 'update', RACE_PLATFORM, 'company', '--max-length', '80'),
+      ]);
+      await expect.poll(waitingOnLocks, { timeout: 30_000, interval: 50 }).toBe(2);
+    });
+    for (const result of await updates!) expect(result.code, result.stderr).toBe(0);
+    const list = json<{ items: Field[] }>(await cli('fields', 'list', RACE_PLATFORM, '--json'));
+    expect(list.items.find((field) => field.fieldKey === 'company')?.validation).toEqual({ minLength: 2, maxLength: 80 });
   });
 
   it('update: only the given options change; validation and ui keys merge; "" clears; --option replaces the list', async () => {

@@ -56,19 +56,22 @@ export async function createFieldDefinition(db: Db, platformKey: string, input: 
 /**
  * PATCH: the merged definition is checked against the create rules. An update that
  * changes nothing writes nothing, records nothing and does not bump the version.
+ * `patch` may be worked out from the stored definition (the CLI changes one key of
+ * `validation` or `uiConfig`, which the API replaces whole): it is then called with the row
+ * locked, so that two such updates at once cannot undo each other.
  */
 export async function updateFieldDefinition(
   db: Db,
   platformKey: string,
   fieldKey: string,
-  patch: FieldUpdateInput,
+  patch: FieldUpdateInput | ((current: FieldDefinitionRow) => FieldUpdateInput),
   actor: Actor,
   options: SchemaChangeOptions = {},
 ): Promise<SchemaChangeResult> {
   return inSchemaChange(db, platformKey, async (trx, platform) => {
     const current = await lockFieldRow(trx, platform.id, fieldKey);
     if (!current) throw fieldNotFound(fieldKey);
-    const { merged, changed } = validateFieldPatch(current, patch);
+    const { merged, changed } = validateFieldPatch(current, typeof patch === 'function' ? patch(current) : patch);
     if (!current.archivedAt) await requireFreeProfileBinding(trx, platform, merged);
     if (options.dryRun) return preview(trx, platform, { ...current, ...merged }, changed);
     if (changed.length === 0) return { applied: true, field: toFieldView(current) };
