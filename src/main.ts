@@ -75,7 +75,6 @@ async function main(): Promise<void> {
   const app = await createApp(deps);
   const server = await listen(app, config.port);
   logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
-  devStack?.announce(logger);
   // Prometheus on its own port (METRICS_PORT), never on the public one (there only with METRICS_TOKEN).
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsPort);
   if (metricsServer) logger.info({ port: config.metricsPort }, 'metrics listener: GET /metrics');
@@ -85,6 +84,8 @@ async function main(): Promise<void> {
   // loaded here so that a bad configuration stops the process before it is).
   const { startBackchannelWorker } = await import('./services/backchannel/worker.ts');
   const backchannelWorker = await startBackchannelWorker(deps);
+  // Once everything runs: "ready" is what people and the dev stack's tests wait for.
+  devStack?.announce(logger);
 
   installShutdown({ server, lifecycle, graceMs: config.shutdownGraceSeconds * 1000 }, logger, async () => {
     stopPurge();
