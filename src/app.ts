@@ -3,6 +3,7 @@ import { parse as parseCookieHeader } from 'cookie';
 import cors from 'cors';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './errors/catalogue.ts';
@@ -33,13 +34,46 @@ function clientRequestIdOf(header: string | string[] | undefined): string | unde
 }
 
 /**
+ * One access line per request (pino-http), with the request id the gateway chooses (also the
+ * response's X-Request-Id) and `req.log` for the request's own lines.
+ */
+export function accessLog(logger: Logger, traced: boolean) {
+  return pinoHttp({
+    logger,
+    genReqId: (_req: IncomingMessage, res: ServerResponse) => {
+      const id = randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    // Our serializers read the request and response themselves: pino-std-serializers' wrappers
+    // would first copy every header and the remote address into an object that is thrown away.
+    wrapSerializers: false,
+    serializers: {
+      req: (req: { id: string; method: string; url: string; headers: IncomingMessage['headers'] }) => ({
+        id: req.id,
+        method: req.method,
+        url: loggableUrl(req.url),
+        clientRequestId: clientRequestIdOf(req.headers['x-request-id']),
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+    // With tracing, every line of a traced request carries its trace and span ids (src/observability/tracing.ts).
+    ...(traced ? { customProps: (_req: IncomingMessage, res: ServerResponse) => (res as Response).locals.traceLogFields as object } : {}),
+    // A client's mistake (4xx) or an operation not built yet (501) is the client's news, not an
+    // operator's alarm; a dependency down (502..504) is a warning; only the unexpected is an error.
+    customLogLevel: (_req, res, error) => (error || res.statusCode === 500 ? 'error' : res.statusCode >= 502 ? 'warn' : 'info'),
+    autoLogging: { ignore: (req) => req.url === '/health/live' },
+  });
+}
+
+/**
  * Security headers (helmet): the Content-Security-Policy of every response, for the HTML
  * problem pages of the flow endpoints in particular (one inline <style>, links, no script; the
  * docs page sets its own); no framing; no Referer, because handoff codes travel in redirect
  * URLs; HSTS when the gateway is served over https (production). Cross-origin resource and
  * opener policies are left out: the account center on another origin shows avatars from here.
  */
-function securityHeaders(hsts: boolean) {
+export function securityHeaders(hsts: boolean) {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -129,34 +163,7 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.set('etag', false);
   app.set('query parser', 'simple'); // repeated parameters become arrays and fail validation
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (_req: IncomingMessage, res: ServerResponse) => {
-        const id = randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Our serializers read the request and response themselves: pino-std-serializers' wrappers
-      // would first copy every header and the remote address into an object that is thrown away.
-      wrapSerializers: false,
-      serializers: {
-        req: (req: { id: string; method: string; url: string; headers: IncomingMessage['headers'] }) => ({
-          id: req.id,
-          method: req.method,
-          url: loggableUrl(req.url),
-          clientRequestId: clientRequestIdOf(req.headers['x-request-id']),
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      // A client's mistake (4xx) or an operation not built yet (501) is the client's news, not an
-      // operator's alarm; a dependency down (502..504) is a warning; only the unexpected is an error.
-      // With tracing, every line of a traced request carries its trace and span ids.
-      ...(tracing ? { customProps: (_req: IncomingMessage, res: ServerResponse) => (res as Response).locals.traceLogFields as object } : {}),
-      customLogLevel: (_req, res, error) => (error || res.statusCode === 500 ? 'error' : res.statusCode >= 502 ? 'warn' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/health/live' },
-    }),
-  );
+  app.use(accessLog(deps.logger, tracing !== null));
 
   // Requests by operationId (set when the request is routed, src/api/backend.ts) and
   // status; anything the contract does not route is "unknown", never its path (bounded labels).
