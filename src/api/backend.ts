@@ -134,7 +134,8 @@ export async function createBackend(handlers: HandlerMap, deps: AppDeps, options
   /** Express middleware: every request that reaches it is a contract operation or a 404/405. */
   return async function dispatch(req: Request, res: Response): Promise<void> {
     // A plain copy for the pipeline: the routing step trims its query of unknown parameters,
-    // and validation coerces the query's types in place. HEAD is GET without a body (RFC 9110 §9.3.2); Node drops the body.
+    // and validation coerces the query's types in place. HEAD is GET without a body
+    // (RFC 9110 §9.3.2); Node drops the body.
     const apiRequest = {
       method: req.method === 'HEAD' ? 'GET' : req.method,
       path: req.path,
