@@ -18,8 +18,13 @@ import type { RelyingParty } from '../oidc/relyingParty.ts';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const PURGE_BUCKETS = [0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
-/** What a refused or failed step is counted as: its ApiError code, else "error" (unexpected). */
-export const outcomeOf = (error: unknown): string => (error instanceof ApiError ? error.code : 'error');
+/**
+ * What a refused or failed step is counted as: its ApiError code, else "error" (unexpected).
+ * Null for a refusal by a rate limit: the step did not run, and gateway_rate_limit_refusals_total
+ * counts it (counted as an outcome, a flood would read as people failing to sign in, or as
+ * codes being guessed).
+ */
+export const outcomeOf = (error: unknown): string | null => (!(error instanceof ApiError) ? 'error' : error.code === 'RATE_LIMITED' ? null : error.code);
 
 export interface MetricsOptions {
   /** The pool whose use is exported (gateway_db_pool_*); none: no pool gauges. */

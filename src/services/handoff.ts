@@ -77,7 +77,8 @@ export async function exchangeHandoff(
     return result;
   } catch (error) {
     // Refusals by code; a database failure is not a refusal (it shows in the request metrics as a 503).
-    if (error instanceof ApiError) deps.metrics?.handoffsRefused.inc({ code: outcomeOf(error) });
+    const code = error instanceof ApiError ? outcomeOf(error) : null;
+    if (code) deps.metrics?.handoffsRefused.inc({ code });
     throw error;
   }
 }

@@ -133,9 +133,8 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
     deps.metrics?.logins.inc({ outcome: 'success' });
     return outcome;
   } catch (error) {
-    // A callback over its address's limit is not a login outcome: it is counted by
-    // gateway_rate_limit_refusals_total (with Redis it is refused before this function runs).
-    if (!(error instanceof ApiError && error.code === 'RATE_LIMITED')) deps.metrics?.logins.inc({ outcome: outcomeOf(error) });
+    const outcome = outcomeOf(error);
+    if (outcome) deps.metrics?.logins.inc({ outcome });
     throw error;
   }
 }

@@ -184,6 +184,12 @@ describe('rate limits (issue 13 §6)', SLOW, () => {
       expectRateLimited(await exchange(app, auth, code));
       const { rows } = await database.db.raw('SELECT count(*)::int AS n FROM handoff_codes WHERE consumed_at IS NOT NULL');
       const consumedBefore = rows[0].n as number;
+      // Counted as rate-limit refusals, not as refused exchanges (the alert on those is about
+      // codes and secrets being guessed; a limited client guessed nothing more).
+      const { body: scraped } = await (app.app.locals.metrics as { scrape(): Promise<{ body: string }> }).scrape();
+      expect(scraped).toMatch(/^gateway_rate_limit_refusals_total\{limiter="exchange_failure"\} 2$/m);
+      expect(scraped).not.toMatch(/gateway_handoffs_refused_total\{code="RATE_LIMITED"\}/);
+      expect(scraped).toMatch(/^gateway_handoffs_refused_total\{code="INVALID_CLIENT_CREDENTIALS"\} 1$/m);
 
       // Another client id has its own budget.
       const other = await seedPlatform(database.db);
