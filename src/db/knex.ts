@@ -91,6 +91,8 @@ const compiledStatements = new Map<string, CompiledStatement>();
 /** knex's compiler without a connection: it only turns bindings into $n once per statement. */
 let compiler: Knex | undefined;
 const BINDING_MARK = '\u0000binding:';
+/** Numbers runPrepared's query events (knex's own `__knexQueryUid` pairs a response with its query). */
+let queryCount = 0;
 
 /**
  * A hot-path statement, named for pg (one Parse per connection, then Bind/Execute only; after
@@ -130,8 +132,6 @@ export async function runPrepared<Row>(db: Db, name: string, sql: string, bindin
     await db.client.releaseConnection(connection);
   }
 }
-
-let queryCount = 0;
 
 /** A statement runPrepared has compiled: its text for pg, and the binding name (or index) of $1, $2, … (the benchmark's bare server sends the same). */
 export function compiledStatement(name: string): { text: string; keys: readonly (string | number)[] } | undefined {

@@ -47,11 +47,14 @@ export async function startBackchannelWorker(
   const logger = deps.logger.child({ component: 'backchannel-worker' });
   // One connection listens for new jobs; the others take, complete and fail jobs.
   const pool = new pg.Pool({ connectionString: connectionStringOf(deps.db), max: concurrency + 2, application_name: 'auth-gateway-worker' });
-  // A connection that fails (a restart, the server stopping) is logged; pg drops it from the
-  // pool, and a query on it fails where graphile-worker handles it.
-  const connectionFailed = (error: Error) => logger.warn({ reason: (error as { code?: string }).code ?? error.message }, 'back-channel worker: a database connection failed');
-  pool.on('error', connectionFailed);
-  pool.on('connect', (client) => client.on('error', connectionFailed));
+  // A connection that fails (a restart, the server stopping) is logged once, by its own listener,
+  // whether it is idle or in use; pg drops it from the pool, and a query on it fails where
+  // graphile-worker handles it. pg passes an idle connection's error on to the pool as well: that
+  // listener only keeps the event handled (without one it would crash the process).
+  pool.on('connect', (client) =>
+    client.on('error', (error: Error & { code?: string }) => logger.warn({ reason: error.code ?? error.message }, 'back-channel worker: a database connection failed')),
+  );
+  pool.on('error', () => {});
   let runner: Runner;
   try {
     runner = await run({
