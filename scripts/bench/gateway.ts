@@ -53,14 +53,17 @@ async function main(): Promise<void> {
   const oidc = relyingPartyFromConfig(config, logger, { allowInsecureIssuer: true });
   const deps = { config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc, idpAccounts: null };
   const app = await createApp(deps, {});
-  // Without the HTTP layer, the operations get the dependencies as createApp completes them:
-  // metrics, and the provider calls timed.
-  const metrics = createMetrics({ db });
-  const listener = settings.gatewayLayer === 'operations' ? operationsOnly(app, { ...deps, metrics, oidc: oidc && instrumentRelyingParty(oidc, metrics) }) : app;
+  const listener = settings.gatewayLayer === 'operations' ? operationsListener() : app;
   const server = await new Promise<Server>((resolve) => {
     const listening = createServer(listener).listen(0, '127.0.0.1', () => resolve(listening));
   });
   server.keepAliveTimeout = 65_000; // as src/main.ts
+
+  /** Without the HTTP layer, the operations get the dependencies as createApp completes them: metrics, the provider calls timed. */
+  function operationsListener() {
+    const metrics = createMetrics({ db });
+    return operationsOnly(app, { ...deps, metrics, oidc: oidc && instrumentRelyingParty(oidc, metrics) });
+  }
 
   serveUntilStopped((server.address() as AddressInfo).port, async () => {
     server.closeAllConnections();
