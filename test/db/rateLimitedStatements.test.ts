@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { consumeTransactionByStateCounting } from '../../src/db/repositories/transactions.ts';
 import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { seedPlatform } from '../api/registryHelpers.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 // The rate limits counted or checked inside the statement of the step they guard (issue 15:
@@ -19,14 +19,9 @@ describe('rate limits inside the login statements', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const created = await createPlatform(
-      database.db,
-      { platformKey: 'LIMITED_SQL', displayName: 'Limited', callbackUrl: 'https://p.example/cb', allowedReturnUrls: ['https://p.example/'], defaultOnboardingMode: 'none' },
-      CLI_ACTOR,
-    );
-    clientId = created.platform.clientId!;
-    clientSecret = created.clientSecret;
-    platformId = (await findActivePlatformByKey(database.db, 'LIMITED_SQL'))!.id;
+    const seeded = await seedPlatform(database.db, { platformKey: 'LIMITED_SQL' });
+    ({ clientId, clientSecret } = seeded);
+    platformId = (await findActivePlatformByKey(database.db, seeded.key))!.id;
   });
   afterAll(async () => {
     await database?.drop();
