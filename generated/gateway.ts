@@ -40,9 +40,11 @@ export interface paths {
          *
          *     `HEAD` is answered `405` with `Allow: GET`: it must never create a login.
          *
-         *     Starts are limited per client IP (`RATE_LIMIT_START_PER_MINUTE`, default 60 a minute,
+         *     Starts are limited per client IP (`RATE_LIMIT_START_PER_MINUTE`, default 6000 a minute,
          *     shared by every instance): over it, `429 RATE_LIMITED` with `Retry-After`, and no
-         *     transaction is written.
+         *     transaction is written. Everyone behind one address (an office, a carrier's NAT) shares
+         *     that budget, so the default is sized for such a population, not for one person: it
+         *     only stops a single runaway source.
          *
          *     Errors are problem+json, or an HTML page for a browser that sends `Accept: text/html`.
          */
@@ -92,6 +94,10 @@ export interface paths {
          *        `{ACCOUNT_CENTER_URL}/onboarding/{platformKey}?resume={transactionId}`; otherwise to
          *        the platform's registered `callbackUrl` with `code=handoff_…`. Redirect targets come
          *        only from the registry, never from callback query parameters.
+         *
+         *     Callbacks are limited per client IP before step 1 (`RATE_LIMIT_CALLBACK_PER_MINUTE`,
+         *     default 6000 a minute, sized like the start's): over it, `429 RATE_LIMITED` with
+         *     `Retry-After`, and the transaction is left unspent.
          *
          *     Errors are problem+json, or an HTML page for a browser that sends `Accept: text/html`.
          */
@@ -264,10 +270,14 @@ export interface paths {
          *     and returns the gateway session, the user (`id`, `sub`), the onboarding status, the
          *     session permissions and the allowlisted `returnTo` captured at start.
          *
-         *     Failed exchanges (`401 INVALID_CLIENT_CREDENTIALS`, `404 HANDOFF_CODE_INVALID`) are
-         *     limited per client id and client address (`RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE`, default 10 a minute,
-         *     shared by every instance); successful ones never count. Over the limit, the client id is
-         *     refused with `429 RATE_LIMITED` and `Retry-After` before its secret is checked.
+         *     Not rate limited: a request with valid credentials is never refused because of what
+         *     others sent. Refused codes reach the exchange through the platform's own back end
+         *     (junk posted to its public callback page, a person reloading it, a retry of a code
+         *     already exchanged), so a budget they spent would lock every user of the platform out.
+         *     Each refused request costs only itself its `401` or `404`; codes and secrets carry 256
+         *     bits, so there is nothing to guess. Refused codes are counted per platform for the
+         *     operator (`gateway_handoffs_invalid_total`). Concurrent exchanges of one code: exactly
+         *     one `200`, every other one `404 HANDOFF_CODE_INVALID`.
          *
          *     No identity-provider token is ever returned. `session.gatewayToken` is the platform's
          *     own credential for this user, distinct from the browser's cookie: bound to the gateway
@@ -2132,7 +2142,9 @@ export interface components {
         };
         /**
          * @description `HANDOFF_CODE_INVALID`: the code is invalid, expired, already used or was issued for
-         *     another platform. The body is the same in every case.
+         *     another platform. The body is the same in every case. Refusals never add up to a
+         *     refusal of the platform: however many of its codes were refused, its next valid code is
+         *     exchanged.
          */
         HandoffCodeInvalid: {
             headers: {
@@ -2287,7 +2299,7 @@ export interface components {
                 "text/html": components["schemas"]["HtmlErrorPage"];
             };
         };
-        /** @description `RATE_LIMITED`: too many attempts from this client address; try again after `Retry-After` seconds. */
+        /** @description `RATE_LIMITED`: this client address spent its budget for the minute (shared by everyone behind the address, and sized for a whole office or carrier NAT: 6000 a minute by default); try again after `Retry-After` seconds. */
         BrowserTooManyRequests: {
             headers: {
                 /** @description Seconds to wait before the next attempt (RFC 9110 §10.2.3). */
@@ -2680,7 +2692,6 @@ export interface operations {
             404: components["responses"]["HandoffCodeInvalid"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

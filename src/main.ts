@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   // Production writes its JSON lines to stdout in batches (batchedDestination); development at once.
   const logger = createLogger(config.logLevel, config.isProduction ? batchedDestination(1) : undefined, { pretty: wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY) });
   logger.info({ node: process.version, nodeEnv: config.nodeEnv }, 'starting auth-gateway');
+  for (const warning of config.warnings) logger.warn(warning);
   // Traces only with OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry packages are not even loaded otherwise.
   const tracing = config.tracing ? (await import('./observability/tracing.ts')).startTracing(config.tracing) : null;
   if (config.tracing) logger.info({ collector: new URL(config.tracing.tracesUrl).origin, serviceName: config.tracing.serviceName }, 'exporting traces over OTLP/HTTP');

@@ -57,8 +57,7 @@ async function main(): Promise<void> {
 
   // The limits of the gateway in this benchmark, counted in PostgreSQL (no REDIS_URL).
   const limitDeps = { config: { redisUrl: null, rateLimits: loadConfig({ NODE_ENV: 'test', ...BENCH_RATE_LIMITS }).rateLimits } } as Parameters<typeof statementRateLimit>[0];
-  const limitFor = async (name: 'start' | 'callback' | 'failedExchange', subject: string) =>
-    statementLimitBindings(await statementRateLimit(limitDeps, name, name === 'failedExchange' ? 'check' : 'count', subject));
+  const limitFor = async (name: 'start' | 'callback', subject: string) => statementLimitBindings(await statementRateLimit(limitDeps, name, subject));
 
   async function start(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
     const platformKey = url.searchParams.get('platformKey');
@@ -241,11 +240,9 @@ async function main(): Promise<void> {
     if (typeof code !== 'string' || !code.startsWith('handoff_') || code.length > 200) return problem(res, 400);
 
     const platformCredential = `gwp_${randomToken(32)}`;
-    const clientId = decoded.slice(0, colon);
     const { rows } = await pool.query<RedeemedHandoff>(
       queryFor(statements.redeemHandoff, {
-        ...(await limitFor('failedExchange', `${clientId} ${addressSubject(req.socket.remoteAddress)}`)),
-        clientId,
+        clientId: decoded.slice(0, colon),
         secretDigest: sha256(decoded.slice(colon + 1)),
         codeDigest: sha256(code),
         handoffChallenge: null,
@@ -253,9 +250,8 @@ async function main(): Promise<void> {
       }),
     );
     const row = rows[0]!;
-    if (row.rateLimitedUntil !== null) return problem(res, 429);
-    if (!row.credentialsValid) return problem(res, 401);
-    if (!row.sessionId || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
+    if (row.platformKey === null) return problem(res, 401);
+    if (!row.sessionId || !row.userId || !row.sub || !row.onboarding || !row.returnTo) {
       return problem(res, 404);
     }
     const body = JSON.stringify({

@@ -67,11 +67,11 @@ export function queryFor<K extends string>(statement: Statement<K>, input: Recor
   return { text: statement.text, values: valuesFor(statement, input), ...(statement.name ? { name: statement.name } : {}) };
 }
 
-/** The bindings of a rate limit counted or checked inside a statement (statementLimitBindings). */
+/** The bindings of a rate limit counted inside a statement (statementLimitBindings). */
 export type LimitKeys = 'limitKey' | 'limitPoints' | 'limitNewExpire' | 'limitNow';
 export type PlatformKeys = 'platformKey' | LimitKeys;
 export type TransactionKeys = keyof NewTransaction;
-export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest' | 'handoffChallenge' | 'credentialDigest' | LimitKeys;
+export type RedeemKeys = 'clientId' | 'secretDigest' | 'codeDigest' | 'handoffChallenge' | 'credentialDigest';
 export type LoginUserKeys = keyof IdpClaims | 'platformId';
 export type LoginSessionKeys = keyof NewLoginSession;
 
@@ -80,7 +80,7 @@ export interface GatewayStatements {
   activePlatform: Statement<PlatformKeys>;
   /** GET /v1/auth/start, step 6: insertTransaction. */
   insertTransaction: Statement<TransactionKeys>;
-  /** POST /v1/auth/exchange: redeemHandoff (failed-exchange budget, credentials, code, session and token in one round trip). */
+  /** POST /v1/auth/exchange: redeemHandoff (credentials, code, session and token in one round trip; no rate limit). */
   redeemHandoff: Statement<RedeemKeys>;
   /** GET /v1/auth/callback, in order: consume the transaction (the address's callback counted, the platform read), … */
   consumeTransaction: Statement<'stateDigest' | LimitKeys>;
@@ -106,7 +106,7 @@ export async function captureGatewayStatements(): Promise<GatewayStatements> {
     insertTransaction: await capture(transactionKeys, (db, input) => insertTransaction(db, input as never)),
     redeemHandoff: await capture(
       ['clientId', 'secretDigest', 'codeDigest', 'handoffChallenge', 'credentialDigest'],
-      (db, input) => redeemHandoff(db, input as never, LIMIT),
+      (db, input) => redeemHandoff(db, input as never),
     ),
     consumeTransaction: await capture(['stateDigest'], (db, input) => consumeTransactionByStateCounting(db, input.stateDigest!, LIMIT)),
     upsertLoginUser: await capture(

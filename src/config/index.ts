@@ -70,12 +70,10 @@ export interface RateLimit {
 
 /** The limits shared by every instance (RATE_LIMIT_*_PER_MINUTE), in the PostgreSQL table `rate_limits`. */
 export interface RateLimitsConfig {
-  /** GET /v1/auth/start per client IP. */
+  /** GET /v1/auth/start per client IP (sized for a whole office or carrier NAT behind one address: START_CALLBACK_PER_MINUTE). */
   readonly start: RateLimit;
-  /** GET /v1/auth/callback per client IP. */
+  /** GET /v1/auth/callback per client IP (the same sizing). */
   readonly callback: RateLimit;
-  /** Failed POST /v1/auth/exchange (bad secret or refused code) per client id. */
-  readonly failedExchange: RateLimit;
   /** POST /v1/account/password per user, every attempt. */
   readonly passwordChange: RateLimit;
   /** Platform and onboarding-field writes, revoking another user's session, per caller. */
@@ -147,6 +145,8 @@ export interface Config {
   readonly redisUrl: string | null;
   /** OpenTelemetry trace export (OTEL_EXPORTER_OTLP_ENDPOINT); null: no tracing at all. */
   readonly tracing: TracingConfig | null;
+  /** Settings that work but are probably not what the operator meant: logged as warnings at boot. */
+  readonly warnings: readonly string[];
 }
 
 /** OTLP/HTTP trace export, with the standard OpenTelemetry variable names. */
@@ -381,9 +381,36 @@ function readTracing(reader: Reader): TracingConfig | null {
   return { tracesUrl, serviceName: reader.pattern('OTEL_SERVICE_NAME', /^\S{1,200}$/, 'must be a name (1..200 characters, no whitespace)') ?? 'auth-gateway' };
 }
 
+/**
+ * The default of the per-address start and callback limits. A budget per address is shared by
+ * everyone behind that address, so it is sized for the largest population that honestly shares
+ * one, not for one person: 20,000 people behind one egress address (a large company, a campus, a
+ * mobile carrier's NAT) all signing in to three platforms within the first ten minutes of a
+ * working day make 6,000 starts (and callbacks) a minute. What the limit still does: a single
+ * runaway source (a script in a loop, a redirect loop in a broken back end) writes at most 100
+ * login transactions a second. docs/operations.md#rate-limits.
+ */
+export const START_CALLBACK_PER_MINUTE = 6000;
+
+/** Variables that no longer do anything: set, they are reported at boot (Config.warnings), never refused. */
+const RETIRED: Record<string, string> = {
+  RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE:
+    'RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE is no longer used and is ignored: failed exchanges are not rate limited (a stranger could spend the budget of the platform back end that relays them); they are counted in gateway_handoffs_invalid_total and gateway_handoffs_refused_total. Remove the variable',
+};
+
 /** One limit a minute: RATE_LIMIT_<NAME>_PER_MINUTE, 1..100000. */
 function perMinute(reader: Reader, name: string, fallback: number): RateLimit {
   return { points: reader.integer(`RATE_LIMIT_${name}_PER_MINUTE`, fallback, 1, 100_000), durationSeconds: 60 };
+}
+
+function configWarnings(reader: Reader, isProduction: boolean): string[] {
+  const warnings = Object.entries(RETIRED).filter(([name]) => reader.raw(name) !== undefined).map(([, warning]) => warning);
+  // Behind a load balancer every request's peer is the balancer: without TRUSTED_PROXIES all
+  // clients share one address's start and callback budget, and the session list shows the balancer.
+  if (isProduction && reader.raw('TRUSTED_PROXIES') === undefined) {
+    warnings.push('TRUSTED_PROXIES is unset: every client is counted by the address of its TCP peer. Behind a load balancer or reverse proxy that is the proxy, so all clients share one start and callback budget (RATE_LIMIT_START_PER_MINUTE, RATE_LIMIT_CALLBACK_PER_MINUTE) and the session list shows the proxy\'s address. List the proxies in TRUSTED_PROXIES (IP addresses or CIDR ranges)');
+  }
+  return warnings;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -441,9 +468,8 @@ export function loadConfig(env: Env = process.env): Config {
     gatewaySigningKeys: readSigningKeys(reader),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     rateLimits: {
-      start: perMinute(reader, 'START', 60),
-      callback: perMinute(reader, 'CALLBACK', 60),
-      failedExchange: perMinute(reader, 'EXCHANGE_FAILURES', 10),
+      start: perMinute(reader, 'START', START_CALLBACK_PER_MINUTE),
+      callback: perMinute(reader, 'CALLBACK', START_CALLBACK_PER_MINUTE),
       passwordChange: perMinute(reader, 'PASSWORD_CHANGE', 5),
       adminWrite: perMinute(reader, 'ADMIN_WRITES', 60),
     },
@@ -454,6 +480,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: readSecretToken(reader, 'METRICS_TOKEN'),
     redisUrl: readRedisUrl(reader),
     tracing: readTracing(reader),
+    warnings: configWarnings(reader, isProduction),
   };
 
 

@@ -4,8 +4,9 @@
 // (src/main.ts) and passes it down in AppDeps; an app built without one gets its own (app.ts).
 //
 // Labels are bounded on purpose: operationIds of the contract (or "unknown"), HTTP statuses,
-// ApiError codes of the catalogue, provider call names, limiter names. Never a raw path, a
-// platform key or a user.
+// ApiError codes of the catalogue, provider call names, limiter names, and the platform keys of
+// the registry only where the caller proved it is that platform (its valid credentials), so no
+// stranger can add a label value. Never a raw path, a platform key taken from a request, or a user.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -69,6 +70,12 @@ export class Metrics {
     name: 'gateway_handoffs_refused_total',
     help: 'Handoff exchanges refused, by ApiError code (HANDOFF_CODE_INVALID, INVALID_CLIENT, ...).',
     labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly handoffsInvalid = new Counter({
+    name: 'gateway_handoffs_invalid_total',
+    help: 'Handoff codes refused (HANDOFF_CODE_INVALID: unknown, expired, already used, another platform\'s, verifier mismatch) to a platform\'s valid credentials, by platform key. Never throttled: replays and junk relayed by a platform\'s back end.',
+    labelNames: ['platform'] as const,
     registers: [this.registry],
   });
   readonly handoffsExpired = new Counter({

@@ -9,7 +9,7 @@ export const handleIdpCallback: OperationHandler<'handleIdpCallback'> = async ({
   const address = clientAddress(req, deps.config.trustedProxies);
   // Per client IP, before the transaction is spent or the provider is called: with the counters
   // in PostgreSQL, by the statement that consumes the transaction (finishLogin).
-  const callbackLimit = await statementRateLimit(deps, 'callback', 'count', addressSubject(address));
+  const callbackLimit = await statementRateLimit(deps, 'callback', addressSubject(address));
   // The URL the provider redirected to: the fixed callback plus the query as received.
   const callbackUrl = new URL(deps.config.authCallbackUrl);
   callbackUrl.search = new URL(req.originalUrl, 'http://placeholder').search;

@@ -8,8 +8,6 @@ import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
 import { acceptsPublishedDevCredentials, isPublishedDevSecret } from '../security/devCredentials.ts';
-import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
-import { refuseIfLimitReached } from './rateLimits.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
@@ -64,15 +62,20 @@ export interface ExchangeResult {
  * gateway session and this platform, never the browser's cookie (issue 8 §3).
  * `handoffVerifier` must match the `handoffChallenge` the platform sent at start, when
  * it sent one (and must be absent when it did not).
+ *
+ * Never rate limited (docs/operations.md#rate-limits): a refused code is what anyone can make
+ * a platform's back end send (junk posted to its public callback page, a person reloading it),
+ * so a budget spent by refusals would lock that back end, and every user of the platform, out.
+ * A code and a secret carry 256 bits each: there is nothing to guess. Refused codes are counted
+ * per platform instead (gateway_handoffs_invalid_total) for the operator to alert on.
  */
 export async function exchangeHandoff(
   deps: Pick<AppDeps, 'db' | 'metrics' | 'config'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
-  failedExchangeLimit: StatementRateLimit | null,
 ): Promise<ExchangeResult> {
   try {
-    const result = await redeem(deps, credentials, input, failedExchangeLimit);
+    const result = await redeem(deps, credentials, input);
     deps.metrics?.handoffsExchanged.inc();
     return result;
   } catch (error) {
@@ -84,10 +87,9 @@ export async function exchangeHandoff(
 }
 
 async function redeem(
-  deps: Pick<AppDeps, 'db' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'metrics' | 'config'>,
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
-  failedExchangeLimit: StatementRateLimit | null,
 ): Promise<ExchangeResult> {
   // The dev stack's published demo secrets (src/security/devCredentials.ts) work only there:
   // refused before anything is read or consumed, whatever a database holds.
@@ -101,12 +103,11 @@ async function redeem(
     codeDigest: sha256(input.code),
     handoffChallenge: input.handoffVerifier === undefined ? null : s256Challenge(input.handoffVerifier),
     credentialDigest: sha256(platformCredential),
-  }, failedExchangeLimit);
-  // A client id whose failures spent its budget: refused before its secret or code is looked at.
-  refuseIfLimitReached(deps, 'failedExchange', row.rateLimitedUntil);
-  if (!row.credentialsValid) throw invalidClientCredentials('The platform client id or secret is not valid.');
+  });
+  if (row.platformKey === null) throw invalidClientCredentials('The platform client id or secret is not valid.');
   // Unknown, expired, used, other-platform and challenge-mismatched codes all look the same to the caller.
-  if (!row.sessionId || !row.userId || !row.sub || !row.platformKey || !row.onboarding || !row.returnTo) {
+  if (!row.sessionId || !row.userId || !row.sub || !row.onboarding || !row.returnTo) {
+    deps.metrics?.handoffsInvalid.inc({ platform: row.platformKey });
     throw new ApiError('HANDOFF_CODE_INVALID', 'The handoff code is invalid, expired or already used.');
   }
   return {

@@ -38,7 +38,6 @@ export type LimitName = keyof RateLimitsConfig;
 const PREFIXES: Record<LimitName, string> = {
   start: 'auth_start',
   callback: 'auth_callback',
-  failedExchange: 'exchange_failure',
   passwordChange: 'password_change',
   adminWrite: 'admin_write',
 };
@@ -47,7 +46,6 @@ const PREFIXES: Record<LimitName, string> = {
 const WHAT: Record<LimitName, string> = {
   start: 'Too many logins started from this address.',
   callback: 'Too many login callbacks from this address.',
-  failedExchange: 'Too many failed exchanges for this client id.',
   passwordChange: 'Too many password change attempts.',
   adminWrite: 'Too many administrative changes by this caller.',
 };
@@ -76,19 +74,12 @@ function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: b
     duration: limit.durationSeconds,
   };
   if (!insurance) return committedAsynchronously(new RateLimiterPostgres(options));
-  // rate-limiter-flexible calls the insurance limiter only when the Redis store failed.
+  // rate-limiter-flexible calls the insurance limiter only when the Redis store failed (every
+  // limit is used through consume alone).
   return committedAsynchronously(new (class extends RateLimiterPostgres {
     override consume(...args: Parameters<RateLimiterPostgres['consume']>) {
       countRateLimitFallback(PREFIXES[name], db);
       return super.consume(...args);
-    }
-    override penalty(...args: Parameters<RateLimiterPostgres['penalty']>) {
-      countRateLimitFallback(PREFIXES[name], db);
-      return super.penalty(...args);
-    }
-    override get(...args: Parameters<RateLimiterPostgres['get']>) {
-      countRateLimitFallback(PREFIXES[name], db);
-      return super.get(...args);
     }
   })(options));
 }
@@ -242,13 +233,13 @@ async function consume(deps: Deps, name: LimitName, subject: string): Promise<vo
 
 /**
  * The limit `name` of `subject` for the statement of the step it guards. With the counters in
- * PostgreSQL: the row that statement counts (`count`) or checks (`check`) in the same round
- * trip (StatementRateLimit), and the statement answers whether the budget was spent
- * (refuseIfLimitReached). With Redis: counted or checked there now (429 if spent), and null.
+ * PostgreSQL: the row that statement counts in the same round trip (StatementRateLimit), and the
+ * statement answers whether the budget was spent (refuseIfLimitReached). With Redis: counted
+ * there now (429 if spent), and null.
  */
-export async function statementRateLimit(deps: Deps, name: LimitName, how: 'count' | 'check', subject: string): Promise<StatementRateLimit | null> {
+export async function statementRateLimit(deps: Deps, name: LimitName, subject: string): Promise<StatementRateLimit | null> {
   if (deps.config.redisUrl) {
-    await (how === 'count' ? consumeRateLimit(deps, name, subject) : refuseIfRateLimited(deps, name, subject));
+    await consumeRateLimit(deps, name, subject);
     return null;
   }
   const limit = deps.config.rateLimits[name];
@@ -267,7 +258,7 @@ export function refuseIfLimitReached(deps: Deps, name: LimitName, rateLimitedUnt
  * the limit is refused (429) before its platform is looked at, as when the count came first.
  */
 export async function consumeStartAndFindPlatform(deps: Deps, subject: string, platformKey: string): Promise<PlatformRow | undefined> {
-  const limit = await statementRateLimit(deps, 'start', 'count', subject);
+  const limit = await statementRateLimit(deps, 'start', subject);
   if (!limit) return findActivePlatformByKey(deps.db, platformKey);
   const countAndRead = async () => {
     const { platform, rateLimitedUntil } = await findActivePlatformByKeyCounting(deps.db, platformKey, limit);
@@ -275,20 +266,6 @@ export async function consumeStartAndFindPlatform(deps: Deps, subject: string, p
     return platform;
   };
   return deps.tracing ? deps.tracing.span(`ratelimit ${PREFIXES.start}`, storeAttributes(deps), countAndRead) : countAndRead();
-}
-
-/** Refuses (429) a subject whose budget is spent, without counting anything. */
-export async function refuseIfRateLimited(deps: Deps, name: LimitName, subject: string): Promise<void> {
-  const { limiter, limit } = limiterOf(deps, name);
-  const state = deps.tracing
-    ? await deps.tracing.span(`ratelimit ${PREFIXES[name]}`, storeAttributes(deps), () => limiter.get(digest(subject)))
-    : await limiter.get(digest(subject));
-  if (state && state.consumedPoints >= limit.points && state.msBeforeNext > 0) throw refusal(deps, name, state.msBeforeNext);
-}
-
-/** Counts one failure of a subject (for limits that count only failures), never refusing. */
-export async function recordRateLimitedFailure(deps: Deps, name: LimitName, subject: string): Promise<void> {
-  await limiterOf(deps, name).limiter.penalty(digest(subject), 1);
 }
 
 /** The rate-limit subject of a client address: the address, or the /64 network of an IPv6 one. */

@@ -49,9 +49,9 @@ export async function startRegistryTestContext(db: Db): Promise<RegistryTestCont
   const idp = await startDevIdp({ port: 0, clients: [{ clientId, clientSecret, redirectUris: [redirectUri] }] });
   const gateway = await createTestApp({
     db,
-    // These files make far more administrative writes per caller, and deliberately failed exchanges
-    // per client id, than the default limits allow; the limits themselves are tested in rateLimits.test.ts.
-    env: { RATE_LIMIT_ADMIN_WRITES_PER_MINUTE: '100000', RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE: '100000' },
+    // These files make far more administrative writes per caller than the default limit allows;
+    // the limits themselves are tested in rateLimits.test.ts.
+    env: { RATE_LIMIT_ADMIN_WRITES_PER_MINUTE: '100000' },
     oidc: { issuer: idp.issuer, clientId, clientSecret },
   });
 

@@ -104,6 +104,12 @@ describe('the production gateway (node src/main.ts, NODE_ENV=production)', () =>
     expect(modules.some((url) => url.includes('/node_modules/express/'))).toBe(true);
   });
 
+  it('warns at boot that TRUSTED_PROXIES is unset (behind a proxy every client would share its budgets)', () => {
+    const warnings = output.split('\n').filter((line) => line.includes('TRUSTED_PROXIES is unset'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringMatching(/^TRUSTED_PROXIES is unset: .*List the proxies in TRUSTED_PROXIES/) });
+  });
+
   it('loads no development-only module', () => {
     expect(modules.filter((url) => DEV_ONLY.some((pattern) => pattern.test(url)))).toEqual([]);
   });

@@ -6,6 +6,8 @@ import type { Request } from 'express';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { clientAddress, parseProxyEntry } from '../../src/security/clientAddress.ts';
 import { addressSubject } from '../../src/services/rateLimits.ts';
+import { generateKeyRingSpec } from '../../src/security/crypto.ts';
+import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 
 function req(peer: string | undefined, forwarded?: string | string[]): Request {
   return { socket: { remoteAddress: peer }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } } as unknown as Request;
@@ -73,25 +75,43 @@ describe('config: rate limits and trusted proxies', () => {
   it('documented defaults', () => {
     const config = loadConfig({});
     expect(config.rateLimits).toEqual({
-      start: { points: 60, durationSeconds: 60 },
-      callback: { points: 60, durationSeconds: 60 },
-      failedExchange: { points: 10, durationSeconds: 60 },
+      start: { points: 6000, durationSeconds: 60 },
+      callback: { points: 6000, durationSeconds: 60 },
       passwordChange: { points: 5, durationSeconds: 60 },
       adminWrite: { points: 60, durationSeconds: 60 },
     });
     expect(config.trustedProxies).toEqual([]);
+    expect(config.warnings).toEqual([]);
+  });
+
+  it('TRUSTED_PROXIES unset in production: a boot warning that says what it costs; set, or outside production, none', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://gateway@db.internal/gateway',
+      ENCRYPTION_KEYS: generateKeyRingSpec('warnings'),
+      GATEWAY_SIGNING_KEYS: generateSigningKeySpec('warnings'),
+      PUBLIC_BASE_URL: 'https://auth.example.test',
+      ACCOUNT_CENTER_URL: 'https://account.example.test',
+    };
+    expect(loadConfig(production).warnings).toEqual([expect.stringMatching(/^TRUSTED_PROXIES is unset: .*share one start and callback budget/)]);
+    expect(loadConfig({ ...production, TRUSTED_PROXIES: '10.0.0.0/8' }).warnings).toEqual([]);
+  });
+
+  it('the retired RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE is ignored with a warning, never refused', () => {
+    const config = loadConfig({ RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE: '10' });
+    expect(config.rateLimits).not.toHaveProperty('failedExchange');
+    expect(config.warnings).toEqual([expect.stringMatching(/^RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE is no longer used and is ignored/)]);
   });
 
   it('each limit is set by its variable', () => {
     const config = loadConfig({
       RATE_LIMIT_START_PER_MINUTE: '1',
       RATE_LIMIT_CALLBACK_PER_MINUTE: '2',
-      RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE: '3',
       RATE_LIMIT_PASSWORD_CHANGE_PER_MINUTE: '4',
       RATE_LIMIT_ADMIN_WRITES_PER_MINUTE: '5',
       TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1,::1',
     });
-    expect(Object.values(config.rateLimits).map((limit) => limit.points)).toEqual([1, 2, 3, 4, 5]);
+    expect(Object.values(config.rateLimits).map((limit) => limit.points)).toEqual([1, 2, 4, 5]);
     expect(config.trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.1', '::1']);
   });
 

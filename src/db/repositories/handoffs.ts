@@ -1,5 +1,4 @@
 import { runPrepared, type Db } from '../knex.ts';
-import { LIMIT_REACHED_CTE, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import type { Permission } from '../../domain/types.ts';
 import type { OnboardingStatus } from '../../domain/types.ts';
 
@@ -28,15 +27,14 @@ export async function insertHandoff(db: Db, handoff: NewHandoff): Promise<boolea
 }
 
 export interface RedeemedHandoff {
-  /** The client's failed-exchange budget was spent (the window's end, ms since the epoch): nothing was checked or consumed. */
-  rateLimitedUntil: number | null;
-  credentialsValid: boolean;
+  /** The platform of the credentials presented (whatever became of the code); null: unknown client id or wrong secret. */
+  platformKey: string | null;
+  /** The rest is null unless the code was redeemed. */
   sessionId: string | null;
   sessionExpiresAt: Date | null;
   permissions: Permission[] | null;
   userId: string | null;
   sub: string | null;
-  platformKey: string | null;
   onboarding: OnboardingStatus | null;
   returnTo: string | null;
 }
@@ -52,32 +50,29 @@ export interface RedeemedHandoff {
  *    so an injected code cannot be downgraded past a platform that uses them;
  *  - the platform's own credential is stored (its digest) in the same statement,
  *    bound to the session and the platform, only when the session is still live.
- * `credentialsValid` is false when the client id is unknown or the secret wrong.
- * `failedExchangeLimit` (the PostgreSQL store) is checked first, in the same statement: a
- * client whose failures spent its budget has nothing checked or consumed (StatementRateLimit).
- * The secret comparison is an equality of SHA-256 digests of 256-bit secrets:
- * timing can at most reveal digest bytes, which do not lead back to the secret.
+ * `platformKey` is the platform the credentials belong to, also when the code is refused (the
+ * refusal is counted per platform); null when the client id is unknown or the secret wrong.
+ * No rate limit is read or written here: see docs/operations.md#rate-limits for why the
+ * exchange has none. The secret comparison is an equality of SHA-256 digests of 256-bit
+ * secrets: timing can at most reveal digest bytes, which do not lead back to the secret.
  */
 export async function redeemHandoff(
   db: Db,
   input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; handoffChallenge: string | null; credentialDigest: Buffer },
-  failedExchangeLimit: StatementRateLimit | null,
 ): Promise<RedeemedHandoff> {
   const { rows } = await runPrepared<RedeemedHandoff>(
     db,
     'gw_redeem_handoff',
-    `WITH limit_reached AS (
-       ${LIMIT_REACHED_CTE}
-     ), platform AS (
+    `WITH platform AS (
        SELECT id, platform_key, active FROM platforms
-        WHERE client_id = :clientId AND client_secret_digest = :secretDigest AND NOT EXISTS (SELECT 1 FROM limit_reached)
+        WHERE client_id = :clientId AND client_secret_digest = :secretDigest
      ), used AS (
        UPDATE handoff_codes h SET consumed_at = now()
          FROM platform p, auth_transactions t
         WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
           AND h.consumed_at IS NULL AND h.expires_at > now()
           AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
-       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, p.platform_key, t.return_to
+       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to
      ), session AS (
        SELECT s.id, s.expires_at, s.permissions, u.sub
          FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
@@ -86,14 +81,13 @@ export async function redeemHandoff(
        INSERT INTO platform_credentials (session_id, platform_id, token_digest)
        SELECT session.id, used.platform_id, :credentialDigest FROM session JOIN used ON used.session_id = session.id
      )
-     SELECT (SELECT expire FROM limit_reached) AS "rateLimitedUntil", EXISTS (SELECT 1 FROM platform) AS "credentialsValid",
+     SELECT (SELECT platform_key FROM platform) AS "platformKey",
             session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
-            used.user_id AS "userId", session.sub, used.platform_key AS "platformKey",
-            used.onboarding, used.return_to AS "returnTo"
+            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo"
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
        LEFT JOIN session ON session.id = used.session_id`,
-    { ...input, ...statementLimitBindings(failedExchangeLimit) },
+    input,
   );
   return rows[0]!;
 }

@@ -34,11 +34,11 @@ export function countRateLimitSql(
 }
 
 /**
- * A rate limit counted, or checked, inside the statement of the step it guards (the counters in
- * PostgreSQL): one round trip fewer than asking the store first. The statement itself decides,
- * so a step over the budget writes nothing (no transaction started, none consumed, no code
- * redeemed), and answers the window's end as `rateLimitedUntil` (ms since the epoch), null
- * within the budget. The same row, key and arithmetic as rate-limiter-flexible's store.
+ * A rate limit counted inside the statement of the step it guards (the counters in PostgreSQL):
+ * one round trip fewer than asking the store first. The statement itself decides, so a step over
+ * the budget writes nothing (no transaction started, none consumed), and answers the window's
+ * end as `rateLimitedUntil` (ms since the epoch), null within the budget. The same row, key and
+ * arithmetic as rate-limiter-flexible's store.
  */
 export interface StatementRateLimit {
   /** `<prefix>:<digest>`, the row's key. */
@@ -49,7 +49,7 @@ export interface StatementRateLimit {
   durationMs: number;
 }
 
-/** The bindings of LIMIT_COUNTED / LIMIT_REACHED: :limitKey, :limitPoints, :limitNewExpire, :limitNow (now fixed once per statement). */
+/** The bindings of limitCountedCte: :limitKey, :limitPoints, :limitNewExpire, :limitNow (now fixed once per statement). */
 export function statementLimitBindings(limit: StatementRateLimit | null) {
   const now = Date.now();
   return { limitKey: limit?.key ?? null, limitPoints: limit?.points ?? 0, limitNewExpire: now + (limit?.durationMs ?? 0), limitNow: now };
@@ -60,6 +60,3 @@ export function limitCountedCte(options: { asynchronousCommit: boolean }): strin
   return countRateLimitSql('rate_limits', { key: ':limitKey', points: '1', newExpire: ':limitNewExpire', now: 'CAST(:limitNow AS bigint)' }, false, options);
 }
 
-/** A CTE of the row of :limitKey when its budget is spent in a live window, counting nothing (a null key never matches). */
-export const LIMIT_REACHED_CTE = `SELECT expire FROM rate_limits
-        WHERE key = CAST(:limitKey AS varchar) AND points >= CAST(:limitPoints AS integer) AND expire > CAST(:limitNow AS bigint)`;
