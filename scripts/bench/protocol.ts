@@ -31,7 +31,7 @@ export interface ServerSettings {
 /**
  * The rate limits of both servers (RATE_LIMIT_*): all of the benchmark's browsers share one
  * address, so the per-address limits are at their highest; still counted in PostgreSQL on
- * every start and callback, and checked on every exchange, by both servers' statements.
+ * every start and callback by both servers' statements (the exchange has no limit).
  */
 export const BENCH_RATE_LIMITS = {
   RATE_LIMIT_START_PER_MINUTE: '100000',
