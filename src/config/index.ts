@@ -390,7 +390,7 @@ function readTracing(reader: Reader): TracingConfig | null {
  * runaway source (a script in a loop, a redirect loop in a broken back end) writes at most 100
  * login transactions a second. docs/operations.md#rate-limits.
  */
-export const START_CALLBACK_PER_MINUTE = 6000;
+const START_CALLBACK_PER_MINUTE = 6000;
 
 /** Variables that no longer do anything: set, they are reported at boot (Config.warnings), never refused. */
 const RETIRED: Record<string, string> = {
