@@ -91,6 +91,21 @@ describe('postLogoutToken connects only to checked addresses', () => {
     expect(await refusal(postLogoutToken(`http://127.0.0.1:${port}/bc`, 'token'))).toBeInstanceOf(OutboundAddressRefused);
   });
 
+  it('a receiver that does not answer in time is a timed-out delivery (retried)', async () => {
+    const silent = http.createServer(() => {}); // never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const silentPort = (silent.address() as AddressInfo).port;
+      const started = Date.now();
+      const error = await refusal(postLogoutToken(`http://127.0.0.1:${silentPort}/bc`, 'token', { timeoutMs: 200, outbound: { policy: DEV } }));
+      expect(error).toMatchObject({ name: 'DeliveryError', message: `POST http://127.0.0.1:${silentPort}/bc failed: timed out` });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('other failures stay ordinary delivery errors (retried): a name that does not resolve, a refused connection', async () => {
     const nowhere: Resolver = async () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.test'), { code: 'ENOTFOUND' }));
     const error = await refusal(postLogoutToken('http://nowhere.test/bc', 'token', { outbound: { policy: DEV, resolve: nowhere } }));

@@ -76,7 +76,12 @@ export async function postLogoutToken(
   logoutToken: string,
   options: { timeoutMs?: number; signal?: AbortSignal; outbound?: OutboundOptions } = {},
 ): Promise<void> {
-  const target = new URL(url);
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new DeliveryError(`POST ${safeUrl(url)} failed: not a URL`);
+  }
   const policy = options.outbound?.policy ?? PUBLIC_ONLY;
   assertOutboundHost(target.hostname, policy);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
