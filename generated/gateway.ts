@@ -1445,6 +1445,19 @@ export interface components {
          *     normalized form; a host not spelled canonically is refused, as for `callbackUrl`. https
          *     is required when the gateway runs with `NODE_ENV=production`. `null`: no back-channel
          *     logout.
+         *
+         *     The gateway calls this URL itself, so it must lead to an address outbound calls may
+         *     reach: never loopback (`127.0.0.0/8`, `::1`, `localhost`, `*.localhost`), the unspecified
+         *     address, link-local (`169.254.0.0/16`, `fe80::/10`), a cloud metadata address
+         *     (`169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`, …), multicast, broadcast or
+         *     reserved ranges; IPv4-mapped, NAT64 and 6to4 IPv6 forms count as the IPv4 address they
+         *     carry. A private address (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`,
+         *     `100.64.0.0/10`, `fc00::/7`) only inside the ranges the operator lists in
+         *     `OUTBOUND_ALLOWED_PRIVATE_RANGES`. Loopback only in the development stack. A host
+         *     written as an IP address or a `localhost` name is refused here (`400
+         *     VALIDATION_FAILED` at `/body/backchannelLogoutUrl`, the reason naming the address); a
+         *     DNS name is accepted and checked again at every delivery, after resolution: a name that
+         *     resolves to a refused address is not called, and that delivery is given up at once.
          */
         PlatformBackchannelLogoutUrl: string | null;
         /**
@@ -1522,7 +1535,9 @@ export interface components {
          * @description A platform to register. Rules checked by the service:
          *
          *     * `callbackUrl`: absolute `http`/`https` URL without userinfo or fragment.
-         *     * `backchannelLogoutUrl` (optional): absolute `http`/`https` URL without userinfo or fragment.
+         *     * `backchannelLogoutUrl` (optional): absolute `http`/`https` URL without userinfo or fragment,
+         *       whose host the gateway may call (not loopback, link-local, a cloud metadata address,
+         *       or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`).
          *     * `allowedReturnUrls`: absolute `http`/`https` roots without userinfo, query or fragment.
          *     * An `active` platform (the default) needs `callbackUrl` and at least one allowed return URL.
          *     * `defaultOnboardingMode` `central` requires `centralOnboardingEnabled` true.
@@ -2895,6 +2910,14 @@ export interface operations {
                     "application/json": components["schemas"]["PlatformWithCredentials"];
                 };
             };
+            /**
+             * @description `VALIDATION_FAILED` (see `errors[]`, one entry per property) or `MALFORMED_REQUEST`.
+             *     Among the reasons at `/body/backchannelLogoutUrl`: a host the gateway never calls
+             *     (`must not point at the loopback address 127.0.0.1 …`, `… a cloud instance metadata
+             *     address`, `… the link-local address …`, `… the private address 10.0.0.5 unless the
+             *     gateway's OUTBOUND_ALLOWED_PRIVATE_RANGES lists its range`, `… localhost, a loopback
+             *     name …`); see `PlatformBackchannelLogoutUrl`.
+             */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2996,6 +3019,11 @@ export interface operations {
                     "application/json": components["schemas"]["Platform"];
                 };
             };
+            /**
+             * @description `VALIDATION_FAILED` (see `errors[]`, one entry per property) or `MALFORMED_REQUEST`;
+             *     the merged record must satisfy the create rules, including the hosts a
+             *     `backchannelLogoutUrl` may name (see `PlatformBackchannelLogoutUrl`).
+             */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -233,7 +233,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let database: OpenedDatabase | null = null;
   try {
     database = await openDatabase(config.databaseUrl, logger, { migrate: true });
-    await command(database.db, io, argv.includes('--json'), { requireHttps: config.isProduction });
+    await command(database.db, io, argv.includes('--json'), { requireHttps: config.isProduction, outbound: config.outbound });
     return EXIT_OK;
   } catch (error) {
     return reportFailure(error, io, logger);

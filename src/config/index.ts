@@ -7,6 +7,7 @@
 import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
 import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
 import { parseProxyEntry } from '../security/clientAddress.ts';
+import { allowedRangeProblem, type OutboundPolicy } from '../security/outboundAddresses.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
 
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -147,6 +148,11 @@ export interface Config {
   readonly tracing: TracingConfig | null;
   /** Settings that work but are probably not what the operator meant: logged as warnings at boot. */
   readonly warnings: readonly string[];
+  /**
+   * What outbound calls to registered URLs (back-channel logout) may reach besides public
+   * addresses: OUTBOUND_ALLOWED_PRIVATE_RANGES, and loopback for the dev stack (see readOutbound).
+   */
+  readonly outbound: OutboundPolicy;
 }
 
 /** OTLP/HTTP trace export, with the standard OpenTelemetry variable names. */
@@ -398,6 +404,23 @@ const RETIRED: Record<string, string> = {
     'RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE is no longer used and is ignored: failed exchanges are not rate limited (a stranger could spend the budget of the platform back end that relays them); they are counted in gateway_handoffs_invalid_total and gateway_handoffs_refused_total. Remove the variable',
 };
 
+/**
+ * OUTBOUND_ALLOWED_PRIVATE_RANGES: comma-separated IP addresses and CIDR ranges, each inside a
+ * private block (or, outside production, loopback); unset or empty lists none. Loopback is
+ * allowed without listing it only where the dev stack runs (no OIDC_ISSUER, not production):
+ * its demo platforms receive their logout tokens on localhost. Read the same way by the service
+ * and the operator CLI, so both accept the same backchannelLogoutUrl.
+ */
+function readOutbound(reader: Reader, isProduction: boolean): OutboundPolicy {
+  const ranges: string[] = [];
+  for (const entry of (reader.raw('OUTBOUND_ALLOWED_PRIVATE_RANGES') ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+    const problem = allowedRangeProblem(entry, { isProduction });
+    if (problem !== null) reader.problems.push(`OUTBOUND_ALLOWED_PRIVATE_RANGES entry "${entry}" is refused: ${problem}`);
+    else ranges.push(entry);
+  }
+  return { allowedPrivateRanges: [...new Set(ranges)], allowLoopback: !isProduction && reader.raw('OIDC_ISSUER') === undefined };
+}
+
 /** One limit a minute: RATE_LIMIT_<NAME>_PER_MINUTE, 1..100000. */
 function perMinute(reader: Reader, name: string, fallback: number): RateLimit {
   return { points: reader.integer(`RATE_LIMIT_${name}_PER_MINUTE`, fallback, 1, 100_000), durationSeconds: 60 };
@@ -481,6 +504,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: readRedisUrl(reader),
     tracing: readTracing(reader),
     warnings: configWarnings(reader, isProduction),
+    outbound: readOutbound(reader, isProduction),
   };
 
 
@@ -537,6 +561,8 @@ export interface DatabaseToolConfig {
   readonly isProduction: boolean;
   readonly databaseUrl: string | null;
   readonly logLevel: LogLevel;
+  /** The service's outbound rule, so `platforms create/update` accept the backchannelLogoutUrl the API would. */
+  readonly outbound: OutboundPolicy;
 }
 
 /**
@@ -551,6 +577,7 @@ export function loadDatabaseToolConfig(env: Env = process.env): DatabaseToolConf
     isProduction: nodeEnv === 'production',
     databaseUrl: reader.string('DATABASE_URL', null),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    outbound: readOutbound(reader, nodeEnv === 'production'),
   };
   if (config.isProduction && !config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

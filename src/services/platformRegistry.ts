@@ -17,6 +17,7 @@ import {
 import { ApiError, validationError, type FieldError } from '../errors/catalogue.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../security/urls.ts';
+import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../security/outboundAddresses.ts';
 import { recordAuditEvent, type Actor } from './audit.ts';
 import { decodeCursor, encodeCursor, pageSize } from './cursor.ts';
 
@@ -51,6 +52,12 @@ export interface RegistryRules {
    * RFC 6749 §3.1.2.1 wants behind TLS; and a person lands on the return URL signed in.
    */
   requireHttps: boolean;
+  /**
+   * Where the gateway's own calls may go (the configuration's `outbound`): the
+   * backchannelLogoutUrl's host is refused when it is loopback, link-local, a metadata or
+   * reserved address, or a private one outside the listed ranges. Default: public only.
+   */
+  outbound?: OutboundPolicy;
 }
 const DEFAULT_RULES: RegistryRules = Object.freeze({ requireHttps: false });
 const HTTPS_REQUIRED = 'must use https in production';
@@ -392,7 +399,8 @@ function checkCallbackUrl(value: unknown, errors: FieldError[], rules: RegistryR
 /**
  * Where the gateway posts logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.2: an
  * absolute URL, query allowed, no fragment), with the callbackUrl's rules: no userinfo, a
- * canonically spelled host, https in production; stored as the parsed URL's serialization.
+ * canonically spelled host, https in production, and a host outbound calls may reach
+ * (src/security/outboundAddresses.ts); stored as the parsed URL's serialization.
  */
 function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
   const field = 'backchannelLogoutUrl';
@@ -402,6 +410,9 @@ function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: 
   const parsed = parseAbsoluteHttpUrl(value, { allowQuery: true });
   if (!parsed.ok) return fail(errors, field, parsed.reason);
   if (rules.requireHttps && parsed.url.protocol !== 'https:') return fail(errors, field, HTTPS_REQUIRED);
+  // The host as written; a name is judged again after resolution at every delivery (delivery.ts).
+  const outbound = checkOutboundHost(parsed.url.hostname, rules.outbound ?? PUBLIC_ONLY);
+  if (!outbound.ok) return fail(errors, field, outbound.reason);
   if (parsed.url.href.length > URL_MAX_LENGTH) return fail(errors, field, `must be at most ${URL_MAX_LENGTH} characters`);
   return parsed.url.href;
 }

@@ -733,7 +733,7 @@ describe('platform registry API', () => {
         const { key } = await seedPlatform(database.db);
         const patched = await as(ctx.bearerAdmin, prod().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://bff.example.test/bc' });
         expect({ status: patched.status, pointers: pointersOf(patched) }).toEqual({ status: 400, pointers: ['/body/backchannelLogoutUrl'] });
-        await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://localhost:3001/backchannel-logout' }).expect(200);
+        await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://bff.example.test/backchannel-logout' }).expect(200);
       });
 
       it('activation refuses a stored http backchannelLogoutUrl with 409 naming it', async () => {

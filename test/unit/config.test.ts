@@ -199,7 +199,13 @@ describe('the published development key ring', () => {
 describe('the database tools (migrations, operator CLI)', () => {
   it('need only DATABASE_URL: no key ring, no public URLs, even in production', () => {
     const config = loadDatabaseToolConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/gateway' });
-    expect(config).toEqual({ nodeEnv: 'production', isProduction: true, databaseUrl: 'postgres://db.internal/gateway', logLevel: 'info' });
+    expect(config).toEqual({
+      nodeEnv: 'production',
+      isProduction: true,
+      databaseUrl: 'postgres://db.internal/gateway',
+      logLevel: 'info',
+      outbound: { allowedPrivateRanges: [], allowLoopback: false },
+    });
     expect(() => loadDatabaseToolConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL is required/);
   });
 });
