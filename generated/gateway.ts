@@ -30,6 +30,9 @@ export interface paths {
          *        target `403 RETURN_TO_NOT_ALLOWED`. An `onboardingMode` that differs from the
          *        registered `defaultOnboardingMode` gives `403 ONBOARDING_MODE_MISMATCH`: it is only
          *        an assertion and never overrides the registry.
+         *     5a. No `handoffChallenge` while the platform's `handoffChallengeRequired` is true (the
+         *        default) gives `400 HANDOFF_CHALLENGE_REQUIRED`: such a login's handoff code could be
+         *        sent to someone else's browser (login CSRF). Nothing is written.
          *     6. Persist the authentication transaction (`AUTH_TRANSACTION_TTL_SECONDS`, default 10
          *        minutes) with the optional `handoffChallenge`, and bind it to this browser: a cookie
          *        `{GATEWAY_COOKIE_NAME}_login_{transactionId}` that the callback requires.
@@ -1181,6 +1184,7 @@ export interface components {
          *     | `IMAGE_INVALID` | 400 | Not the declared image, or it does not decode. |
          *     | `INVALID_REDIRECT` | 400 | `returnTo` has an unusable shape. |
          *     | `MALFORMED_REQUEST` | 400 | The request could not be read. |
+         *     | `HANDOFF_CHALLENGE_REQUIRED` | 400 | The platform requires `handoffChallenge` at start. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
          *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials. |
@@ -1220,7 +1224,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1498,6 +1502,7 @@ export interface components {
             centralOnboardingEnabled: boolean;
             platformOnboardingPath: components["schemas"]["PlatformOnboardingPath"];
             metadata: components["schemas"]["PlatformMetadata"];
+            handoffChallengeRequired: components["schemas"]["HandoffChallengeRequired"];
             /** @description Whether logins are accepted for the platform. */
             active: boolean;
             /** @description Basic-auth user name of the platform for the exchange; `null` when no credentials are configured. */
@@ -1541,6 +1546,8 @@ export interface components {
          *     * `allowedReturnUrls`: absolute `http`/`https` roots without userinfo, query or fragment.
          *     * An `active` platform (the default) needs `callbackUrl` and at least one allowed return URL.
          *     * `defaultOnboardingMode` `central` requires `centralOnboardingEnabled` true.
+         *     * `handoffChallengeRequired` defaults to true; set it false only for a platform whose
+         *       back end cannot send `handoffChallenge` yet (its logins are open to login CSRF).
          *     * `metadata` is at most 16 KiB serialized.
          *
          *     Violations give `400 VALIDATION_FAILED` with a pointer per property; a duplicate
@@ -1562,6 +1569,8 @@ export interface components {
             platformOnboardingPath?: components["schemas"]["PlatformOnboardingPath"];
             /** @default {} */
             metadata?: components["schemas"]["PlatformMetadata"];
+            /** @default true */
+            handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
             /**
              * @description Create the platform active (needs `callbackUrl` and an allowed return URL) or inactive.
              * @default true
@@ -1583,7 +1592,18 @@ export interface components {
             centralOnboardingEnabled?: boolean;
             platformOnboardingPath?: components["schemas"]["PlatformOnboardingPath"];
             metadata?: components["schemas"]["PlatformMetadata"];
+            handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
         };
+        /**
+         * @description Whether a login of this platform must be started with `handoffChallenge` (default true,
+         *     and true for every platform registered before the setting existed). A start without it
+         *     is refused with `400 HANDOFF_CHALLENGE_REQUIRED`. Without the challenge an attacker can
+         *     start a login of his own, stop at the platform's callback with his handoff code and
+         *     send that link to a victim, whose browser then ends up in the attacker's session on the
+         *     platform (login CSRF). Turn it off only for a platform whose back end cannot send a
+         *     challenge yet, and turn it on again as soon as it can.
+         */
+        HandoffChallengeRequired: boolean;
         /**
          * @description What happened.
          *
@@ -2433,9 +2453,11 @@ export interface operations {
                  */
                 onboardingMode?: components["schemas"]["OnboardingMode"];
                 /**
-                 * @description Optional binding of the handoff code to the platform back end that started this
-                 *     login (the RFC 7636 pattern, beyond the spec): `BASE64URL(SHA-256(verifier))` of a
-                 *     secret the back end keeps. The exchange then requires `handoffVerifier`.
+                 * @description Binding of the handoff code to the platform back end that started this login (the
+                 *     RFC 7636 pattern, beyond the spec): `BASE64URL(SHA-256(verifier))` of a secret the
+                 *     back end keeps. The exchange then requires `handoffVerifier`. Required unless the
+                 *     platform's `handoffChallengeRequired` was turned off (`400 HANDOFF_CHALLENGE_REQUIRED`);
+                 *     always send it.
                  * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
                  */
                 handoffChallenge?: string;

@@ -258,13 +258,20 @@ ${buttons}`), cookies);
       if (!code) return send(400, page('No code', '<h1>No handoff code</h1><p><a href="/">Start again</a></p>'));
       const handoffVerifier = readCookie(req.headers.cookie, VERIFIER_COOKIE);
       const clearVerifier = `${VERIFIER_COOKIE}=; Path=${platform.basePath ?? ''}/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`;
+      // No verifier: this browser did not start this login here (its cookie expired, or someone
+      // sent the person a callback link of his own login: login CSRF). Never exchange such a code.
+      if (!handoffVerifier) {
+        return send(400, page('Sign in again', `<h1>This sign-in did not start here</h1>
+<p id="no-verifier">This browser holds no record of starting this sign-in, so it was not completed. It may have taken too long, or you may have opened a sign-in link someone else sent you.</p>
+<p><a class="button" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in again</a></p>`));
+      }
       const response = await fetch(new URL('/v1/auth/exchange', options.gatewayUrl), {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
           Authorization: `Basic ${Buffer.from(`${encodeURIComponent(platform.clientId)}:${encodeURIComponent(platform.clientSecret)}`).toString('base64')}`,
         },
-        body: JSON.stringify({ code, ...(handoffVerifier ? { handoffVerifier } : {}) }),
+        body: JSON.stringify({ code, handoffVerifier }),
       }).catch(() => null);
       if (!response) return send(502, page('Gateway unreachable', '<h1>The gateway could not be reached</h1>'), [clearVerifier]);
       const body = (await response.json()) as Record<string, unknown> & { session?: { id?: string; gatewayToken?: string }; user?: { id: string; sub: string } };

@@ -36,7 +36,7 @@ export interface StartInput {
   platformKey: string;
   returnTo: string;
   onboardingMode?: OnboardingMode;
-  /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (optional). */
+  /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (required unless the platform turned it off). */
   handoffChallenge?: string;
 }
 
@@ -82,6 +82,14 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
   const returnTo = requireReturnTo(input.returnTo, platform.allowedReturnUrls);
   if (mode !== platform.defaultOnboardingMode) {
     throw new ApiError('ONBOARDING_MODE_MISMATCH', `The platform's onboarding mode is ${platform.defaultOnboardingMode}; it cannot be overridden.`);
+  }
+  // 5a. the handoff binding (RFC 7636 pattern): without it, a handoff code of the attacker's own
+  // login could be sent to a victim's browser and sign it in as the attacker (login CSRF).
+  if (platform.handoffChallengeRequired && !input.handoffChallenge) {
+    throw new ApiError(
+      'HANDOFF_CHALLENGE_REQUIRED',
+      'This platform requires handoffChallenge at start: BASE64URL(SHA-256(verifier)) of a secret its back end keeps for this login.',
+    );
   }
   // 6. persist: digests for lookups, AES-GCM for what the callback must read back
   const id = randomUUID();

@@ -99,6 +99,7 @@ const UPDATE_FIELDS = [
   'centralOnboardingEnabled',
   'platformOnboardingPath',
   'metadata',
+  'handoffChallengeRequired',
 ] as const satisfies readonly (keyof PlatformChanges)[];
 const CREATE_FIELDS = ['platformKey', ...UPDATE_FIELDS, 'active'] as const;
 const IMMUTABLE_FIELDS = new Set(['platformKey', 'clientId']);
@@ -281,6 +282,7 @@ export function toPlatformView(row: PlatformRow): PlatformView {
     centralOnboardingEnabled: row.centralOnboardingEnabled,
     platformOnboardingPath: row.platformOnboardingPath,
     metadata: row.metadata,
+    handoffChallengeRequired: row.handoffChallengeRequired,
     active: row.active,
     clientId: row.clientId,
     requirementVersion: row.requirementVersion,
@@ -313,6 +315,9 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   const platformOnboardingPath = input.platformOnboardingPath === undefined ? null : checkOnboardingPath(input.platformOnboardingPath, errors);
   const metadata = input.metadata === undefined ? {} : checkMetadata(input.metadata, errors);
   const active = input.active === undefined ? true : checkBoolean('active', input.active, errors);
+  // On unless the operator turns it off: a start without handoffChallenge allows login CSRF.
+  const handoffChallengeRequired =
+    input.handoffChallengeRequired === undefined ? true : checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors);
 
   const value = {
     platformKey: platformKey ?? '',
@@ -324,6 +329,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
     centralOnboardingEnabled: centralOnboardingEnabled ?? true,
     platformOnboardingPath: platformOnboardingPath ?? null,
     metadata: metadata ?? {},
+    handoffChallengeRequired: handoffChallengeRequired ?? true,
     active: active ?? true,
   };
   // Cross-field rules only on fields that are individually valid, so each field gets one clear message.
@@ -359,6 +365,7 @@ export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RU
   if ('centralOnboardingEnabled' in input) assign('centralOnboardingEnabled', checkBoolean('centralOnboardingEnabled', input.centralOnboardingEnabled, errors));
   if ('platformOnboardingPath' in input) assign('platformOnboardingPath', checkOnboardingPath(input.platformOnboardingPath, errors));
   if ('metadata' in input) assign('metadata', checkMetadata(input.metadata, errors));
+  if ('handoffChallengeRequired' in input) assign('handoffChallengeRequired', checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors));
   if (errors.length > 0) throw validationError(errors);
   return changes;
 }

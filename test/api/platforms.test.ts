@@ -26,6 +26,7 @@ const PLATFORM_FIELDS = [
   'createdAt',
   'defaultOnboardingMode',
   'displayName',
+  'handoffChallengeRequired',
   'metadata',
   'platformKey',
   'platformOnboardingPath',
@@ -567,6 +568,32 @@ describe('platform registry API', () => {
     it('an unknown key is 404', async () => {
       const res = await as(ctx.bearerAdmin, api().patch('/v1/platforms/NO_SUCH_PLATFORM')).send({ displayName: 'x' }).expect(404);
       expect(res.body.code).toBe('PLATFORM_NOT_FOUND');
+    });
+  });
+
+  // ------------------------------------------------------------------ handoffChallengeRequired
+
+  describe('handoffChallengeRequired (login CSRF through an unbound handoff code)', () => {
+    it('is true unless the create says otherwise, and the read carries it', async () => {
+      const { platformKey } = platformBody();
+      const created = await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(platformBody({ platformKey })).expect(201);
+      expect(created.body.handoffChallengeRequired).toBe(true);
+      expect((await as(ctx.bearerAdmin, api().get(`/v1/platforms/${platformKey}`)).expect(200)).body.handoffChallengeRequired).toBe(true);
+      const off = await as(ctx.cookieAdmin, api().post('/v1/platforms')).send(platformBody({ handoffChallengeRequired: false })).expect(201);
+      expect(off.body.handoffChallengeRequired).toBe(false);
+    });
+
+    it('PATCH turns it off and on again, audited by name; a non-boolean is 400', async () => {
+      const { platformKey } = platformBody();
+      await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(platformBody({ platformKey })).expect(201);
+      const off = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${platformKey}`)).send({ handoffChallengeRequired: false }).expect(200);
+      expect(off.body.handoffChallengeRequired).toBe(false);
+      const audit = await as(ctx.bearerAdmin, api().get(`/v1/audit-events?platformKey=${platformKey}`)).expect(200);
+      expect(audit.body.items[0].changedFields).toEqual(['handoffChallengeRequired']);
+      const on = await as(ctx.cookieAdmin, api().patch(`/v1/platforms/${platformKey}`)).send({ handoffChallengeRequired: true }).expect(200);
+      expect(on.body.handoffChallengeRequired).toBe(true);
+      const bad = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${platformKey}`)).send({ handoffChallengeRequired: 'no' }).expect(400);
+      expect(bad.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/body/handoffChallengeRequired']);
     });
   });
 

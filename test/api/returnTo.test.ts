@@ -42,6 +42,8 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
         allowedReturnUrls: overrides.allowedReturnUrls ?? ROOTS,
         defaultOnboardingMode: overrides.defaultOnboardingMode ?? 'none',
         centralOnboardingEnabled: overrides.centralOnboardingEnabled ?? true,
+        // The allowlist is tested here, not the handoff binding (handoffChallengeRequired.test.ts).
+        handoffChallengeRequired: false,
       },
       CLI,
     );

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
@@ -104,5 +104,33 @@ describe('the example BFF with a handoff challenge', () => {
     expect(res.status).toBe(404);
     expect(res.text).toContain('Sign-in failed');
     expect(res.text).toContain('HANDOFF_CODE_INVALID');
+  });
+
+  it('never exchanges a code for which it holds no verifier: the person is told and offered to sign in again', async () => {
+    // The worst case: an operator turned the platform's requirement off, so the attacker can start
+    // a login without a challenge at the gateway himself and send its callback link to a victim.
+    await updatePlatform(harness.database.db, 'BFF_DEMO', { handoffChallengeRequired: false }, CLI_ACTOR);
+    try {
+      const attacker = new OidcBrowser();
+      const start = new URL('/v1/auth/start', harness.baseUrl);
+      start.searchParams.set('platformKey', 'BFF_DEMO');
+      start.searchParams.set('returnTo', `${bff.url}/welcome`);
+      const toIdp = await attacker.followRedirects(await attacker.get(start.href), { maxHops: 10 });
+      const afterLogin = await attacker.loginAtDevIdp(toIdp.response, ALICE.username, ALICE.password);
+      const injected = (await attacker.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${bff.url}/auth/callback`), maxHops: 10 })).stoppedAt!;
+
+      const victim = new OidcBrowser();
+      const res = await victim.get(injected);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('id="no-verifier"');
+      expect(res.text).toMatch(/<a class="button" href="\/login">Sign in again<\/a>/);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect((await victim.get(`${bff.url}/welcome`)).text).not.toContain('id="signed-in"');
+      // The code was never sent to the gateway: it is still unspent there.
+      const outstanding = await harness.database.db.raw(`SELECT count(*)::int AS n FROM handoff_codes h JOIN platforms p ON p.id = h.platform_id WHERE p.platform_key = 'BFF_DEMO' AND h.consumed_at IS NULL`);
+      expect(outstanding.rows[0].n).toBeGreaterThanOrEqual(1);
+    } finally {
+      await updatePlatform(harness.database.db, 'BFF_DEMO', { handoffChallengeRequired: true }, CLI_ACTOR);
+    }
   });
 });

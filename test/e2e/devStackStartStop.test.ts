@@ -128,6 +128,9 @@ describe('npm start: the dev stack from a fresh folder', () => {
     });
     const actors = await db!('audit_events').distinct('actor_type').pluck('actor_type');
     expect(actors).toEqual(['devstack']);
+    // The demo platforms keep requiring the handoff challenge (their back ends send one).
+    const required = await db!('platforms').whereIn('platform_key', ['DEMO_PLATFORM', 'DEMO_CENTRAL', 'ACCOUNT_CENTER']).pluck('handoff_challenge_required');
+    expect(required).toEqual([true, true, true]);
     rotationsAtFirstStart = await rotations(db!);
     // The published secret works at this gateway: a made-up code is refused as a code, not as credentials.
     const demo = DEV_PLATFORM_CREDENTIALS.DEMO_PLATFORM!;
