@@ -1,7 +1,7 @@
 import type { OperationHandler, Reply } from '../api/types.ts';
 import { clearSessionCookie } from '../api/cookies.ts';
 import { signOutBrowser as signOut } from '../services/sessions/signOut.ts';
-import { signOutConfirmationPage } from '../services/sessions/signOutPage.ts';
+import { signOutConfirmationPage, signOutConfirmationPolicy } from '../services/sessions/signOutPage.ts';
 
 /**
  * GET /v1/auth/logout: a platform sends the browser here to sign the person out. With the
@@ -17,7 +17,11 @@ export const signOutBrowser: OperationHandler<'signOutBrowser'> = async ({ query
       bytes: Buffer.from(signOutConfirmationPage(outcome.platform, outcome.returnTo), 'utf8'),
       // same-origin: the page's form POST then carries the gateway's Origin (under no-referrer a
       // browser sends `Origin: null`, Fetch §3.1); nothing is sent to other origins.
-      headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'same-origin' },
+      headers: {
+        'Cache-Control': 'no-store',
+        'Referrer-Policy': 'same-origin',
+        'Content-Security-Policy': signOutConfirmationPolicy([...(deps.oidc ? [new URL(deps.oidc.issuer).origin] : []), outcome.returnTo.origin]),
+      },
     };
     return page;
   }

@@ -71,7 +71,8 @@ describe('sign-out needs a proof or the person’s confirmation', () => {
     // A strict policy: nothing loads, no script, forms only to the gateway; its post carries the Origin.
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("form-action 'self'");
+    // form-action: the gateway, and the redirects after the POST (Chromium checks them too): the provider, returnTo.
+    expect(csp).toContain(`form-action 'self' ${new URL(harness.idp.issuer).origin} ${new URL(PLATFORM_ROOT).origin}`);
     expect(csp).not.toContain('script-src');
     expect(res.headers['referrer-policy']).toBe('same-origin');
 

@@ -23,11 +23,22 @@ button:focus-visible,a.button:focus-visible{outline:3px solid #f2a900;outline-of
 </head><body><main>
 <h1 id="sign-out-title">Sign out of ${name}?</h1>
 <p>Signing out ends your session at ${name}, at every other application you signed in to with the same sign-in, and at the identity provider.</p>
-<p>You see this page because the request to sign out did not come with a proof from ${name}. If you did not mean to sign out, choose Cancel: you stay signed in.</p>
+<p>We ask because the link that brought you here could have been placed on any website. If you did not mean to sign out, choose Cancel: you stay signed in.</p>
 <form method="post" action="${escapeHtml(action)}" aria-labelledby="sign-out-title">
 <button type="submit" id="confirm-sign-out">Sign out</button>
 <a class="button" href="${escapeHtml(new URL('/', returnTo).href)}">Cancel, stay signed in</a>
 </form>
 </main></body></html>
 `;
+}
+
+/**
+ * The page's Content-Security-Policy: the gateway's own (src/app.ts: nothing loads, no script),
+ * but for form-action. The form posts only to the gateway ('self'); browsers also hold the
+ * redirects that follow a form's POST to form-action (Chromium does), and the confirmed sign-out
+ * goes on to the identity provider's end-session endpoint and back to `returnTo`: their origins.
+ */
+export function signOutConfirmationPolicy(redirectOrigins: readonly string[]): string {
+  const origins = [...new Set(redirectOrigins)].join(' ');
+  return `default-src 'none';style-src 'unsafe-inline';img-src 'self';frame-ancestors 'none';base-uri 'none';form-action 'self' ${origins}`;
 }
