@@ -2644,7 +2644,9 @@ export interface operations {
              * @description No proof came with the request: a page asking the person to confirm the sign-out
              *     (title, what will happen, a "Sign out" button that posts to `confirmSignOut`, and a
              *     "Cancel" link back to the platform). No script; the form posts only to the gateway's
-             *     own origin; `Referrer-Policy: same-origin` so that post carries the gateway's Origin.
+             *     own origin (the page's CSP `form-action` also names the provider's and `returnTo`'s
+             *     origins, for the redirects after the post); `Referrer-Policy: same-origin` so that post
+             *     carries the gateway's Origin.
              */
             200: {
                 headers: {
