@@ -5,7 +5,7 @@
 // dev identity provider, real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { startHarness, addPlatform, browserLogin, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
+import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import type { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 
@@ -151,6 +151,24 @@ describe('sign-out needs a proof or the person’s confirmation', () => {
     expect(again.text).toContain('Sign out of');
     expect(setCookies(again)).toEqual([]);
     expect(await state(later.sessionId)).toEqual({ ended: false, logoutJobs: 0 });
+  });
+
+  it('a spent token stays spent for a later sign-in at the same provider session (same sid)', async () => {
+    const first = await signedIn();
+    const token = (await api().post('/v1/auth/logout/token').set('Cookie', first.credential).expect(200)).body.signOutToken as string;
+    const url = `/v1/auth/logout?${query()}&signOutToken=${encodeURIComponent(token)}`;
+    await api().get(url).set('Cookie', first.cookie).expect(302);
+    // The browser never reached the provider's sign-out: its provider session lives on, and the
+    // next login in this browser is silent, of the same provider session.
+    const isOwn = (url: string) => url.startsWith(harness.baseUrl) || url.startsWith(harness.idp.issuer);
+    const again = await first.browser.followRedirects(await first.browser.get(startUrl(harness, platform.key)), { stopWhen: (url) => !isOwn(url), maxHops: 10 });
+    const code = new URL(again.stoppedAt!).searchParams.get('code');
+    const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
+    const { rows } = await harness.database.db.raw(`SELECT count(DISTINCT idp_sid)::int AS n FROM gateway_sessions WHERE id IN (?, ?)`, [first.sessionId, exchanged.body.session.id]);
+    expect(rows[0].n).toBe(1);
+    const replayed = await api().get(url).set('Cookie', cookieOf(first.browser)).expect(200);
+    expect(setCookies(replayed)).toEqual([]);
+    expect(await state(exchanged.body.session.id)).toEqual({ ended: false, logoutJobs: 0 });
   });
 
   it('a token is no proof for another platform’s sign-out, nor for another person’s browser', async () => {
