@@ -163,19 +163,32 @@ export interface paths {
          *     as at `startAuthentication` (`400 INVALID_REDIRECT`, `403 RETURN_TO_NOT_ALLOWED`,
          *     `404 PLATFORM_NOT_FOUND`).
          *
-         *     With the browser's gateway session cookie, the session ends, and with it every other
-         *     live session of the person from the same sign-in at the provider (same `sid`: each
-         *     login makes its own gateway session, so a browser signed in to two platforms holds two).
-         *     They are revoked, every platform credential derived from them stops working, every
-         *     platform that exchanged a code for one of them is told by back-channel logout, and the
-         *     cookie is cleared. Then the browser goes
-         *     through the identity provider's `end_session_endpoint` (RP-Initiated Logout 1.0, with
-         *     the login's ID token as `id_token_hint` and the fixed `post_logout_redirect_uri`
-         *     `{PUBLIC_BASE_URL}/v1/auth/logged-out`), which sends it back to `returnTo`. Without a
-         *     provider end-session endpoint, or without a session, it goes straight to `returnTo`.
-         *     Signing out twice, or with no session, is harmless.
+         *     Any page can make a browser send this GET (a link, an image), so it signs out in one step
+         *     only with a proof that the platform asked: a `signOutToken` from `createSignOutToken`
+         *     (OpenID RP-Initiated Logout 1.0 §2 and §6: a logout request the gateway cannot attribute
+         *     is confirmed by the person). The token must be the gateway's, unexpired (two minutes),
+         *     issued for this `platformKey` (or by the browser session itself), and its session must
+         *     still live: using it ends the sessions of that sign-in, so it works once.
          *
-         *     `HEAD` is answered `405` with `Allow: GET`: it must never sign anyone out.
+         *     - **With a valid token** whose session is of the same sign-in as the browser's gateway
+         *       session cookie: the session ends, and with it every other live session of the person
+         *       from the same sign-in at the provider (same `sid`: each login makes its own gateway
+         *       session, so a browser signed in to two platforms holds two). They are revoked, every
+         *       platform credential derived from them stops working, every platform that exchanged a
+         *       code for one of them is told by back-channel logout, and the cookie is cleared. Then the
+         *       browser goes through the identity provider's `end_session_endpoint` (RP-Initiated
+         *       Logout 1.0, with the login's ID token as `id_token_hint` and the fixed
+         *       `post_logout_redirect_uri` `{PUBLIC_BASE_URL}/v1/auth/logged-out`), which sends it back
+         *       to `returnTo`; without a provider end-session endpoint, straight to `returnTo`. (A
+         *       valid token for a session of another sign-in still ends that sign-in, which its
+         *       platform asked for, but not this browser's.)
+         *     - **Without a proof** and with a live browser session: `200`, an HTML page asking the
+         *       person to confirm ("Sign out" posts to `confirmSignOut`; "Cancel" goes back to the
+         *       platform). Nothing changes: no session ends, no cookie is set or cleared.
+         *     - **Without a browser session**: straight to `returnTo`, nothing changes.
+         *
+         *     Signing out twice, or with no session, is harmless. `HEAD` is answered `405` with
+         *     `Allow: GET`: it must never sign anyone out.
          */
         get: operations["signOutBrowser"];
         put?: never;
@@ -189,8 +202,77 @@ export interface paths {
          *     cookie is cleared. The identity provider's own session is not ended here (use `signOutBrowser` for
          *     that). Answers `204` also without a session or when it has already ended: signing out is
          *     harmless to repeat.
+         *
+         *     Like every write the gateway cookie may authenticate, it is origin-checked with or without
+         *     a cookie: a request whose `Origin`, `Referer` or `Sec-Fetch-Site` says it comes from
+         *     another site is refused (`403 ORIGIN_NOT_ALLOWED`) and clears nothing. A platform's back
+         *     end sends no `Origin` and passes.
          */
         post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out, confirmed by the person
+         * @description The "Sign out" button of the confirmation page that `signOutBrowser` answers without a
+         *     proof (OpenID RP-Initiated Logout 1.0 §6). The form posts here with the page's
+         *     `platformKey` and `returnTo` in the query, checked as at `signOutBrowser`.
+         *
+         *     Origin-checked like every cookie-authenticated write: the request must come from the
+         *     gateway's own origin or one of `CORS_ORIGINS` (`Origin`; when a browser hides it as
+         *     `Origin: null`, its `Sec-Fetch-Site: same-origin`). A request from another site is
+         *     refused with `403 ORIGIN_NOT_ALLOWED`, changes nothing and sets no cookie.
+         *
+         *     Then as `signOutBrowser` with a valid token: the browser's session and every other live
+         *     session of the same sign-in end (platforms told by back-channel logout), the cookie is
+         *     cleared, and `303` to the identity provider's end-session endpoint (or straight to
+         *     `returnTo`). Without a session, `303` to `returnTo`.
+         */
+        post: operations["confirmSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sign-out token (one-step sign-out)
+         * @description The proof that lets a platform sign a person out in one step: its back end asks for a
+         *     token, server to server, with the platform credential of that session (the exchange's
+         *     `gatewayToken`, sent as the gateway cookie), then sends the browser to `signOutBrowser`
+         *     with it as `signOutToken`. The gateway then ends the session without asking the person
+         *     (OpenID RP-Initiated Logout 1.0 §2: the request is attributable to the platform). The
+         *     platforms never receive ID tokens, so `id_token_hint` cannot play this part.
+         *
+         *     The token is signed by the gateway, lives two minutes, is bound to the caller's session
+         *     (and to its platform, for a platform credential) and works once: using it ends that
+         *     session. It only counts when the browser that brings it holds a session of the same
+         *     sign-in. The person's own browser session may ask too (the account center, with a
+         *     credentialed request from an allowed origin; origin-checked as every cookie write).
+         *     Asking for a token changes nothing.
+         */
+        post: operations["createSignOutToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1288,6 +1370,23 @@ export interface components {
          *     resume). It echoes only the title, the detail, the code and the request id, HTML escaped.
          */
         HtmlErrorPage: string;
+        /**
+         * @description The page `signOutBrowser` answers without a proof: `lang`, a title and heading naming the
+         *     platform, what signing out ends, a "Sign out" button (a form posting to
+         *     `confirmSignOut` on the gateway's own origin) and a "Cancel" link back to the platform.
+         *     No script.
+         */
+        SignOutConfirmationPage: string;
+        /** @description The proof for a one-step `signOutBrowser` (see `createSignOutToken`). */
+        SignOutToken: {
+            /** @description Send it as the `signOutToken` query parameter of `GET /v1/auth/logout`. Opaque; do not log it. */
+            signOutToken: string;
+            /**
+             * Format: date-time
+             * @description Two minutes after issue; afterwards the person is asked to confirm instead.
+             */
+            expiresAt: string;
+        };
         /** @description The handoff code received on the platform callback. */
         HandoffExchangeRequest: {
             /** @description The one-time handoff code (`handoff_` followed by an opaque part). */
@@ -2578,6 +2677,11 @@ export interface operations {
                 platformKey: components["schemas"]["PlatformKey"];
                 /** @description Where to land after signing out; the same rules as at start. */
                 returnTo: string;
+                /**
+                 * @description The platform's proof that it asks for this sign-out (`createSignOutToken`). Without it
+                 *     (or when it is not valid), a browser with a session is asked to confirm.
+                 */
+                signOutToken?: string;
             };
             header?: never;
             path?: never;
@@ -2585,6 +2689,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /**
+             * @description No proof came with the request: a page asking the person to confirm the sign-out
+             *     (title, what will happen, a "Sign out" button that posts to `confirmSignOut`, and a
+             *     "Cancel" link back to the platform). No script; the form posts only to the gateway's
+             *     own origin (the page's CSP `form-action` also names the provider's and `returnTo`'s
+             *     origins, for the redirects after the post); `Referrer-Policy: same-origin` so that post
+             *     carries the gateway's Origin.
+             */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["SignOutConfirmationPage"];
+                };
+            };
             /** @description To the identity provider's end-session endpoint, or straight to `returnTo`. */
             302: {
                 headers: {
@@ -2619,6 +2741,65 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `ORIGIN_NOT_ALLOWED`: a request from an origin that is not allowed (with or without a cookie); nothing is ended or cleared. */
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    confirmSignOut: {
+        parameters: {
+            query: {
+                /** @description The platform the person signs out from (its `allowedReturnUrls` check `returnTo`). */
+                platformKey: components["schemas"]["PlatformKey"];
+                /** @description Where to land after signing out; the same rules as at start. */
+                returnTo: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; to the identity provider's end-session endpoint, or straight to `returnTo`. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BrowserBadRequest"];
+            /** @description `ORIGIN_NOT_ALLOWED` (posted from another site: nothing changes) or `RETURN_TO_NOT_ALLOWED`. */
+            403: components["responses"]["BrowserForbidden"];
+            404: components["responses"]["BrowserNotFound"];
+            503: components["responses"]["BrowserServiceUnavailable"];
+            default: components["responses"]["BrowserUnexpectedError"];
+        };
+    };
+    createSignOutToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, and until when it works. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED`: a cookie-authenticated request from an origin that is not allowed. */
             403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];

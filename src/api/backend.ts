@@ -360,7 +360,7 @@ function sendReply(api: Backend, operationId: string, reply: Reply, res: Respons
   }
   if (reply.headers) res.set(reply.headers);
   res.status(reply.status);
-  if (reply.status === 302) {
+  if ('location' in reply) {
     // Always the serialization of a parsed, checked URL: never raw input (see GUIDE §9).
     res.set('Location', reply.location.href).end();
   } else if ('bytes' in reply) {

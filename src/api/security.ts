@@ -182,7 +182,12 @@ export function authorize(c: Context, req: Request, config: Config): void {
   const principal = [c.security?.gatewayCookieAuth, c.security?.bearerAuth].find(
     (result): result is Principal => Boolean(result) && !(result as { error?: unknown }).error,
   );
-  if (!principal) return;
+  if (!principal) {
+    // A cookie-authenticated write is origin-checked with or without a credential: a sign-out
+    // posted cross-site arrives without the SameSite=Lax cookie, and must still not clear it.
+    if (isCookieOperation(c) && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) throw originNotAllowed();
+    return;
+  }
   const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean; 'x-platform-claim'?: boolean };
   const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
   if (principal.via === 'platform') {
@@ -201,9 +206,14 @@ export function authorize(c: Context, req: Request, config: Config): void {
       && (typeof platformKey !== 'string' || !principal.platformClaims.includes(platformKey))) {
     throw new ApiError('FORBIDDEN', `This caller acts for a platform other than ${String(platformKey)}: it needs a matching platform claim.`);
   }
-  if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) {
-    throw new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');
-  }
+  if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) throw originNotAllowed();
+}
+
+const originNotAllowed = () => new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');
+
+/** An operation the gateway cookie may authenticate (its security names gatewayCookieAuth). */
+function isCookieOperation(c: Context): boolean {
+  return (c.operation.security ?? []).some((requirement) => 'gatewayCookieAuth' in requirement);
 }
 
 /** platforms:admin covers every registry and schema operation. */
@@ -213,14 +223,24 @@ export function hasPermissions(held: readonly Permission[], required: readonly P
   return required.every((permission) => held.includes(permission));
 }
 
+/**
+ * Where a write comes from: the gateway's own origin or one of CORS_ORIGINS.
+ * - `Origin` names an origin: it decides.
+ * - `Origin: null`: a browser that hides the origin (its page's Referrer-Policy is no-referrer,
+ *   Fetch §3.1 "append a request Origin header", as on the gateway's own pages; or a sandboxed
+ *   frame). Allowed only when the browser's own Sec-Fetch-Site says same-origin, which no page
+ *   can forge.
+ * - no `Origin`: a server-side client (a platform BFF forwarding its credential), unless the
+ *   browser's Sec-Fetch-Site or a Referer says the request came from another site.
+ */
 function originAllowed(req: Request, config: Config): boolean {
+  const allowed = (origin: string) => config.corsOrigins.includes(origin) || origin === new URL(config.publicBaseUrl).origin;
   const origin = req.headers.origin;
-  if (origin === undefined) {
-    // No Origin: a server-side client (a platform BFF forwarding the cookie), not
-    // a browser; browsers send Origin on every cross-origin write and say where
-    // the request came from in Sec-Fetch-Site.
-    const site = req.headers['sec-fetch-site'];
-    return site === undefined || site === 'same-origin' || site === 'none';
-  }
-  return config.corsOrigins.includes(origin) || origin === new URL(config.publicBaseUrl).origin;
+  const site = req.headers['sec-fetch-site'];
+  if (origin === 'null') return site === 'same-origin';
+  if (origin !== undefined) return allowed(origin);
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const referer = req.headers.referer;
+  if (referer === undefined) return true;
+  return URL.canParse(referer) && allowed(new URL(referer).origin);
 }

@@ -28,7 +28,7 @@ export function toProblem(error: ApiError, requestId: string): ProblemBody {
 }
 
 /** Endpoints a person's browser lands on answer it with a page, not JSON. */
-const BROWSER_OPERATIONS = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser', 'finishSignOut']);
+const BROWSER_OPERATIONS = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser', 'confirmSignOut', 'finishSignOut']);
 
 export function wantsHtml(req: Request, operationId: string | undefined): boolean {
   if (!operationId || !BROWSER_OPERATIONS.has(operationId)) return false;

@@ -95,6 +95,52 @@ describe('the example BFF with a handoff challenge', () => {
     expect(new URL(kept.location!).searchParams.get('returnTo')).toBe(`${bff.url}/reports?id=7`);
   });
 
+  /** The dev provider's own sign-out page: confirm "Yes, sign me out". */
+  async function confirmProviderSignOut(browser: OidcBrowser, page: { text: string; url: string }) {
+    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
+    expect(form, page.text.slice(0, 400)).not.toBeNull();
+    const action = new URL(/action="([^"]+)"/.exec(form![0])![1]!, page.url).href;
+    const fields: Record<string, string> = { logout: 'yes' };
+    for (const input of form![1]!.match(/<input\b[^>]*>/gi) ?? []) {
+      const name = /name="([^"]+)"/.exec(input)?.[1];
+      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
+    }
+    return browser.postForm(action, fields);
+  }
+
+  it('signs out in one step (issue 3): its own origin-checked POST, a sign-out token, the gateway without a confirmation page', async () => {
+    const browser = new OidcBrowser();
+    const callback = await browser.get(await upToBffCallback(browser));
+    const welcome = await browser.get(callback.location!);
+    expect(welcome.text).toMatch(/<form method="post" action="\/logout"><button type="submit"[^>]*>Sign out of /);
+    const sessionId = /<code class="gateway-session">([^<]+)<\/code>/.exec(welcome.text)![1]!;
+    const ended = async () => (await harness.database.db.raw(`SELECT ended_at FROM gateway_sessions WHERE id = ?`, [sessionId])).rows[0].ended_at !== null;
+
+    // Another site's form, and a GET, sign nobody out.
+    expect((await browser.postForm(`${bff.url}/logout`, {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await browser.get(`${bff.url}/logout`)).status).toBe(405);
+    expect(await ended()).toBe(false);
+
+    // Its own page's button (a browser under no-referrer sends Origin: null and Sec-Fetch-Site).
+    const sessionsBefore = bff.sessionCount();
+    const posted = await browser.postForm(`${bff.url}/logout`, {}, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    expect(posted.status).toBe(303);
+    const toGateway = new URL(posted.location!);
+    expect(`${toGateway.origin}${toGateway.pathname}`).toBe(`${harness.baseUrl}/v1/auth/logout`);
+    expect(toGateway.searchParams.get('signOutToken')).toEqual(expect.any(String));
+    expect(bff.sessionCount()).toBe(sessionsBefore - 1);
+    // The gateway signs out at once (no page of its own) and sends the browser to the provider.
+    const atGateway = await browser.get(posted.location!);
+    expect(atGateway.status, atGateway.text.slice(0, 300)).toBe(302);
+    expect(new URL(atGateway.location!).origin).toBe(new URL(harness.idp.issuer).origin);
+    expect(await ended()).toBe(true);
+    const providerPage = await browser.followRedirects(atGateway, { maxHops: 5 });
+    const back = await confirmProviderSignOut(browser, providerPage.response);
+    const landed = await browser.followRedirects(back, { maxHops: 5 });
+    expect(landed.response.url).toBe(`${bff.url}/welcome`);
+    expect(landed.response.text).toContain('Not signed in');
+  });
+
   it("refuses a code from someone else's login injected into its callback", async () => {
     const attacker = new OidcBrowser();
     const injected = await upToBffCallback(attacker);
