@@ -4,7 +4,7 @@
  * A bad value stops the process with a message naming the variable and the rule.
  */
 
-import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
+import { containsDevEncryptionKey, DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
 import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
 import { parseProxyEntry } from '../security/clientAddress.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
@@ -478,7 +478,7 @@ export function loadConfig(env: Env = process.env): Config {
   // The published development key ring protects nothing: it is accepted only while the
   // service runs its own dev stack (embedded PostgreSQL and the dev identity provider).
   const ownDevStack = !isProduction && !config.oidc.issuer && !config.databaseUrl;
-  if (config.encryptionKeys === DEV_ENCRYPTION_KEYS && !ownDevStack) {
+  if (config.encryptionKeys !== null && containsDevEncryptionKey(config.encryptionKeys) && !ownDevStack) {
     reader.problems.push('ENCRYPTION_KEYS is refused: the published development key ring is only for the embedded dev stack');
   } else if (!config.encryptionKeys && !ownDevStack && !isProduction) {
     reader.problems.push('ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set (the published development key ring is only for the embedded dev stack)');

@@ -173,6 +173,15 @@ describe('production', () => {
     expect(problemsOf({ ...complete, ENCRYPTION_KEYS: DEV_ENCRYPTION_KEYS })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused: the published development key ring/)]);
   });
 
+  it('refuses the published development key by its bytes: under another id, in standard base64, or as an older key', () => {
+    const devKey = DEV_ENCRYPTION_KEYS.slice(DEV_ENCRYPTION_KEYS.indexOf(':') + 1);
+    const standardBase64 = Buffer.from(devKey, 'base64url').toString('base64');
+    for (const ring of [`k9:${devKey}`, `dev:${standardBase64}`, `k2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA,old:${devKey}`]) {
+      expect(problemsOf({ ...complete, ENCRYPTION_KEYS: ring })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused: the published development key ring/)]);
+      expect(problemsOf({ DATABASE_URL: 'postgres://db.internal/gateway', ENCRYPTION_KEYS: ring })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused/)]);
+    }
+  });
+
   it('accepts a complete production environment', () => {
     const config = loadConfig(complete);
     expect(config.isProduction).toBe(true);
