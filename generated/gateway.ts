@@ -22,7 +22,10 @@ export interface paths {
          *        platform's `defaultOnboardingMode`).
          *     3. Mode `central` while `centralOnboardingEnabled` is false gives
          *        `409 CENTRAL_ONBOARDING_DISABLED`.
-         *     4. No `callbackUrl` gives `409 PLATFORM_CALLBACK_NOT_CONFIGURED`.
+         *     4. No `callbackUrl` gives `409 PLATFORM_CALLBACK_NOT_CONFIGURED`. In production, a
+         *        platform stored with an `http` `callbackUrl` or allowed return URL (from before the
+         *        https rule) gives `409 CONFLICT` whose `detail` names each URL that must change; the
+         *        gateway also lists such platforms in its log at boot.
          *     5. Allowlist `returnTo` against `allowedReturnUrls` (parsed URLs, never string prefixes):
          *        a root-relative path is resolved against the first allowed root; no userinfo, no
          *        fragment; the origin must equal an allowed root's origin and the path must be `/` or
@@ -2434,7 +2437,7 @@ export interface operations {
             403: components["responses"]["BrowserForbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["BrowserNotFound"];
-            /** @description `CENTRAL_ONBOARDING_DISABLED` or `PLATFORM_CALLBACK_NOT_CONFIGURED`. */
+            /** @description `CENTRAL_ONBOARDING_DISABLED`, `PLATFORM_CALLBACK_NOT_CONFIGURED`, or (production) `CONFLICT`: the platform is registered with an `http` URL, named in `detail`. */
             409: components["responses"]["BrowserConflict"];
             429: components["responses"]["BrowserTooManyRequests"];
             503: components["responses"]["BrowserServiceUnavailable"];

@@ -474,6 +474,10 @@ export function loadConfig(env: Env = process.env): Config {
     for (const [name, value] of mustBeHttps) {
       if (value !== null && !value.startsWith('https://')) reader.problems.push(`${name} must be https when NODE_ENV=production`);
     }
+    // A page served over http can be changed by anyone on its network; it must not call the API with the person's cookie.
+    // (The default, ACCOUNT_CENTER_URL's origin, is checked as that variable above.)
+    const httpOrigins = reader.raw('CORS_ORIGINS') === undefined ? [] : config.corsOrigins.filter((origin) => !origin.startsWith('https://'));
+    if (httpOrigins.length > 0) reader.problems.push(`CORS_ORIGINS must list only https origins when NODE_ENV=production (refused: ${httpOrigins.join(', ')})`);
   }
   // The published development key ring protects nothing: it is accepted only while the
   // service runs its own dev stack (embedded PostgreSQL and the dev identity provider).

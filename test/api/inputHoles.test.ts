@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createApp } from '../../src/app.ts';
 import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../../src/services/platformRegistry.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
+import { logInsecurePlatforms } from '../../src/services/platformUrls.ts';
 import { newPlatformKey, platformBody, seedPlatform, startRegistryTestContext, type RegistryTestContext } from './registryHelpers.ts';
 
 // Inputs that used to reach code unprepared for them and gave 500 (or were silently
@@ -213,6 +214,25 @@ describe('input holes', () => {
       expect(still.body.active).toBe(false);
       // Outside production the same record activates.
       await ctx.bearerAdmin.apply(api().post(`/v1/platforms/${key}/activate`)).expect(200);
+    });
+
+    it('start: an active platform stored with http URLs (from before the rule) cannot start a login: 409 naming the URL', async () => {
+      const { key } = await seedPlatform(database.db, { callbackUrl: 'http://old-bff.example.test/cb', allowedReturnUrls: ['https://old-bff.example.test/'] });
+      const res = await prod().get('/v1/auth/start').query({ platformKey: key, returnTo: 'https://old-bff.example.test/' });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 409, code: 'CONFLICT' });
+      expect(res.body.detail).toContain('callbackUrl http://old-bff.example.test/cb');
+      expect(res.headers['set-cookie']).toBeUndefined();
+      // Outside production the same platform starts.
+      await api().get('/v1/auth/start').query({ platformKey: key, returnTo: 'https://old-bff.example.test/' }).expect(302);
+    });
+
+    it('boot: every active platform with an http URL is listed in the log, with the fields to change', async () => {
+      const { key } = await seedPlatform(database.db, { callbackUrl: 'https://bff.example.test/cb', allowedReturnUrls: ['http://listed.example.test/'] });
+      const lines: { obj: { platformKey?: string; insecureUrls?: unknown }; msg: string }[] = [];
+      await logInsecurePlatforms(database.db, { warn: ((obj: never, msg: string) => void lines.push({ obj, msg })) as never });
+      const line = lines.find((entry) => entry.obj.platformKey === key);
+      expect(line?.obj.insecureUrls).toEqual([{ field: 'allowedReturnUrls', url: 'http://listed.example.test/' }]);
+      expect(line?.msg).toMatch(/allowedReturnUrls.*https/);
     });
 
     it('the service functions take the rule as an option (the CLI passes it from its own config)', async () => {

@@ -169,6 +169,12 @@ describe('production', () => {
     expect(problems).toEqual([expect.stringMatching(new RegExp(`${variable} must be https`))]);
   });
 
+  it('refuses an http origin in CORS_ORIGINS in production, naming it', () => {
+    const problems = problemsOf({ ...complete, CORS_ORIGINS: 'https://account.example.com,http://admin.example.com' });
+    expect(problems).toEqual([expect.stringMatching(/CORS_ORIGINS must list only https origins.*http:\/\/admin\.example\.com/)]);
+    expect(loadConfig({ ...complete, CORS_ORIGINS: 'https://account.example.com,https://admin.example.com' }).corsOrigins).toHaveLength(2);
+  });
+
   it('refuses the published development key ring in production', () => {
     expect(problemsOf({ ...complete, ENCRYPTION_KEYS: DEV_ENCRYPTION_KEYS })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused: the published development key ring/)]);
   });
