@@ -1174,6 +1174,7 @@ export interface components {
          *     | `IMAGE_INVALID` | 400 | Not the declared image, or it does not decode. |
          *     | `INVALID_REDIRECT` | 400 | `returnTo` has an unusable shape. |
          *     | `MALFORMED_REQUEST` | 400 | The request could not be read. |
+         *     | `SESSION_COOKIE_AMBIGUOUS` | 400 | The request carries the session cookie more than once (cookie tossing from a sibling subdomain, or a stale cookie with another path): refused rather than guessed. Clear the site's cookies and sign in again. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
          *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials. |
@@ -1213,7 +1214,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -2348,9 +2349,9 @@ export interface components {
         /** @description The response carries credentials or one-time state and must not be stored by any cache. */
         CacheControlNoStore: "no-store";
         /**
-         * @description Sets the gateway session cookie (name from `GATEWAY_COOKIE_NAME`, default `gw_session`)
-         *     with `HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` in production, and an expiry equal
-         *     to the session's.
+         * @description Sets the gateway session cookie (name from `GATEWAY_COOKIE_NAME`, default `gw_session`;
+         *     in production `__Host-` prefixed, `__Host-gw_session` by default) with `HttpOnly`,
+         *     `Path=/`, `SameSite=Lax`, `Secure` in production, and an expiry equal to the session's.
          * @example gw_session=gwt_Zk3pQ8rT1vX5yB7nM2cL4hJ6gF9dS0aW3eR5tY7uI1o; Path=/; Expires=Sun, 01 Jun 2025 18:30:00 GMT; HttpOnly; Secure; SameSite=Lax
          */
         SetGatewayCookie: string;
@@ -2358,7 +2359,9 @@ export interface components {
          * @description Binds the login to this browser (RFC 9700 §4.7.1): a cookie named
          *     `{GATEWAY_COOKIE_NAME}_login_{transactionId}`, `HttpOnly`, `SameSite=Lax`, `Path` = the
          *     path of `AUTH_CALLBACK_URL`, `Max-Age` = the transaction lifetime, `Secure` in production
-         *     and on https. The callback requires and clears it.
+         *     and on https. In production both names carry the `__Host-` prefix
+         *     (`__Host-gw_session_login_{transactionId}`), which requires `Path=/`. The callback
+         *     requires and clears it.
          * @example gw_session_login_3f6c1a52-9d4e-4b7a-8c21-5e0f7a9b2d13=Yx2…; Max-Age=600; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax
          */
         SetLoginBindingCookie: string;

@@ -8,6 +8,7 @@ import { PLATFORM_CREDENTIAL_PREFIX, SESSION_TOKEN_PREFIX } from '../services/se
 import { HANDOFF_PREFIX } from '../services/handoff.ts';
 import { CLIENT_SECRET_PREFIX } from '../services/platformRegistry.ts';
 import { accessTokenInvalid } from '../oidc/providerErrors.ts';
+import { readSessionCookie } from './cookies.ts';
 import { findUserBySub } from '../db/repositories/users.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
@@ -26,7 +27,7 @@ export function createSecurityHandlers(deps: AppDeps) {
   const centralClientIds = new Set(deps.config.oidc.centralClientIds ?? [deps.config.oidc.clientId ?? '']);
   return {
     async gatewayCookieAuth(c: Context, req: Request): Promise<Principal | undefined> {
-      const token = req.cookies?.[deps.config.gatewayCookieName] as string | undefined;
+      const token = readSessionCookie(req, deps.config);
       if (!token) return undefined;
       return token.startsWith(PLATFORM_CREDENTIAL_PREFIX) ? platformCredentialPrincipal(deps, token) : browserSessionPrincipal(deps, token);
     },

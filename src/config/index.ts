@@ -107,6 +107,7 @@ export interface Config {
   readonly accountCenterUrl: string;
   readonly corsOrigins: readonly string[];
   readonly authPlatformKey: string | null;
+  /** GATEWAY_COOKIE_NAME; in production `__Host-` prefixed (see sessionCookieName). */
   readonly gatewayCookieName: string;
   readonly gatewaySessionTtlSeconds: number;
   /** A session unused this long ends (GATEWAY_SESSION_IDLE_SECONDS), before its absolute lifetime. */
@@ -171,6 +172,18 @@ type Env = Readonly<Record<string, string | undefined>>;
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const CLAIM_NAME = /^\S{1,200}$/;
 const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
+
+const HOST_PREFIX = /^__Host-/i;
+
+/**
+ * The session cookie's name. In production it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2:
+ * Secure, Path=/, no Domain), so a sibling subdomain cannot set or shadow it (cookie tossing);
+ * GATEWAY_COOKIE_NAME is prefixed unless it already is, so the default needs no change.
+ */
+function sessionCookieName(configured: string, isProduction: boolean): string {
+  if (!isProduction || HOST_PREFIX.test(configured)) return configured;
+  return `__Host-${configured.replace(/^__Secure-/i, '')}`;
+}
 
 /** Collects problems instead of throwing at the first, so an operator sees them all at once. */
 class Reader {
@@ -425,7 +438,7 @@ export function loadConfig(env: Env = process.env): Config {
     accountCenterUrl,
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS', [new URL(accountCenterUrl).origin]),
     authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
-    gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
+    gatewayCookieName: sessionCookieName(reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session', isProduction),
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
     gatewaySessionIdleSeconds: reader.integer('GATEWAY_SESSION_IDLE_SECONDS', 2 * 3600, 300, 30 * 24 * 3600),
     secureCookies: isProduction || publicBaseUrl.startsWith('https://'),
@@ -496,6 +509,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
     reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
+  }
+  if (HOST_PREFIX.test(config.gatewayCookieName) && !config.secureCookies) {
+    reader.problems.push('GATEWAY_COOKIE_NAME with the __Host- prefix needs Secure cookies: set an https PUBLIC_BASE_URL, or a name without the prefix');
   }
   if (config.metricsPort !== null && config.metricsPort === config.port) {
     reader.problems.push(`METRICS_PORT=${config.metricsPort} is refused: the metrics listener needs a port of its own, not PORT`);

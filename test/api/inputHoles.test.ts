@@ -6,6 +6,10 @@ import { createApp } from '../../src/app.ts';
 import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../../src/services/platformRegistry.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
 import { logInsecurePlatforms } from '../../src/services/platformUrls.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { createSession } from '../../src/services/sessions/create.ts';
+import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { newPlatformKey, platformBody, seedPlatform, startRegistryTestContext, type RegistryTestContext } from './registryHelpers.ts';
 
 // Inputs that used to reach code unprepared for them and gave 500 (or were silently
@@ -36,6 +40,44 @@ describe('input holes', () => {
         const res = await api().get(path).set('Cookie', `gw_session=${value}`);
         expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 401, code: 'UNAUTHENTICATED' });
       }
+    });
+  });
+
+  describe('cookie tossing: the session cookie twice', () => {
+    // A sibling subdomain can set gw_session for the parent domain; the browser then sends both,
+    // and whichever came first won. Neither is guessed: 400 SESSION_COOKIE_AMBIGUOUS.
+    /** A browser session of a platforms:admin user, as the callback would set it. */
+    async function adminSessionToken(): Promise<string> {
+      const user = await upsertUserFromIdp(database.db, { sub: `tossing-${randomUUID()}`, email: null, emailVerified: false, displayName: null, givenName: null, familyName: null });
+      return (await createSession(database.db, { userId: user.id, permissions: ['platforms:admin'], ttlSeconds: 3600 })).token;
+    }
+
+    it('is refused with 400 SESSION_COOKIE_AMBIGUOUS, whichever comes first', async () => {
+      const real = await adminSessionToken();
+      for (const header of [`gw_session=${real}; gw_session=gws_tossed`, `gw_session=gws_tossed; other=1; gw_session=${real}`, `gw_session=${real};gw_session=${real}`]) {
+        const res = await api().get('/v1/platforms').set('Cookie', header);
+        expect({ header, status: res.status, code: res.body.code }).toEqual({ header, status: 400, code: 'SESSION_COOKIE_AMBIGUOUS' });
+      }
+      // One value, beside cookies of other names (the login binding's among them), is fine.
+      await api().get('/v1/platforms').set('Cookie', `gw_session_login_x=1; gw_session=${real}; gw_session_x=2`).expect(200);
+    });
+
+    it('in production the session and binding cookies are __Host- prefixed (Secure, Path=/, no Domain)', async () => {
+      const deps = ctx.gateway.deps;
+      const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.test/x', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', PUBLIC_BASE_URL: 'https://gateway.test', ACCOUNT_CENTER_URL: 'https://account.test', GATEWAY_SIGNING_KEYS: generateSigningKeySpec('s1') });
+      expect(config.gatewayCookieName).toBe('__Host-gw_session');
+      const production = await createApp({ ...deps, config: { ...deps.config, isProduction: true, secureCookies: true, gatewayCookieName: config.gatewayCookieName } }, { validateResponses: true });
+      const { key } = await seedPlatform(database.db, { callbackUrl: 'https://bff.example.test/cb', allowedReturnUrls: ['https://bff.example.test/'] });
+      const started = await request(production).get('/v1/auth/start').query({ platformKey: key, returnTo: 'https://bff.example.test/' }).expect(302);
+      const binding = String(started.headers['set-cookie']);
+      expect(binding).toMatch(/^__Host-gw_session_login_[0-9a-f-]{36}=/);
+      expect(binding).toMatch(/; Path=\/;/);
+      expect(binding).toMatch(/; Secure/);
+      expect(binding).not.toMatch(/Domain=/i);
+      // The unprefixed name is not the session cookie there: a tossed gw_session is ignored.
+      const token = await adminSessionToken();
+      await request(production).get('/v1/platforms').set('Cookie', `gw_session=${token}`).expect(401);
+      await request(production).get('/v1/platforms').set('Cookie', `__Host-gw_session=${token}`).expect(200);
     });
   });
 

@@ -188,6 +188,17 @@ describe('production', () => {
     }
   });
 
+  it('prefixes the session cookie with __Host- in production (unless it already is)', () => {
+    expect(loadConfig(complete).gatewayCookieName).toBe('__Host-gw_session');
+    expect(loadConfig({ ...complete, GATEWAY_COOKIE_NAME: 'acme_sid' }).gatewayCookieName).toBe('__Host-acme_sid');
+    expect(loadConfig({ ...complete, GATEWAY_COOKIE_NAME: '__Host-acme_sid' }).gatewayCookieName).toBe('__Host-acme_sid');
+    expect(loadConfig({ ...complete, GATEWAY_COOKIE_NAME: '__Secure-acme_sid' }).gatewayCookieName).toBe('__Host-acme_sid');
+    // Outside production the name is used as configured; __Host- there needs https.
+    expect(loadConfig({}).gatewayCookieName).toBe('gw_session');
+    expect(problemsOf({ GATEWAY_COOKIE_NAME: '__Host-sid' })).toEqual([expect.stringMatching(/GATEWAY_COOKIE_NAME with the __Host- prefix needs Secure cookies/)]);
+    expect(loadConfig({ GATEWAY_COOKIE_NAME: '__Host-sid', PUBLIC_BASE_URL: 'https://gateway.example.com' }).gatewayCookieName).toBe('__Host-sid');
+  });
+
   it('accepts a complete production environment', () => {
     const config = loadConfig(complete);
     expect(config.isProduction).toBe(true);
