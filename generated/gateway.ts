@@ -1252,8 +1252,10 @@ export interface components {
             reason?: components["schemas"]["FieldErrorReason"];
         };
         /**
-         * @description Stable machine-readable reason, given for onboarding values and profile properties so a
-         *     client can show its own text beside the input. The `message` is for people.
+         * @description Stable machine-readable reason, so a client can show its own text beside the input; the
+         *     `message` is for people. Every entry of `errors[]` for an onboarding value or a profile
+         *     property carries one, and so does every failure of the contract's own schemas (any
+         *     parameter or body) and every ill-formed string.
          *
          *     | Reason | Meaning |
          *     |---|---|
@@ -1269,9 +1271,20 @@ export interface components {
          *     | `INVALID_PHONE` | Not a valid international phone number (with a leading `+`). |
          *     | `INVALID_EMAIL` | Not an e-mail address (as an HTML e-mail input accepts it, with a dot in the domain). |
          *     | `INVALID_URL` | Not an absolute `http` or `https` URL. |
+         *     | `MISSING` | A required property or parameter is absent. |
+         *     | `UNKNOWN_PROPERTY` | The object has no such property (or it cannot be written here). |
+         *     | `PATTERN` | The text does not match the schema's `pattern`. |
+         *     | `INVALID_FORMAT` | The text is not of the schema's `format` (uuid, date-time, uri, e-mail…). |
+         *     | `TOO_FEW` / `TOO_MANY` | Fewer / more items or properties than the schema allows. |
+         *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
+         *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
+         *     | `INVALID` | Any other schema rule (the `message` says which). |
+         *
+         *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
+         *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person what happened and how to
          *     start again (answered to browsers sending `Accept: text/html` on start, callback and

@@ -81,12 +81,31 @@ describe('input holes', () => {
     });
   });
 
+  describe('ill-formed Unicode in JSON bodies', () => {
+    // `{"metadata":{"a":"\ud800"}}` is valid JSON (RFC 8259 §8.2 leaves lone surrogates to the
+    // reader) but no UTF-8 text: PostgreSQL refused it with a 500. Refused at the body parser.
+    it.each([
+      ['a value', '{"a":"\\ud800"}', '/body/metadata/a'],
+      ['a low surrogate alone', '{"a":"x\\udfffy"}', '/body/metadata/a'],
+      ['a key', '{"\\ud800":"v"}', '/body/metadata/\ud800'],
+      ['a value inside an array', '{"list":["ok","\\udc00"]}', '/body/metadata/list/1'],
+    ])('in %s: 400 VALIDATION_FAILED with its pointer, on every route', async (_name, metadata, pointer) => {
+      const body = `{"platformKey":"${newPlatformKey()}","displayName":"Surrogates","callbackUrl":"https://bff.example.test/cb","allowedReturnUrls":["https://bff.example.test/"],"defaultOnboardingMode":"none","metadata":${metadata}}`;
+      const res = await ctx.bearerAdmin.apply(api().post('/v1/platforms').set('Content-Type', 'application/json').send(body));
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+      expect(res.body.errors).toEqual([{ pointer, reason: 'ILL_FORMED_UNICODE', message: expect.any(String) }]);
+      // Even before authentication: the exchange (Basic) and an unauthenticated call alike.
+      const exchange = await api().post('/v1/auth/exchange').set('Content-Type', 'application/json').send('{"code":"handoff_\\ud800"}');
+      expect({ status: exchange.status, code: exchange.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    });
+  });
+
   describe('malformed percent escapes in path parameters', () => {
     it.each(['%ff', '%zz', '%', 'A%E0%A4%A'])('GET /v1/platforms/%s gives 400 VALIDATION_FAILED at /path/platformKey', async (segment) => {
       const res = await ctx.bearerAdmin.apply(api().get(`/v1/platforms/${segment}`));
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(res.body.errors).toEqual([{ pointer: '/path/platformKey', message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/path/platformKey', reason: 'ILL_FORMED_UNICODE', message: expect.any(String) }]);
     });
 
     it('every operation with a path parameter answers 400, not 500', async () => {
