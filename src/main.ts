@@ -76,8 +76,9 @@ async function main(): Promise<void> {
   const app = await createApp(deps);
   // Production: platforms stored with http URLs before the https rule cannot start logins; say which.
   if (config.isProduction) await logInsecurePlatforms(database.db, logger);
-  const server = await listen(app, config.port);
-  logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
+  // HOST: loopback by default in the dev stack, whose published demo users and credentials work.
+  const server = await listen(app, config.port, undefined, config.listenHost ?? undefined);
+  logger.info({ port: config.port, host: config.listenHost ?? 'every interface', docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
   // Prometheus on its own port (METRICS_PORT), never on the public one (there only with METRICS_TOKEN).
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsPort);
   if (metricsServer) logger.info({ port: config.metricsPort }, 'metrics listener: GET /metrics');

@@ -8,6 +8,7 @@ import { containsDevEncryptionKey, DEV_ENCRYPTION_KEYS } from '../security/crypt
 import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
 import { parseProxyEntry } from '../security/clientAddress.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
+import { isIP } from 'node:net';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -86,6 +87,12 @@ export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly isProduction: boolean;
   readonly port: number;
+  /**
+   * HOST: the address the gateway (and the dev stack's example BFF) listen on. Unset: loopback
+   * (127.0.0.1) while the dev stack runs (no OIDC_ISSUER, not production), where the published
+   * demo users and credentials work; every interface otherwise (null), as a container needs.
+   */
+  readonly listenHost: string | null;
   readonly publicBaseUrl: string;
   readonly databaseUrl: string | null;
   /** SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long to keep accepting (readiness 503) before closing the listener. */
@@ -342,6 +349,17 @@ function readOrigins(reader: Reader, name: string, fallback: string[]): string[]
   return [...new Set(origins)];
 }
 
+/** HOST: an IP address (`0.0.0.0` or `::` for every interface) or a host name; see Config.listenHost. */
+function readListenHost(reader: Reader, devStack: boolean): string | null {
+  const raw = reader.raw('HOST');
+  if (raw === undefined) return devStack ? '127.0.0.1' : null;
+  if (isIP(raw) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(raw)) {
+    reader.problems.push(`HOST=${raw} is refused: must be an IP address (0.0.0.0 or :: for every interface, 127.0.0.1 for this machine only) or a host name`);
+    return null;
+  }
+  return raw;
+}
+
 /** TRUSTED_PROXIES: IP addresses and CIDR ranges, comma separated; unset or empty trusts none. */
 function readTrustedProxies(reader: Reader): string[] {
   const raw = reader.raw('TRUSTED_PROXIES');
@@ -415,6 +433,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     isProduction,
     port,
+    listenHost: readListenHost(reader, !isProduction && !issuer),
     publicBaseUrl,
     databaseUrl: reader.string('DATABASE_URL', null),
     shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),

@@ -222,6 +222,17 @@ describe('the published development key ring', () => {
   });
 });
 
+describe('HOST, the listen address', () => {
+  it('is loopback in the dev stack (published demo users and credentials), every interface otherwise', () => {
+    expect(loadConfig({}).listenHost).toBe('127.0.0.1');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/gateway', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }).listenHost).toBe('127.0.0.1');
+    expect(loadConfig({ OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }).listenHost).toBeNull();
+    expect(loadConfig({ HOST: '0.0.0.0' }).listenHost).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::' }).listenHost).toBe('::');
+    expect(problemsOf({ HOST: 'not a host!' })).toEqual([expect.stringMatching(/^HOST=not a host! is refused/)]);
+  });
+});
+
 describe('the database tools (migrations, operator CLI)', () => {
   it('need only DATABASE_URL: no key ring, no public URLs, even in production', () => {
     const config = loadDatabaseToolConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/gateway' });
