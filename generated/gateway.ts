@@ -805,7 +805,7 @@ export interface paths {
          *     clears it, an absent one is kept. `email` and `pictureUrl` cannot be written here.
          *     Values follow exactly the rules of the onboarding values of the same kind
          *     (`OnboardingValue`; one validator): names are single-line text, `dateOfBirth` a calendar
-         *     date, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
+         *     date neither after today nor more than 150 years back, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
          *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
          *     `reason` and message per property. A change is visible at once in every platform's
          *     requirements that bind the property; it re-evaluates no onboarding status by itself.
@@ -1808,7 +1808,9 @@ export interface components {
         ProfileDisplayName: string | null;
         /**
          * Format: date
-         * @description Date of birth (`YYYY-MM-DD`); `null` when not set.
+         * @description Date of birth (`YYYY-MM-DD`); `null` when not set. Not after today (read in the earliest
+         *     time zone, UTC+14) and not more than 150 years back: `ABOVE_MAX` / `BELOW_MIN` otherwise,
+         *     from the profile update and from an onboarding field bound to it alike.
          */
         DateOfBirth: string | null;
         /** @description International phone number in E.164 form (`+` and up to 15 digits); `null` when not set. */
