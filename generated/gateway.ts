@@ -1249,13 +1249,14 @@ export interface components {
             pointer: string;
             /** @description What is wrong with it, for a person. */
             message: string;
-            reason?: components["schemas"]["FieldErrorReason"];
+            reason: components["schemas"]["FieldErrorReason"];
         };
         /**
          * @description Stable machine-readable reason, so a client can show its own text beside the input; the
-         *     `message` is for people. Every entry of `errors[]` for an onboarding value or a profile
-         *     property carries one, and so does every failure of the contract's own schemas (any
-         *     parameter or body) and every ill-formed string.
+         *     `message` is for people. Every entry of `errors[]` carries one: onboarding values and
+         *     profile properties the specific reasons below, every failure of the contract's own
+         *     schemas (any parameter or body) the reason of the schema rule, an ill-formed string
+         *     `ILL_FORMED_UNICODE`, and a rule of the service that has no reason of its own `INVALID`.
          *
          *     | Reason | Meaning |
          *     |---|---|

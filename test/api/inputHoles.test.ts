@@ -146,7 +146,7 @@ describe('input holes', () => {
     ])('%s gives 400 VALIDATION_FAILED at /query/cursor', async (timestamp) => {
       const res = await ctx.bearerAdmin.apply(api().get('/v1/audit-events').query({ cursor: cursorOf(timestamp) }));
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
-      expect(res.body.errors).toEqual([{ pointer: '/query/cursor', message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/query/cursor', reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it('a real instant (leap day) is accepted', async () => {
@@ -167,13 +167,13 @@ describe('input holes', () => {
       expect(raw).toContain(`"${key}":{"isAdmin":true}`);
       const res = await sendCreate(raw);
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
-      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/${key}`, message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/${key}`, reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it.each(RESERVED)('create: a nested %s key (in objects and arrays) is 400 with its full pointer', async (key) => {
       const res = await sendCreate(createBody(`{"a":{"b":[1,{"${key}":{"polluted":true}}]}}`));
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/a/b/1/${key}`, message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/a/b/1/${key}`, reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it.each(RESERVED)('update: %s at any depth is 400 and changes nothing', async (key) => {
@@ -185,7 +185,7 @@ describe('input holes', () => {
         const res = await ctx.bearerAdmin.apply(
           api().patch(`/v1/platforms/${platformKey}`).set('Content-Type', 'application/json').send(`{"metadata":${metadata}}`),
         );
-        expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 400, errors: [{ pointer, message: expect.any(String) }] });
+        expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 400, errors: [{ pointer, reason: 'INVALID', message: expect.any(String) }] });
       }
       const after = await ctx.bearerAdmin.apply(api().get(`/v1/platforms/${platformKey}`)).expect(200);
       expect(after.body.metadata).toEqual({ team: 'kept' });
@@ -200,7 +200,7 @@ describe('input holes', () => {
 
     it('a key that escapes a pointer character is reported escaped (RFC 6901)', async () => {
       const res = await sendCreate(createBody('{"a/b":{"c~d":{"constructor":1}}}'));
-      expect(res.body.errors).toEqual([{ pointer: '/body/metadata/a~1b/c~0d/constructor', message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/body/metadata/a~1b/c~0d/constructor', reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it('deeply nested metadata is a 400, never a 500 (the key walk does not recurse)', async () => {
