@@ -75,7 +75,8 @@ async function main(): Promise<void> {
   const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts), metrics, lifecycle, redis, tracing };
   const app = await createApp(deps);
   // Production: platforms stored with http URLs before the https rule cannot start logins; say which.
-  if (config.isProduction) await logInsecurePlatforms(database.db, logger);
+  // A check, not a precondition: a database not migrated yet or out of reach must not stop the boot.
+  if (config.isProduction) await logInsecurePlatforms(database.db, logger).catch((error: unknown) => logger.warn({ err: error }, 'could not list platforms with http URLs'));
   // HOST: loopback by default in the dev stack, whose published demo users and credentials work.
   const server = await listen(app, config.port, undefined, config.listenHost ?? undefined);
   logger.info({ port: config.port, host: config.listenHost ?? 'every interface', docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
