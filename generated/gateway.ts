@@ -22,7 +22,10 @@ export interface paths {
          *        platform's `defaultOnboardingMode`).
          *     3. Mode `central` while `centralOnboardingEnabled` is false gives
          *        `409 CENTRAL_ONBOARDING_DISABLED`.
-         *     4. No `callbackUrl` gives `409 PLATFORM_CALLBACK_NOT_CONFIGURED`.
+         *     4. No `callbackUrl` gives `409 PLATFORM_CALLBACK_NOT_CONFIGURED`. In production, a
+         *        platform stored with an `http` `callbackUrl` or allowed return URL (from before the
+         *        https rule) gives `409 CONFLICT` whose `detail` names each URL that must change; the
+         *        gateway also lists such platforms in its log at boot.
          *     5. Allowlist `returnTo` against `allowedReturnUrls` (parsed URLs, never string prefixes):
          *        a root-relative path is resolved against the first allowed root; no userinfo, no
          *        fragment; the origin must equal an allowed root's origin and the path must be `/` or
@@ -897,7 +900,7 @@ export interface paths {
          *     clears it, an absent one is kept. `email` and `pictureUrl` cannot be written here.
          *     Values follow exactly the rules of the onboarding values of the same kind
          *     (`OnboardingValue`; one validator): names are single-line text, `dateOfBirth` a calendar
-         *     date, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
+         *     date neither after today nor more than 150 years back, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
          *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
          *     `reason` and message per property. A change is visible at once in every platform's
          *     requirements that bind the property; it re-evaluates no onboarding status by itself.
@@ -1267,6 +1270,7 @@ export interface components {
          *     | `INVALID_REDIRECT` | 400 | `returnTo` has an unusable shape. |
          *     | `MALFORMED_REQUEST` | 400 | The request could not be read. |
          *     | `HANDOFF_CHALLENGE_REQUIRED` | 400 | The platform requires `handoffChallenge` at start. |
+         *     | `SESSION_COOKIE_AMBIGUOUS` | 400 | The request carries the session cookie more than once (cookie tossing from a sibling subdomain, or a stale cookie with another path): refused rather than guessed. Clear the site's cookies and sign in again. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
          *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials. |
@@ -1306,7 +1310,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1341,11 +1345,14 @@ export interface components {
             pointer: string;
             /** @description What is wrong with it, for a person. */
             message: string;
-            reason?: components["schemas"]["FieldErrorReason"];
+            reason: components["schemas"]["FieldErrorReason"];
         };
         /**
-         * @description Stable machine-readable reason, given for onboarding values and profile properties so a
-         *     client can show its own text beside the input. The `message` is for people.
+         * @description Stable machine-readable reason, so a client can show its own text beside the input; the
+         *     `message` is for people. Every entry of `errors[]` carries one: onboarding values and
+         *     profile properties the specific reasons below, every failure of the contract's own
+         *     schemas (any parameter or body) the reason of the schema rule, an ill-formed string
+         *     `ILL_FORMED_UNICODE`, and a rule of the service that has no reason of its own `INVALID`.
          *
          *     | Reason | Meaning |
          *     |---|---|
@@ -1361,9 +1368,20 @@ export interface components {
          *     | `INVALID_PHONE` | Not a valid international phone number (with a leading `+`). |
          *     | `INVALID_EMAIL` | Not an e-mail address (as an HTML e-mail input accepts it, with a dot in the domain). |
          *     | `INVALID_URL` | Not an absolute `http` or `https` URL. |
+         *     | `MISSING` | A required property or parameter is absent. |
+         *     | `UNKNOWN_PROPERTY` | The object has no such property (or it cannot be written here). |
+         *     | `PATTERN` | The text does not match the schema's `pattern`. |
+         *     | `INVALID_FORMAT` | The text is not of the schema's `format` (uuid, date-time, uri, e-mail…). |
+         *     | `TOO_FEW` / `TOO_MANY` | Fewer / more items or properties than the schema allows. |
+         *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
+         *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
+         *     | `INVALID` | Any other schema rule (the `message` says which). |
+         *
+         *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
+         *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person what happened and how to
          *     start again (answered to browsers sending `Accept: text/html` on start, callback and
@@ -1935,7 +1953,9 @@ export interface components {
         ProfileDisplayName: string | null;
         /**
          * Format: date
-         * @description Date of birth (`YYYY-MM-DD`); `null` when not set.
+         * @description Date of birth (`YYYY-MM-DD`); `null` when not set. Not after today (read in the earliest
+         *     time zone, UTC+14) and not more than 150 years back: `ABOVE_MAX` / `BELOW_MIN` otherwise,
+         *     from the profile update and from an onboarding field bound to it alike.
          */
         DateOfBirth: string | null;
         /** @description International phone number in E.164 form (`+` and up to 15 digits); `null` when not set. */
@@ -2491,9 +2511,9 @@ export interface components {
         /** @description The response carries credentials or one-time state and must not be stored by any cache. */
         CacheControlNoStore: "no-store";
         /**
-         * @description Sets the gateway session cookie (name from `GATEWAY_COOKIE_NAME`, default `gw_session`)
-         *     with `HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` in production, and an expiry equal
-         *     to the session's.
+         * @description Sets the gateway session cookie (name from `GATEWAY_COOKIE_NAME`, default `gw_session`;
+         *     in production `__Host-` prefixed, `__Host-gw_session` by default) with `HttpOnly`,
+         *     `Path=/`, `SameSite=Lax`, `Secure` in production, and an expiry equal to the session's.
          * @example gw_session=gwt_Zk3pQ8rT1vX5yB7nM2cL4hJ6gF9dS0aW3eR5tY7uI1o; Path=/; Expires=Sun, 01 Jun 2025 18:30:00 GMT; HttpOnly; Secure; SameSite=Lax
          */
         SetGatewayCookie: string;
@@ -2501,7 +2521,9 @@ export interface components {
          * @description Binds the login to this browser (RFC 9700 §4.7.1): a cookie named
          *     `{GATEWAY_COOKIE_NAME}_login_{transactionId}`, `HttpOnly`, `SameSite=Lax`, `Path` = the
          *     path of `AUTH_CALLBACK_URL`, `Max-Age` = the transaction lifetime, `Secure` in production
-         *     and on https. The callback requires and clears it.
+         *     and on https. In production both names carry the `__Host-` prefix
+         *     (`__Host-gw_session_login_{transactionId}`), which requires `Path=/`. The callback
+         *     requires and clears it.
          * @example gw_session_login_3f6c1a52-9d4e-4b7a-8c21-5e0f7a9b2d13=Yx2…; Max-Age=600; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax
          */
         SetLoginBindingCookie: string;
@@ -2582,7 +2604,7 @@ export interface operations {
             403: components["responses"]["BrowserForbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["BrowserNotFound"];
-            /** @description `CENTRAL_ONBOARDING_DISABLED` or `PLATFORM_CALLBACK_NOT_CONFIGURED`. */
+            /** @description `CENTRAL_ONBOARDING_DISABLED`, `PLATFORM_CALLBACK_NOT_CONFIGURED`, or (production) `CONFLICT`: the platform is registered with an `http` URL, named in `detail`. */
             409: components["responses"]["BrowserConflict"];
             429: components["responses"]["BrowserTooManyRequests"];
             503: components["responses"]["BrowserServiceUnavailable"];

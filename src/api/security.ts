@@ -4,7 +4,11 @@ import type { Config } from '../config/index.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
 import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../db/repositories/sessions.ts';
-import { PLATFORM_CREDENTIAL_PREFIX } from '../services/sessions/create.ts';
+import { PLATFORM_CREDENTIAL_PREFIX, SESSION_TOKEN_PREFIX } from '../services/sessions/create.ts';
+import { HANDOFF_PREFIX } from '../services/handoff.ts';
+import { CLIENT_SECRET_PREFIX } from '../services/platformRegistry.ts';
+import { accessTokenInvalid } from '../oidc/providerErrors.ts';
+import { readSessionCookie } from './cookies.ts';
 import { findUserBySub } from '../db/repositories/users.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
@@ -23,7 +27,7 @@ export function createSecurityHandlers(deps: AppDeps) {
   const centralClientIds = new Set(deps.config.oidc.centralClientIds ?? [deps.config.oidc.clientId ?? '']);
   return {
     async gatewayCookieAuth(c: Context, req: Request): Promise<Principal | undefined> {
-      const token = req.cookies?.[deps.config.gatewayCookieName] as string | undefined;
+      const token = readSessionCookie(req, deps.config);
       if (!token) return undefined;
       return token.startsWith(PLATFORM_CREDENTIAL_PREFIX) ? platformCredentialPrincipal(deps, token) : browserSessionPrincipal(deps, token);
     },
@@ -32,7 +36,9 @@ export function createSecurityHandlers(deps: AppDeps) {
       const header = req.headers.authorization;
       if (!header || !/^Bearer /i.test(header)) return undefined;
       if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED');
-      const claims = await deps.oidc.verifyAccessToken(header.slice(7).trim());
+      const bearer = header.slice(7).trim();
+      refuseGatewayCredentialAsBearer(bearer);
+      const claims = await deps.oidc.verifyAccessToken(bearer);
       const user = await findUserBySub(deps.db, claims.sub);
       if (user?.deletedAt) throw new ApiError('ACCOUNT_DELETED', 'This account was deleted.');
       return {
@@ -55,6 +61,19 @@ export function createSecurityHandlers(deps: AppDeps) {
       return parseBasic(req.headers.authorization);
     },
   };
+}
+
+/**
+ * The gateway's own credentials (session tokens, platform credentials, handoff codes, client
+ * secrets) are never access tokens of the identity provider: refused here, so a credential sent
+ * as Bearer by mistake never leaves the gateway for the provider's introspection endpoint.
+ */
+const GATEWAY_CREDENTIAL_PREFIXES = [SESSION_TOKEN_PREFIX, PLATFORM_CREDENTIAL_PREFIX, HANDOFF_PREFIX, CLIENT_SECRET_PREFIX];
+
+function refuseGatewayCredentialAsBearer(token: string): void {
+  if (GATEWAY_CREDENTIAL_PREFIXES.some((prefix) => token.startsWith(prefix))) {
+    throw accessTokenInvalid("This is the gateway's own credential, not an access token: send a session or platform credential in the gateway cookie, a client secret with HTTP Basic.");
+  }
 }
 
 /** The browser session set by the callback: the person's own browser, with the user's full permissions. */

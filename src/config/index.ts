@@ -4,11 +4,12 @@
  * A bad value stops the process with a message naming the variable and the rule.
  */
 
-import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
+import { containsDevEncryptionKey, DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
 import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
 import { parseProxyEntry } from '../security/clientAddress.ts';
 import { allowedRangeProblem, type OutboundPolicy } from '../security/outboundAddresses.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
+import { isIP } from 'node:net';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -85,6 +86,12 @@ export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly isProduction: boolean;
   readonly port: number;
+  /**
+   * HOST: the address the gateway (and the dev stack's example BFF) listen on. Unset: loopback
+   * (127.0.0.1) while the dev stack runs (no OIDC_ISSUER, not production), where the published
+   * demo users and credentials work; every interface otherwise (null), as a container needs.
+   */
+  readonly listenHost: string | null;
   readonly publicBaseUrl: string;
   readonly databaseUrl: string | null;
   /** SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long to keep accepting (readiness 503) before closing the listener. */
@@ -106,6 +113,7 @@ export interface Config {
   readonly accountCenterUrl: string;
   readonly corsOrigins: readonly string[];
   readonly authPlatformKey: string | null;
+  /** GATEWAY_COOKIE_NAME; in production `__Host-` prefixed (see sessionCookieName). */
   readonly gatewayCookieName: string;
   readonly gatewaySessionTtlSeconds: number;
   /** A session unused this long ends (GATEWAY_SESSION_IDLE_SECONDS), before its absolute lifetime. */
@@ -177,6 +185,18 @@ type Env = Readonly<Record<string, string | undefined>>;
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const CLAIM_NAME = /^\S{1,200}$/;
 const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
+
+const HOST_PREFIX = /^__Host-/i;
+
+/**
+ * The session cookie's name. In production it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2:
+ * Secure, Path=/, no Domain), so a sibling subdomain cannot set or shadow it (cookie tossing);
+ * GATEWAY_COOKIE_NAME is prefixed unless it already is, so the default needs no change.
+ */
+function sessionCookieName(configured: string, isProduction: boolean): string {
+  if (!isProduction || HOST_PREFIX.test(configured)) return configured;
+  return `__Host-${configured.replace(/^__Secure-/i, '')}`;
+}
 
 /** Collects problems instead of throwing at the first, so an operator sees them all at once. */
 class Reader {
@@ -335,6 +355,17 @@ function readOrigins(reader: Reader, name: string, fallback: string[]): string[]
   return [...new Set(origins)];
 }
 
+/** HOST: an IP address (`0.0.0.0` or `::` for every interface) or a host name; see Config.listenHost. */
+function readListenHost(reader: Reader, devStack: boolean): string | null {
+  const raw = reader.raw('HOST');
+  if (raw === undefined) return devStack ? '127.0.0.1' : null;
+  if (isIP(raw) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(raw)) {
+    reader.problems.push(`HOST=${raw} is refused: must be an IP address (0.0.0.0 or :: for every interface, 127.0.0.1 for this machine only) or a host name`);
+    return null;
+  }
+  return raw;
+}
+
 /** TRUSTED_PROXIES: IP addresses and CIDR ranges, comma separated; unset or empty trusts none. */
 function readTrustedProxies(reader: Reader): string[] {
   const raw = reader.raw('TRUSTED_PROXIES');
@@ -452,6 +483,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     isProduction,
     port,
+    listenHost: readListenHost(reader, !isProduction && !issuer),
     publicBaseUrl,
     databaseUrl: reader.string('DATABASE_URL', null),
     shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),
@@ -475,7 +507,7 @@ export function loadConfig(env: Env = process.env): Config {
     accountCenterUrl,
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS', [new URL(accountCenterUrl).origin]),
     authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
-    gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
+    gatewayCookieName: sessionCookieName(reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session', isProduction),
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
     gatewaySessionIdleSeconds: reader.integer('GATEWAY_SESSION_IDLE_SECONDS', 2 * 3600, 300, 30 * 24 * 3600),
     secureCookies: isProduction || publicBaseUrl.startsWith('https://'),
@@ -525,11 +557,15 @@ export function loadConfig(env: Env = process.env): Config {
     for (const [name, value] of mustBeHttps) {
       if (value !== null && !value.startsWith('https://')) reader.problems.push(`${name} must be https when NODE_ENV=production`);
     }
+    // A page served over http can be changed by anyone on its network; it must not call the API with the person's cookie.
+    // (The default, ACCOUNT_CENTER_URL's origin, is checked as that variable above.)
+    const httpOrigins = reader.raw('CORS_ORIGINS') === undefined ? [] : config.corsOrigins.filter((origin) => !origin.startsWith('https://'));
+    if (httpOrigins.length > 0) reader.problems.push(`CORS_ORIGINS must list only https origins when NODE_ENV=production (refused: ${httpOrigins.join(', ')})`);
   }
   // The published development key ring protects nothing: it is accepted only while the
   // service runs its own dev stack (embedded PostgreSQL and the dev identity provider).
   const ownDevStack = !isProduction && !config.oidc.issuer && !config.databaseUrl;
-  if (config.encryptionKeys === DEV_ENCRYPTION_KEYS && !ownDevStack) {
+  if (config.encryptionKeys !== null && containsDevEncryptionKey(config.encryptionKeys) && !ownDevStack) {
     reader.problems.push('ENCRYPTION_KEYS is refused: the published development key ring is only for the embedded dev stack');
   } else if (!config.encryptionKeys && !ownDevStack && !isProduction) {
     reader.problems.push('ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set (the published development key ring is only for the embedded dev stack)');
@@ -543,6 +579,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
     reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
+  }
+  if (HOST_PREFIX.test(config.gatewayCookieName) && !config.secureCookies) {
+    reader.problems.push('GATEWAY_COOKIE_NAME with the __Host- prefix needs Secure cookies: set an https PUBLIC_BASE_URL, or a name without the prefix');
   }
   if (config.metricsPort !== null && config.metricsPort === config.port) {
     reader.problems.push(`METRICS_PORT=${config.metricsPort} is refused: the metrics listener needs a port of its own, not PORT`);

@@ -55,6 +55,8 @@ export interface DemoBffOptions {
   publicUrl?: string;
   /** The gateway's cookie name (GATEWAY_COOKIE_NAME), under which the platform credential is forwarded; default gw_session. */
   gatewayCookieName?: string;
+  /** Listen address (HOST); default 127.0.0.1: its demo credentials are published, so only this machine reaches it. */
+  host?: string;
 }
 
 export interface DemoBff {
@@ -368,8 +370,9 @@ ${buttons}`), cookies);
     }
     return send(404, page('Not found', '<h1>Not found</h1>'));
   });
-  // Both loopback families: browsers may resolve localhost to ::1 or 127.0.0.1.
-  await new Promise<void>((resolve) => server.listen(options.port, resolve));
+  // Loopback unless HOST widens it: the demo credentials are published. Browsers and Node's fetch
+  // try both families for localhost, so 127.0.0.1 serves http://localhost (as the dev IdP does).
+  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
   selfUrl ||= `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
     url: selfUrl,

@@ -23,7 +23,8 @@ export function toProblem(error: ApiError, requestId: string): ProblemBody {
     requestId,
   };
   if (error.detail) body.detail = error.detail;
-  if (error.errors && error.errors.length > 0) body.errors = [...error.errors];
+  // Every entry carries a reason (the contract's promise): a rule that names none is `INVALID`.
+  if (error.errors && error.errors.length > 0) body.errors = error.errors.map((entry) => (entry.reason ? entry : { ...entry, reason: 'INVALID' }));
   return body;
 }
 

@@ -16,6 +16,7 @@ import { createLoginSession, ipPrefix } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
 import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
+import { refuseInsecureLoginUrls } from './platformUrls.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -78,6 +79,8 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
   }
   // 4.
   if (!platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
+  // 4b. production: no http callback or return URL stored from before the https rule
+  refuseInsecureLoginUrls(platform, deps.config.isProduction);
   // 5. returnTo against the allowlist (parsed URLs, never string prefixes); the mode assertion
   const returnTo = requireReturnTo(input.returnTo, platform.allowedReturnUrls);
   if (mode !== platform.defaultOnboardingMode) {

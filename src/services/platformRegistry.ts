@@ -20,6 +20,7 @@ import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../security/outboundAddresses.ts';
 import { recordAuditEvent, type Actor } from './audit.ts';
 import { decodeCursor, encodeCursor, pageSize } from './cursor.ts';
+import { insecurePlatformUrls } from './platformUrls.ts';
 
 // The platform registry: every rule about a platform record lives here, shared by
 // the admin API (src/operations/*Platform*.ts) and the operator CLI (src/cli/),
@@ -517,12 +518,7 @@ const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replace
 /** Production: the stored URLs of a platform about to be activated must be https. */
 function refuseInsecureUrls(record: PlatformRow, rules: RegistryRules): void {
   if (!rules.requireHttps) return;
-  // Stored URLs are serializations of parsed URLs (see checkCallbackUrl), so the scheme is lowercase.
-  const insecure = [
-    ...(record.callbackUrl !== null && !record.callbackUrl.startsWith('https:') ? ['callbackUrl'] : []),
-    ...(record.backchannelLogoutUrl !== null && !record.backchannelLogoutUrl.startsWith('https:') ? ['backchannelLogoutUrl'] : []),
-    ...(record.allowedReturnUrls.some((url) => !url.startsWith('https:')) ? ['allowedReturnUrls'] : []),
-  ];
+  const insecure = [...new Set(insecurePlatformUrls(record).map((entry) => entry.field))];
   if (insecure.length === 0) return;
   throw new ApiError(
     'CONFLICT',

@@ -377,7 +377,7 @@ describe('platform registry API', () => {
     it('refuses a forged cursor and an out-of-range limit with 400', async () => {
       for (const cursor of ['not-a-cursor', Buffer.from('{"k":"lower"}').toString('base64url'), Buffer.from('[]').toString('base64url')]) {
         const res = await as(ctx.bearerAdmin, api().get('/v1/platforms').query({ cursor })).expect(400);
-        expect(res.body.errors).toEqual([{ pointer: '/query/cursor', message: expect.any(String) }]);
+        expect(res.body.errors).toEqual([{ pointer: '/query/cursor', reason: 'INVALID', message: expect.any(String) }]);
       }
       for (const limit of [0, 101, 'x']) {
         const res = await as(ctx.bearerAdmin, api().get('/v1/platforms').query({ limit })).expect(400);

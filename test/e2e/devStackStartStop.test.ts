@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb, type Db } from '../../src/db/knex.ts';
@@ -117,6 +118,21 @@ describe('npm start: the dev stack from a fresh folder', () => {
     expect(text).toContain('alice / alice-password');
     expect(text).toContain('admin / admin-password');
     expect(text).toContain('dev token --user admin');
+  });
+
+  it('the gateway and the example BFF listen on loopback only (their demo credentials are published)', async () => {
+    const reachable = (host: string, port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect({ host, port, timeout: 2000 });
+        socket.once('connect', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => resolve(false));
+        socket.once('timeout', () => (socket.destroy(), resolve(false)));
+      });
+    for (const port of [ports.gateway, ports.bff]) expect(await reachable('127.0.0.1', port)).toBe(true);
+    // This machine's own non-loopback addresses (a container's eth0, a LAN address), when it has one.
+    const external = Object.values(os.networkInterfaces()).flat().find((entry) => entry && !entry.internal && entry.family === 'IPv4');
+    if (!external) return;
+    for (const port of [ports.gateway, ports.bff]) expect({ port, reachable: await reachable(external.address, port) }).toEqual({ port, reachable: false });
   });
 
   it('seeds the demo platforms with the published credentials, audited as devstack', async () => {

@@ -259,8 +259,8 @@ describe('platform form model', () => {
     const failure = new ApiProblem(400, {
       type: 'about:blank', title: 'Validation failed', status: 400, code: 'VALIDATION_FAILED', requestId: 'r',
       errors: [
-        { pointer: '/body/allowedReturnUrls/1', message: 'must match pattern "^[Hh]…"' },
-        { pointer: '/body/colour', message: 'is not a known property' },
+        { pointer: '/body/allowedReturnUrls/1', message: 'must match pattern "^[Hh]…"', reason: 'PATTERN' },
+        { pointer: '/body/colour', message: 'is not a known property', reason: 'UNKNOWN_PROPERTY' },
       ],
     });
     const { errors, other } = mapProblemToForm(failure, [rows[0]!.id, rows[2]!.id], 'create');
