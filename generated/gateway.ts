@@ -1375,13 +1375,14 @@ export interface components {
          *     | `TOO_FEW` / `TOO_MANY` | Fewer / more items or properties than the schema allows. |
          *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
          *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
+         *     | `ADDRESS_NOT_ALLOWED` | A URL the gateway would call (a platform's `backchannelLogoutUrl`) names a host it never calls: loopback, link-local, cloud metadata, or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`. |
          *     | `INVALID` | Any other schema rule (the `message` says which). |
          *
          *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
          *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "INVALID";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person what happened and how to
          *     start again (answered to browsers sending `Accept: text/html` on start, callback and
