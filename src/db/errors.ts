@@ -15,6 +15,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // 55000 is generic; with this message it is a database closed to new connections.
     if (code === '55000' && /not currently accepting connections/.test(error.message)) return true;
   }
+  // SQLSTATE 25006 read_only_sql_transaction: a write reached a standby or a demoted primary
+  // (HAProxy not switched yet after a failover); the connection is dropped (unfitConnections.ts).
+  if (code === '25006') return true;
   // SQLSTATE 57014: our statement_timeout cancelled the statement; 55P03: lock_timeout.
   if (code === '57014' || code === '55P03') return true;
   // node-postgres reports a socket closed under it, and a server that stopped answering
