@@ -27,3 +27,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
+/**
+ * Whether a statement's connection died after the statement was sent, so that it may have
+ * committed without our hearing of it: the server crashed or was terminated mid-statement (a
+ * primary killed under a failover: its commit may already be on the synchronous standby that
+ * takes over). Not a refusal before anything ran (a connection refused, a pool timeout, a
+ * read-only server, a statement cancelled by its timeout, which rolls back).
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && ['ECONNRESET', 'EPIPE', '57P01', '57P02', '08003', '08006', '08007'].includes(code)) return true;
+  return /(?:^|- )Connection terminated unexpectedly$/.test(error.message);
+}

@@ -84,10 +84,12 @@ describe('a pooled connection on a demoted or terminated server', () => {
         .poll(async () => (await holder.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ? AND application_name = 'auth-gateway' AND wait_event_type = 'Lock'`, [database.name])).rows[0].n, { timeout: 4000, interval: 50 })
         .toBe(1);
       await terminateConnections((await holder.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+      // The gateway then asks whether its statement committed (it did not: 503, nothing spent).
+      await holder.rollback();
       const terminated = await pending;
       expect([terminated.status, terminated.body.code]).toEqual([503, 'DATABASE_UNAVAILABLE']);
     } finally {
-      await holder.rollback();
+      if (!holder.isCompleted()) await holder.rollback();
     }
     const next = await exchange();
     expect([next.status, next.body.code]).toEqual([404, 'HANDOFF_CODE_INVALID']);
