@@ -119,7 +119,7 @@ function codeIn(text: string): string {
 
 async function main(): Promise<void> {
   ensurePackages();
-  if (userInfo().uid !== 0) skip('PostgreSQL refuses to run as root, so the stack runs as the postgres user, which needs root to switch to; run it as root');
+  if (userInfo().uid !== 0) skip('needs root: it runs etcd, Patroni and PostgreSQL as the postgres user (PostgreSQL refuses to run as root, and only root can switch to another user); run it as root');
   let stack: HaStack | null = null;
   let cluster: Cluster | null = null;
   let cleaning: Promise<void> | null = null;
