@@ -338,6 +338,40 @@ function readSigningKeys(reader: Reader): string | null {
   return raw;
 }
 
+/**
+ * DATABASE_URL, refused at boot in the forms the driver (pg) would get wrong: pg connects to one
+ * host and ignores target_session_attrs, so a multi-host URL crashed the boot (`Invalid URL`, with
+ * ports) or waited forever on a host named "db1,db2" (without), and a read-write attribute would
+ * have been dropped without a word. Failover goes through one address that always leads to the
+ * primary (docs/operations.md, "PostgreSQL failover"). Never echoed: it may carry a password.
+ */
+function readDatabaseUrl(reader: Reader): string | null {
+  const raw = reader.raw('DATABASE_URL');
+  if (raw === undefined) return null;
+  const oneAddress = 'point it at one address that always leads to the primary, such as HAProxy routed by Patroni\'s REST API (docs/operations.md, "PostgreSQL failover")';
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  const hostParams = url ? ['host', 'hostaddr', 'port'].flatMap((name) => url.searchParams.getAll(name)) : [];
+  if (/^postgres(?:ql)?:\/\/[^/?#]*,/i.test(raw) || hostParams.some((value) => value.includes(','))) {
+    reader.problems.push(`DATABASE_URL is refused: it names several hosts, and the driver (pg) connects to one host only; ${oneAddress}`);
+    return null;
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    reader.problems.push('DATABASE_URL is refused: must be postgres://user:password@host[:port]/database (one host; the port defaults to 5432)');
+    return null;
+  }
+  const attrs = url.searchParams.get('target_session_attrs');
+  if (attrs !== null && attrs !== 'any') {
+    reader.problems.push(`DATABASE_URL is refused: target_session_attrs is not supported by the driver (pg would ignore it and connect to a standby as readily as to the primary); remove it and ${oneAddress}`);
+    return null;
+  }
+  return raw;
+}
+
 /** Origins are compared exactly (scheme, host, port), as browsers send them in the Origin header. */
 function readOrigins(reader: Reader, name: string, fallback: string[]): string[] {
   const raw = reader.raw(name);
@@ -485,7 +519,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     listenHost: readListenHost(reader, !isProduction && !issuer),
     publicBaseUrl,
-    databaseUrl: reader.string('DATABASE_URL', null),
+    databaseUrl: readDatabaseUrl(reader),
     shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),
     databaseStatementTimeoutMs: reader.integer('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 0, 600_000),
     databasePreparedStatements: reader.oneOf('DATABASE_PREPARED_STATEMENTS', 'true', ['true', 'false']) === 'true',
@@ -543,7 +577,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (isProduction) {
     // Production never falls back to the embedded database, the dev identity
     // provider or the published development key ring, and speaks only https.
-    if (!config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
+    if (reader.raw('DATABASE_URL') === undefined) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
     if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
     if (!config.gatewaySigningKeys && reader.raw('GATEWAY_SIGNING_KEYS') === undefined) {
       reader.problems.push('GATEWAY_SIGNING_KEYS is required when NODE_ENV=production (kid:base64url(PKCS#8 DER of an EC P-256 key), see the README)');
@@ -614,11 +648,11 @@ export function loadDatabaseToolConfig(env: Env = process.env): DatabaseToolConf
   const config: DatabaseToolConfig = {
     nodeEnv,
     isProduction: nodeEnv === 'production',
-    databaseUrl: reader.string('DATABASE_URL', null),
+    databaseUrl: readDatabaseUrl(reader),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     outbound: readOutbound(reader, nodeEnv === 'production'),
   };
-  if (config.isProduction && !config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
+  if (config.isProduction && reader.raw('DATABASE_URL') === undefined) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
 }

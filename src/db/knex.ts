@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { isFitConnection, watchForUnfitServer } from './unfitConnections.ts';
 import * as registryAndUsers from '../../migrations/20261122000100_registry_and_users.ts';
 import * as loginFlow from '../../migrations/20261122000200_login_flow.ts';
 import * as onboarding from '../../migrations/20261122000300_onboarding.ts';
@@ -202,9 +203,13 @@ export function createDb(connectionString: string, options: DbOptions = {}): Db 
     pool: {
       min: 0,
       max: options.poolMax ?? 10,
-      ...(options.preparedStatements === false
-        ? { afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => (withoutStatementNames(connection), done(null, connection)) }
-        : {}),
+      afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+        if (options.preparedStatements === false) withoutStatementNames(connection);
+        // A connection on a demoted primary or a standby (25006) is dropped, not reused (unfitConnections.ts).
+        watchForUnfitServer(connection);
+        done(null, connection);
+      },
+      validate: isFitConnection,
     },
     acquireConnectionTimeout: 5000,
     migrations: { migrationSource, tableName: 'knex_migrations' },

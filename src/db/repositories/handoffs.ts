@@ -91,3 +91,28 @@ export async function redeemHandoff(
   );
   return rows[0]!;
 }
+
+/**
+ * What redeemHandoff returned, read back after its connection died before the answer (a failover
+ * in the middle of the exchange): the credential digest is of a secret made by that one request,
+ * so a row means its statement committed. The same checks as the redeem's (the platform's
+ * credentials, the code's platform); null when it did not commit.
+ */
+export async function findRedeemedHandoff(
+  db: Db,
+  input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; credentialDigest: Buffer },
+): Promise<RedeemedHandoff | null> {
+  const { rows } = await db.raw<{ rows: RedeemedHandoff[] }>(
+    `SELECT p.platform_key AS "platformKey", s.id AS "sessionId", s.expires_at AS "sessionExpiresAt", s.permissions,
+            h.user_id AS "userId", u.sub, h.onboarding, t.return_to AS "returnTo"
+       FROM platform_credentials c
+       JOIN platforms p ON p.id = c.platform_id AND p.client_id = :clientId AND p.client_secret_digest = :secretDigest
+       JOIN handoff_codes h ON h.session_id = c.session_id AND h.platform_id = c.platform_id AND h.code_digest = :codeDigest AND h.consumed_at IS NOT NULL
+       JOIN auth_transactions t ON t.id = h.transaction_id
+       JOIN gateway_sessions s ON s.id = c.session_id
+       JOIN users u ON u.id = s.user_id
+      WHERE c.token_digest = :credentialDigest`,
+    input,
+  );
+  return rows[0] ?? null;
+}
