@@ -140,7 +140,10 @@ export async function startHaStack(options: { log: (line: string) => void }): Pr
     const databaseUrl = (database: string) => `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${haPort}/${database}`;
     await waitFor('HAProxy to route to the primary', 20_000, async () => {
       const csv = await fetch(`http://127.0.0.1:${haStats}/stats;csv`).then((r) => r.text(), () => '');
-      return csv.split('\n').some((line) => line.startsWith('primary,pg') && line.includes(',UP,'));
+      // HAProxy starts with every server UP until its first checks: wait until they have run and
+      // the replicas are DOWN, or a connection right after this could reach a replica.
+      const servers = csv.split('\n').filter((line) => line.startsWith('primary,pg'));
+      return servers.filter((line) => line.includes(',UP,')).length === 1 && servers.filter((line) => line.includes(',DOWN,')).length === nodes.length - 1;
     });
     options.log(`HAProxy on 127.0.0.1:${haPort} (stats 127.0.0.1:${haStats}); nodes ${nodes.map((n) => `${n.name}=${n.pgPort}`).join(', ')}`);
 

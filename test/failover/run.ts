@@ -15,7 +15,7 @@
 // A BFF retries an exchange answered 503 (a 503 spends nothing), so each worker does too.
 // Needs root (Debian packages, PostgreSQL as the `postgres` user): skipped otherwise, with the
 // reason. Bounded: the whole run stops itself after RUN_LIMIT_MS and kills what it started.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { createDb, migrateLatest } from '../../src/db/knex.ts';
 import { sha256 } from '../../src/security/crypto.ts';
@@ -135,6 +135,7 @@ async function main(): Promise<void> {
   }, RUN_LIMIT_MS);
 
   let ok = false;
+  let stackFailed = false;
   try {
     stack = await startHaStack({ log });
     log(`stack up after ${seconds(Date.now() - began)} s: ${JSON.stringify((await stack.members()).map((m) => `${m.name}:${m.role}`))}`);
@@ -236,6 +237,9 @@ async function main(): Promise<void> {
     else log('passed');
     ok = problems.length === 0;
   } catch (error) {
+    // The HA stack itself failing (not starting, or Patroni electing no new primary within a
+    // minute on a loaded machine) says nothing about the gateway: such a run is tried once more.
+    stackFailed = stack === null || String((error as Error).message).includes('timed out waiting for a new primary');
     log(`FAILED: ${(error as Error).stack ?? String(error)}`);
     if (stack) log(stack.logs());
     if (cluster) for (const instance of cluster.instances) log(`--- gateway ${instance.name}\n${instance.output.slice(-3000)}`);
@@ -244,6 +248,11 @@ async function main(): Promise<void> {
     await cleanUp();
   }
   log(`everything stopped; ${seconds(Date.now() - began)} s in all`);
+  if (!ok && stackFailed && process.env.FAILOVER_STACK_RETRY === undefined) {
+    log('the high-availability stack failed, not the gateway: running the whole test once more');
+    const again = spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, FAILOVER_STACK_RETRY: '1' } });
+    process.exit(again.status ?? 1);
+  }
   process.stdout.write(ok ? 'failover: 1 passed, 0 failed\n' : 'failover: 0 passed, 1 failed\n');
   process.exit(ok ? 0 : 1);
 }
