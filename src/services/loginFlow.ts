@@ -255,10 +255,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
   }
   const platform = await findActivePlatformById(deps.db, tx.platformId);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
-  return deps.db.transaction(async (trx) => {
-    const onboarding = await bootstrapAndEvaluate(trx, userId, platform);
-    return continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
-  });
+  const onboarding = await deps.db.transaction((trx) => bootstrapAndEvaluate(trx, userId, platform));
+  // The handoff code is issued after that transaction, by one statement that carries its own
+  // deadline (insertHandoff): inside the transaction, a COMMIT sent to a frozen database would
+  // still issue the code once it resumes, after the resume had answered 503, and the retry
+  // would get 409 CONFLICT.
+  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
 }
 
 /**
@@ -309,8 +311,7 @@ async function continueTo(
     return onboardingUrl(deps, step.platform, step.transactionId);
   }
   if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
-  // Counted once inserted: this is the last step of its transaction, so only a failed COMMIT
-  // (rare, and then the login itself fails) would count a code that never existed.
+  // Counted once inserted (its own statement, committed when it answers).
   const target = await issueHandoff(db, deps.config.authHandoffTtlSeconds, {
     transactionId: step.transactionId,
     platformId: step.platform.id,
