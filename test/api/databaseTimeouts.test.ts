@@ -51,6 +51,25 @@ describe('a frozen database', () => {
     await expect.poll(async () => (await me()).status, { timeout: 10_000, interval: 200 }).toBe(401);
   });
 
+  it('answers 503, not 500, when the pool is empty and connecting times out (pg: "timeout expired")', async () => {
+    // A pool with no connection yet: the freeze catches the connection handshake instead.
+    const empty = createDb(relay.url, { poolMax: 1, statementTimeoutMs: 500 });
+    const fresh = await createTestApp({ db: empty });
+    relay.freeze();
+    try {
+      // The first request's wait for the pool and the connection attempt end together (5 s each);
+      // the failed attempt's error goes to the request waiting behind it (knex propagates it).
+      const ask = () => request(fresh.app).get('/v1/me').set('Cookie', `gw_session=gws_${'A'.repeat(43)}`);
+      const first = ask();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const answers = await Promise.all([first, ask()]);
+      expect(answers.map((res) => `${res.status} ${res.body.code}`)).toEqual(['503 DATABASE_UNAVAILABLE', '503 DATABASE_UNAVAILABLE']);
+    } finally {
+      relay.thaw();
+      await empty.destroy();
+    }
+  });
+
   it('a statement that runs too long is cancelled by the server (SQLSTATE 57014)', async () => {
     const direct = createDb(database.url, { poolMax: 1, statementTimeoutMs: 500 });
     try {

@@ -20,10 +20,11 @@ export async function freezableRelay(targetUrl: string, port = 0): Promise<Freez
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {});
-      if (frozen) socket.pause();
     }
     client.pipe(upstream);
     upstream.pipe(client);
+    // After pipe(), which resumes its source: a connection opened while frozen stays frozen.
+    if (frozen) for (const socket of [client, upstream]) socket.pause();
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const relayed = new URL(targetUrl);
