@@ -56,7 +56,7 @@ describe('a single-use statement that runs after its client gave up', () => {
     return outcome;
   }
 
-  const count = async (sql: string, bindings: unknown[]) => (await database.db.raw<{ rows: { n: number }[] }>(sql, bindings)).rows[0]!.n;
+  const count = async (sql: string, bindings: string[]) => (await database.db.raw<{ rows: { n: number }[] }>(sql, bindings)).rows[0]!.n;
 
   it('the callback\'s session and handoff code: nothing written, and the retry issues them', async () => {
     const { id: transactionId } = await insertTestTransaction(database.db, platformId, { consumed: true });
