@@ -73,7 +73,11 @@ export interface paths {
          *
          *     Behavior, in order:
          *     1. Atomically consume the transaction by the digest of `state`; invalid, expired or
-         *        used gives `404 TRANSACTION_NOT_FOUND`.
+         *        used gives `404 TRANSACTION_NOT_FOUND` (when the login is still known, spent or
+         *        expired, its HTML page offers to start again for the same platform and returnTo).
+         *        A `503 DATABASE_UNAVAILABLE` at this step has consumed nothing: send the callback again.
+         *        Once consumed, a later 503 writes no session and no handoff code, but the login is
+         *        spent (the provider's code too), so its page offers to start again.
          *     1a. Require this browser's login binding cookie (set by start) and clear it; without it,
          *        or with another value, `403 LOGIN_BROWSER_MISMATCH` (the login is spent; the HTML
          *        page offers to start again).

@@ -129,6 +129,21 @@ export async function consumeTransactionByStateCounting(
   return { transaction: row.id == null ? undefined : consumed(row as ConsumedRow), rateLimitedUntil };
 }
 
+/**
+ * The platform and returnTo of a login by its state, whatever became of it (consumed, expired),
+ * for the way forward of a callback that found nothing to consume; undefined once purged or
+ * when the gateway never issued the state. Read only on that refusal, never on a login's path.
+ */
+export async function findLoginOfState(db: Db, stateDigest: Buffer): Promise<{ platformKey: string; returnTo: string; handoffChallenge: string | null } | undefined> {
+  const { rows } = await db.raw<{ rows: { platformKey: string; returnTo: string; handoffChallenge: string | null }[] }>(
+    `SELECT p.platform_key AS "platformKey", t.return_to AS "returnTo", t.handoff_challenge AS "handoffChallenge"
+       FROM auth_transactions t JOIN platforms p ON p.id = t.platform_id
+      WHERE t.state_digest = ? AND p.active`,
+    [stateDigest],
+  );
+  return rows[0];
+}
+
 export async function attachLogin(db: Db, transactionId: string, userId: string, sessionId: string): Promise<void> {
   await db.raw('UPDATE auth_transactions SET user_id = ?, session_id = ? WHERE id = ?', [userId, sessionId, transactionId]);
 }
