@@ -1080,7 +1080,7 @@ export interface paths {
         };
         /**
          * Liveness probe
-         * @description Answers `200` while the process runs. No dependency is checked.
+         * @description Answers `200` while the process runs, from the first second of its boot (before the database is reached). No dependency is checked.
          */
         get: operations["getLiveness"];
         put?: never;
@@ -2055,10 +2055,10 @@ export interface components {
         /** @description Readiness and the state of each dependency. */
         Readiness: {
             /**
-             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say.
+             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say. `starting` (503) while the process boots (waiting for PostgreSQL, migrating): `checks.database.reason` says what it waits for, and liveness already answers 200.
              * @enum {string}
              */
-            status: "ready" | "unavailable" | "draining";
+            status: "ready" | "unavailable" | "draining" | "starting";
             checks: {
                 /** @description The relational database. */
                 database: {

@@ -9,6 +9,7 @@ import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
 import { identityProviderAccountsFromConfig } from './services/identityProvider/index.ts';
 import { createApp } from './app.ts';
 import { drain, Lifecycle, listen } from './server.ts';
+import { bootProbes, serveApp, type BootState } from './bootProbes.ts';
 import { schedulePurge } from './services/maintenance.ts';
 import { signingKeysFor } from './services/backchannel/signingKeys.ts';
 import { createMetrics, startMetricsServer } from './observability/metrics.ts';
@@ -50,9 +51,22 @@ async function main(): Promise<void> {
     logger.warn({ kid: signingKeys.activeKid }, 'GATEWAY_SIGNING_KEYS is unset: back-channel logout tokens are signed with a development key generated at this start (never in production)');
   }
 
+  // The listener from here on: the probes answer while the boot waits (src/bootProbes.ts), and the
+  // app takes the same listener over once it exists.
+  const boot: BootState = { reason: 'starting' };
+  const server = await listen(bootProbes(boot), config.port);
+  logger.info({ port: config.port }, 'probes answer while starting: /health/live 200, /health/ready 503');
+
   // Production migrates as a separate step (`node scripts/migrate.ts latest`), before
   // new instances start; development and the demo migrate at boot.
-  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction, statementTimeoutMs: config.databaseStatementTimeoutMs, preparedStatements: config.databasePreparedStatements });
+  boot.reason = 'connecting to PostgreSQL';
+  const database = await openDatabase(config.databaseUrl, logger, {
+    migrate: !config.isProduction,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
+    onWaiting: (reason) => (boot.reason = reason),
+  });
+  boot.reason = 'starting the app';
   // The embedded PostgreSQL we started goes when this process goes, even if it dies unannounced.
   if (database.embedded) watchEmbeddedPostgres(logger);
 
@@ -73,7 +87,7 @@ async function main(): Promise<void> {
   const redis = config.redisUrl ? await openRateLimitRedis(config.redisUrl, logger) : null;
   const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts), metrics, lifecycle, redis, tracing };
   const app = await createApp(deps);
-  const server = await listen(app, config.port);
+  serveApp(server, app);
   logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
   // Prometheus on its own port (METRICS_PORT), never on the public one (there only with METRICS_TOKEN).
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsPort);
