@@ -181,8 +181,12 @@ export function refuseIfLate(statement: string, row: { late?: boolean | null } |
   if (row?.late) throw new StatementDeadlinePassed(statement);
 }
 
-/** The statement timeout of the session settings (timeoutSettings; a transaction's client shares them), from now; none: no deadline. */
-function statementDeadline(db: Db): Date | string {
+/**
+ * The statement timeout of the session settings (timeoutSettings; a transaction's client shares
+ * them), from now; none: no deadline. A statement sent through knex (not runPrepared) binds this
+ * as its `:deadline`, taken before the pool is waited for: a deadline earlier, never later.
+ */
+export function statementDeadline(db: Db): Date | string {
   const timeoutMs = (db.client.connectionSettings as { statement_timeout?: number } | undefined)?.statement_timeout;
   return timeoutMs ? new Date(Date.now() + timeoutMs) : 'infinity';
 }

@@ -1,5 +1,6 @@
 // The single-use statements that test/e2e/frozenDatabaseRetry.test.ts does not reach with its
-// freeze (the callback's session and handoff code, the resume's handoff issue), one at a time:
+// freeze (the callback's session and handoff code, the resume's handoff issue, an avatar upload
+// ticket), one at a time:
 // sent to a database that does not answer (a TCP relay holding the bytes, as a frozen server's
 // socket does), given up on by the client, then run by the server once it answers again. Each
 // must change nothing then (its deadline, src/db/knex.ts STATEMENT_DEADLINE), so the request's
@@ -14,6 +15,7 @@ import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts'
 import { upsertLoginUser } from '../../src/db/repositories/users.ts';
 import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
 import { insertHandoff } from '../../src/db/repositories/handoffs.ts';
+import { insertTicket, spendTicket } from '../../src/db/repositories/avatars.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
@@ -86,5 +88,14 @@ describe('a single-use statement that runs after its client gave up', () => {
     expect(late).toBeInstanceOf(Error);
     expect(await count('SELECT count(*)::int AS n FROM handoff_codes WHERE transaction_id = ?', [transactionId])).toBe(0);
     expect(await insertHandoff(frozenDb, handoff())).toBe(true);
+  });
+
+  it('an avatar upload ticket: not spent, and the retry spends it', async () => {
+    const ticketId = randomUUID();
+    await insertTicket(database.db, { id: ticketId, userId, avatarId: randomUUID(), store: 'postgres', contentType: 'image/png', contentLength: 10, expires: Math.floor(Date.now() / 1000) + 600 });
+    const late = await lateRun(() => spendTicket(frozenDb, ticketId, 'postgres'));
+    expect(late).toBeInstanceOf(Error);
+    expect(await count('SELECT count(*)::int AS n FROM avatar_upload_tickets WHERE id = ? AND used_at IS NOT NULL', [ticketId])).toBe(0);
+    expect(await spendTicket(frozenDb, ticketId, 'postgres')).toMatchObject({ id: ticketId });
   });
 });
