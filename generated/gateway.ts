@@ -81,7 +81,11 @@ export interface paths {
          *
          *     Behavior, in order:
          *     1. Atomically consume the transaction by the digest of `state`; invalid, expired or
-         *        used gives `404 TRANSACTION_NOT_FOUND`.
+         *        used gives `404 TRANSACTION_NOT_FOUND` (when the login is still known, spent or
+         *        expired, its HTML page offers to start again for the same platform and returnTo).
+         *        A `503 DATABASE_UNAVAILABLE` at this step has consumed nothing: send the callback again.
+         *        Once consumed, a later 503 writes no session and no handoff code, but the login is
+         *        spent (the provider's code too), so its page offers to start again.
          *     1a. Require this browser's login binding cookie (set by start) and clear it; without it,
          *        or with another value, `403 LOGIN_BROWSER_MISMATCH` (the login is spent; the HTML
          *        page offers to start again).
@@ -1174,7 +1178,7 @@ export interface paths {
         };
         /**
          * Liveness probe
-         * @description Answers `200` while the process runs. No dependency is checked.
+         * @description Answers `200` while the process runs, from the first second of its boot (before the database is reached). No dependency is checked.
          */
         get: operations["getLiveness"];
         put?: never;
@@ -2216,10 +2220,10 @@ export interface components {
         /** @description Readiness and the state of each dependency. */
         Readiness: {
             /**
-             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say.
+             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say. `starting` (503) while the process boots (waiting for PostgreSQL, migrating): `checks.database.reason` says what it waits for, and liveness already answers 200.
              * @enum {string}
              */
-            status: "ready" | "unavailable" | "draining";
+            status: "ready" | "unavailable" | "draining" | "starting";
             checks: {
                 /** @description The relational database. */
                 database: {

@@ -23,7 +23,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // node-postgres reports a socket closed under it, and a server that stopped answering
   // (query_timeout, connectionTimeoutMillis), without a code. knex prefixes the statement to
   // the message (`ROLLBACK - Connection terminated unexpectedly`), so match pg's message at the end.
-  return /(?:^|- )(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Query read timeout|timeout exceeded when trying to connect)$/.test(error.message);
+  // `timeout expired`: pg's connectionTimeoutMillis on a server that accepts the connection and
+  // never answers its handshake (frozen); knex hands it to the request waiting for the pool.
+  return /(?:^|- )(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Query read timeout|timeout exceeded when trying to connect|timeout expired)$/.test(error.message);
 }
 
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);

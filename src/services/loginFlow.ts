@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
 import { requireReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
-import { consumeTransactionByState, consumeTransactionByStateCounting, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
+import { consumeTransactionByState, consumeTransactionByStateCounting, type ConsumedTransaction, findConsumedTransactionOfUser, findLoginOfState, insertTransaction } from '../db/repositories/transactions.ts';
 import { upsertLoginUser } from '../db/repositories/users.ts';
 import { activeFieldsWithValues } from '../db/repositories/onboarding.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
@@ -158,8 +158,9 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
   // 1. consume the transaction atomically; nothing else decides whether this state is good.
   // Counted against the address's limit in the same statement: over it, nothing is consumed.
   // (A callback without a state was refused above without being counted: it reads and writes nothing.)
-  const tx = await consumeCounted(deps, sha256(input.state), input.callbackLimit);
-  if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.');
+  const stateDigest = sha256(input.state);
+  const tx = await consumeCounted(deps, stateDigest, input.callbackLimit);
+  if (!tx) throw await transactionNotFound(deps, stateDigest);
   // The login must come back to the browser that started it (RFC 9700 §4.7.1): otherwise a
   // callback link sent to a victim would sign the victim in as whoever started the login.
   // Checked before the code is redeemed; the transaction is spent either way.
@@ -178,6 +179,17 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
     // refused), the page offers a fresh login for the same platform and returnTo.
     throw withNextStep(error, startAgain(deps, tx));
   }
+}
+
+/**
+ * The callback's 404: nothing to consume. When the login is still known (spent by an earlier
+ * callback, the back button, a second tab; or expired), the page offers "Start again" for its
+ * platform and returnTo, as the other refusals of a callback do; a state never issued, or purged,
+ * names no platform. The read happens only here, and its own failure only loses the link.
+ */
+async function transactionNotFound(deps: AppDeps, stateDigest: Buffer): Promise<ApiError> {
+  const login = await findLoginOfState(deps.db, stateDigest).catch(() => undefined);
+  return new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.', login ? { nextStep: startAgain(deps, login) } : {});
 }
 
 async function consumeCounted(deps: AppDeps, stateDigest: Buffer, limit: StatementRateLimit | null): Promise<ConsumedTransaction | undefined> {
@@ -266,10 +278,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
   }
   const platform = await findActivePlatformById(deps.db, tx.platformId);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
-  return deps.db.transaction(async (trx) => {
-    const onboarding = await bootstrapAndEvaluate(trx, userId, platform);
-    return continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
-  });
+  const onboarding = await deps.db.transaction((trx) => bootstrapAndEvaluate(trx, userId, platform));
+  // The handoff code is issued after that transaction, by one statement that carries its own
+  // deadline (insertHandoff): inside the transaction, a COMMIT sent to a frozen database would
+  // still issue the code once it resumes, after the resume had answered 503, and the retry
+  // would get 409 CONFLICT.
+  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
 }
 
 /**
@@ -320,8 +334,7 @@ async function continueTo(
     return onboardingUrl(deps, step.platform, step.transactionId);
   }
   if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
-  // Counted once inserted: this is the last step of its transaction, so only a failed COMMIT
-  // (rare, and then the login itself fails) would count a code that never existed.
+  // Counted once inserted (its own statement, committed when it answers).
   const target = await issueHandoff(db, deps.config.authHandoffTtlSeconds, {
     transactionId: step.transactionId,
     platformId: step.platform.id,

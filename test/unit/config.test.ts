@@ -204,6 +204,12 @@ describe('production', () => {
     expect(config.isProduction).toBe(true);
     expect(config.authCallbackUrl).toBe('https://gateway.example.com/v1/auth/callback');
   });
+
+  it('keeps accepting 5 s after SIGTERM by default (a grace of 0 reset requests on idle keep-alive connections); development stops at once', () => {
+    expect(loadConfig(complete).shutdownGraceSeconds).toBe(5);
+    expect(loadConfig({ ...complete, SHUTDOWN_GRACE_SECONDS: '0' }).shutdownGraceSeconds).toBe(0);
+    expect(loadConfig({}).shutdownGraceSeconds).toBe(0);
+  });
 });
 
 describe('the published development key ring', () => {

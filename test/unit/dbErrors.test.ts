@@ -20,6 +20,9 @@ describe('isDatabaseUnavailable', () => {
     ['a socket closed under a knex statement', new Error('ROLLBACK - Connection terminated unexpectedly')],
     ['a socket closed under a knex query', new Error('select * from "platforms" where "id" = $1 - Connection terminated unexpectedly')],
     ['a knex query timed out client side', new Error('select 1 - Query read timeout')],
+    // pg's connectionTimeoutMillis: a server that accepts the connection and never answers the handshake.
+    ['connecting timed out', new Error('timeout expired')],
+    ['a statement that ran after its deadline and changed nothing', withCode('57014', 'statement gw_redeem_handoff ran after its deadline and changed nothing')],
     ['knex pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' })],
   ])('%s: yes', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);

@@ -1,4 +1,4 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 import type { OnboardingStatus } from '../../domain/types.ts';
 
@@ -12,18 +12,27 @@ export interface NewHandoff {
   ttlSeconds: number;
 }
 
-/** Returns false when the transaction already has a handoff (unique on transaction_id). */
+/**
+ * Returns false when the transaction already has a handoff (unique on transaction_id). Run after
+ * its deadline (STATEMENT_DEADLINE) it inserts nothing and throws StatementDeadlinePassed: a
+ * resume answered 503 has issued no code, so its retry is not refused with 409 CONFLICT.
+ */
 export async function insertHandoff(db: Db, handoff: NewHandoff): Promise<boolean> {
-  const { rows } = await runPrepared<unknown>(
+  const { rows } = await runPrepared<{ late: boolean; inserted: boolean }>(
     db,
     'gw_insert_handoff',
-    `INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
-       VALUES (:codeDigest, :transactionId, :platformId, :userId, :sessionId, :onboarding, now() + make_interval(secs => :ttlSeconds))
+    `WITH ${STATEMENT_IN_TIME_CTE}, inserted AS (
+       INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
+       SELECT :codeDigest, :transactionId, :platformId, :userId, :sessionId, :onboarding, now() + make_interval(secs => :ttlSeconds)
+         FROM in_time WHERE in_time.ok
        ON CONFLICT (transaction_id) DO NOTHING
-       RETURNING id`,
-    { ...handoff, onboarding: JSON.stringify(handoff.onboarding) },
+       RETURNING id
+     )
+     SELECT NOT in_time.ok AS late, EXISTS (SELECT 1 FROM inserted) AS inserted FROM in_time`,
+    { ...handoff, onboarding: JSON.stringify(handoff.onboarding), deadline: STATEMENT_DEADLINE },
   );
-  return rows.length === 1;
+  refuseIfLate('gw_insert_handoff', rows[0]);
+  return rows[0]!.inserted;
 }
 
 export interface RedeemedHandoff {
@@ -55,15 +64,17 @@ export interface RedeemedHandoff {
  * No rate limit is read or written here: see docs/operations.md#rate-limits for why the
  * exchange has none. The secret comparison is an equality of SHA-256 digests of 256-bit
  * secrets: timing can at most reveal digest bytes, which do not lead back to the secret.
+ * Run after its deadline (`in_time`: STATEMENT_DEADLINE) it consumes and stores nothing and
+ * throws StatementDeadlinePassed: the exchange's 503 leaves the code for its retry.
  */
 export async function redeemHandoff(
   db: Db,
   input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; handoffChallenge: string | null; credentialDigest: Buffer },
 ): Promise<RedeemedHandoff> {
-  const { rows } = await runPrepared<RedeemedHandoff>(
+  const { rows } = await runPrepared<RedeemedHandoff & { late: boolean }>(
     db,
     'gw_redeem_handoff',
-    `WITH platform AS (
+    `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
        SELECT id, platform_key, active FROM platforms
         WHERE client_id = :clientId AND client_secret_digest = :secretDigest
      ), used AS (
@@ -72,6 +83,7 @@ export async function redeemHandoff(
         WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
           AND h.consumed_at IS NULL AND h.expires_at > now()
           AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
+          AND (SELECT ok FROM in_time)
        RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to
      ), session AS (
        SELECT s.id, s.expires_at, s.permissions, u.sub
@@ -83,13 +95,16 @@ export async function redeemHandoff(
      )
      SELECT (SELECT platform_key FROM platform) AS "platformKey",
             session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
-            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo"
+            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
+            (SELECT NOT ok FROM in_time) AS late
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
        LEFT JOIN session ON session.id = used.session_id`,
-    input,
+    { ...input, deadline: STATEMENT_DEADLINE },
   );
-  return rows[0]!;
+  const { late, ...row } = rows[0]!;
+  refuseIfLate('gw_redeem_handoff', { late });
+  return row;
 }
 
 /**

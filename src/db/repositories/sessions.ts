@@ -1,4 +1,4 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 
 export interface SessionPrincipalRow {
@@ -90,13 +90,16 @@ export interface NewLoginSession extends NewSession {
  * callback upserted it: the user row is read FOR SHARE, so a deletion either committed
  * before (no session) or waits for this statement and then ends the session with the
  * account's others.
+ *
+ * Run after its deadline (`in_time`: STATEMENT_DEADLINE) it writes nothing and throws
+ * StatementDeadlinePassed: a callback answered 503 has created no session and issued no code.
  */
 export async function insertLoginSession(db: Db, session: NewLoginSession): Promise<{ expiresAt: Date; handoffIssued: boolean } | undefined> {
-  const { rows } = await runPrepared<{ expiresAt: Date; handoffIssued: boolean }>(
+  const { rows } = await runPrepared<{ expiresAt: Date | null; handoffIssued: boolean | null; late: boolean }>(
     db,
     'gw_insert_login_session',
-    `WITH live_user AS (
-         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL FOR SHARE
+    `WITH ${STATEMENT_IN_TIME_CTE}, live_user AS (
+         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL AND (SELECT ok FROM in_time) FOR SHARE
        ), session AS (
          INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed)
          SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed
@@ -112,10 +115,14 @@ export async function insertLoginSession(db: Db, session: NewLoginSession): Prom
          ON CONFLICT (transaction_id) DO NOTHING
          RETURNING id
        )
-       SELECT expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued" FROM session`,
-    { ...session },
+       SELECT session.expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued",
+              NOT in_time.ok AS late
+         FROM in_time LEFT JOIN session ON true`,
+    { ...session, deadline: STATEMENT_DEADLINE },
   );
-  return rows[0];
+  const row = rows[0]!;
+  refuseIfLate('gw_insert_login_session', row);
+  return row.expiresAt ? { expiresAt: row.expiresAt, handoffIssued: row.handoffIssued! } : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
 
@@ -63,12 +63,15 @@ export interface ConsumedTransaction {
  * erased, and the sealed values are returned from the row as it was. Under
  * concurrency the FOR UPDATE re-check lets exactly one caller through. The platform's
  * registry row comes with it (one round trip fewer per callback). `withinLimit` is a
- * further condition on the row to consume (the rate limit, below).
+ * further condition on the row to consume (the rate limit, below). Run after its deadline
+ * (`in_time`, the statement's first CTE: STATEMENT_DEADLINE) it consumes nothing and answers
+ * `late`: the callback's 503 leaves the state for its retry.
  */
 const consumeSql = (withinLimit = '') => `UPDATE auth_transactions t
         SET consumed_at = now(), pkce_verifier_sealed = NULL, nonce_sealed = NULL
        FROM (SELECT id, pkce_verifier_sealed, nonce_sealed FROM auth_transactions
               WHERE state_digest = :stateDigest AND consumed_at IS NULL AND expires_at > now()${withinLimit}
+                AND (SELECT ok FROM in_time)
               FOR UPDATE) AS before, platforms p
       WHERE t.id = before.id AND t.consumed_at IS NULL AND p.id = t.platform_id
       RETURNING t.id, t.platform_id AS "platformId", p.platform_key AS "platformKey", t.nonce_digest AS "nonceDigest",
@@ -79,11 +82,24 @@ const consumeSql = (withinLimit = '') => `UPDATE auth_transactions t
 
 type ConsumedRow = Omit<ConsumedTransaction, 'platform'> & { platform: Parameters<typeof platformFromJson>[0] };
 
+/** What a consume statement answers: whether it ran too late, and the consumed row's columns (all null when none). */
+const LATE_COLUMN = '(SELECT NOT ok FROM in_time) AS late';
+
 const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined => row && { ...row, platform: platformFromJson(row.platform) };
 
 export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
-  const { rows } = await runPrepared<ConsumedRow>(db, 'gw_consume_transaction', consumeSql(), { stateDigest });
-  return consumed(rows[0]);
+  const { rows } = await runPrepared<Partial<ConsumedRow> & { late: boolean }>(
+    db,
+    'gw_consume_transaction',
+    `WITH ${STATEMENT_IN_TIME_CTE}, consumed AS (
+         ${consumeSql()}
+       )
+       SELECT ${LATE_COLUMN}, consumed.* FROM (SELECT 1) AS one LEFT JOIN consumed ON true`,
+    { stateDigest, deadline: STATEMENT_DEADLINE },
+  );
+  const { late, ...row } = rows[0]!;
+  refuseIfLate('gw_consume_transaction', { late });
+  return row.id == null ? undefined : consumed(row as ConsumedRow);
 }
 
 /**
@@ -96,20 +112,36 @@ export async function consumeTransactionByStateCounting(
   stateDigest: Buffer,
   limit: StatementRateLimit,
 ): Promise<{ transaction: ConsumedTransaction | undefined; rateLimitedUntil: number | null }> {
-  const { rows } = await runPrepared<Partial<ConsumedRow> & { rateLimitedUntil: number | null }>(
+  const { rows } = await runPrepared<Partial<ConsumedRow> & { rateLimitedUntil: number | null; late: boolean }>(
     db,
     'gw_consume_transaction_counting',
-    `WITH counted AS (
+    `WITH ${STATEMENT_IN_TIME_CTE}, counted AS (
          ${limitCountedCte({ asynchronousCommit: false })}
        ), consumed AS (
          ${consumeSql(' AND (SELECT points FROM counted) <= CAST(:limitPoints AS integer)')}
        )
-       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", consumed.*
+       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", ${LATE_COLUMN}, consumed.*
          FROM counted LEFT JOIN consumed ON true`,
-    { ...statementLimitBindings(limit), stateDigest },
+    { ...statementLimitBindings(limit), stateDigest, deadline: STATEMENT_DEADLINE },
   );
-  const { rateLimitedUntil, ...row } = rows[0]!;
+  const { rateLimitedUntil, late, ...row } = rows[0]!;
+  refuseIfLate('gw_consume_transaction_counting', { late });
   return { transaction: row.id == null ? undefined : consumed(row as ConsumedRow), rateLimitedUntil };
+}
+
+/**
+ * The platform and returnTo of a login by its state, whatever became of it (consumed, expired),
+ * for the way forward of a callback that found nothing to consume; undefined once purged or
+ * when the gateway never issued the state. Read only on that refusal, never on a login's path.
+ */
+export async function findLoginOfState(db: Db, stateDigest: Buffer): Promise<{ platformKey: string; returnTo: string; handoffChallenge: string | null } | undefined> {
+  const { rows } = await db.raw<{ rows: { platformKey: string; returnTo: string; handoffChallenge: string | null }[] }>(
+    `SELECT p.platform_key AS "platformKey", t.return_to AS "returnTo", t.handoff_challenge AS "handoffChallenge"
+       FROM auth_transactions t JOIN platforms p ON p.id = t.platform_id
+      WHERE t.state_digest = ? AND p.active`,
+    [stateDigest],
+  );
+  return rows[0];
 }
 
 export async function attachLogin(db: Db, transactionId: string, userId: string, sessionId: string): Promise<void> {
