@@ -37,6 +37,14 @@ export interface RedeemedHandoff {
   sub: string | null;
   onboarding: OnboardingStatus | null;
   returnTo: string | null;
+  /** How the person authenticated (the session's), and what the login asked (its transaction's): null unless redeemed. */
+  authTime: Date | null;
+  amr: string[] | null;
+  acr: string | null;
+  maxAgeSeconds: number | null;
+  forceLogin: boolean | null;
+  secondFactor: boolean | null;
+  stepUp: boolean | null;
 }
 
 /**
@@ -72,9 +80,10 @@ export async function redeemHandoff(
         WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
           AND h.consumed_at IS NULL AND h.expires_at > now()
           AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
-       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to
+       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to,
+                 t.max_age_seconds, t.force_login, t.second_factor_required, t.step_up_sub IS NOT NULL AS step_up
      ), session AS (
-       SELECT s.id, s.expires_at, s.permissions, u.sub
+       SELECT s.id, s.expires_at, s.permissions, u.sub, s.auth_time, s.amr, s.acr
          FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
         WHERE s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL
      ), credential AS (
@@ -83,7 +92,9 @@ export async function redeemHandoff(
      )
      SELECT (SELECT platform_key FROM platform) AS "platformKey",
             session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
-            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo"
+            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
+            session.auth_time AS "authTime", session.amr, session.acr, used.max_age_seconds AS "maxAgeSeconds",
+            used.force_login AS "forceLogin", used.second_factor_required AS "secondFactor", used.step_up AS "stepUp"
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
        LEFT JOIN session ON session.id = used.session_id`,
