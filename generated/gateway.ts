@@ -22,7 +22,10 @@ export interface paths {
          *        platform's `defaultOnboardingMode`).
          *     3. Mode `central` while `centralOnboardingEnabled` is false gives
          *        `409 CENTRAL_ONBOARDING_DISABLED`.
-         *     4. No `callbackUrl` gives `409 PLATFORM_CALLBACK_NOT_CONFIGURED`.
+         *     4. No `callbackUrl` gives `409 PLATFORM_CALLBACK_NOT_CONFIGURED`. In production, a
+         *        platform stored with an `http` `callbackUrl` or allowed return URL (from before the
+         *        https rule) gives `409 CONFLICT` whose `detail` names each URL that must change; the
+         *        gateway also lists such platforms in its log at boot.
          *     5. Allowlist `returnTo` against `allowedReturnUrls` (parsed URLs, never string prefixes):
          *        a root-relative path is resolved against the first allowed root; no userinfo, no
          *        fragment; the origin must equal an allowed root's origin and the path must be `/` or
@@ -30,7 +33,10 @@ export interface paths {
          *        target `403 RETURN_TO_NOT_ALLOWED`. An `onboardingMode` that differs from the
          *        registered `defaultOnboardingMode` gives `403 ONBOARDING_MODE_MISMATCH`: it is only
          *        an assertion and never overrides the registry.
-         *     5a. What the platform asks of the authentication (all optional): `maxAge`, `forceLogin`,
+         *     5a. No `handoffChallenge` while the platform's `handoffChallengeRequired` is true (the
+         *        default) gives `400 HANDOFF_CHALLENGE_REQUIRED`: such a login's handoff code could be
+         *        sent to someone else's browser (login CSRF). Nothing is written.
+         *     5b. What the platform asks of the authentication (all optional): `maxAge`, `forceLogin`,
          *        `requireSecondFactor`, and a `stepUp` token from `createStepUpLogin` (which carries
          *        those and the person who must sign in; an invalid, other-platform or expired one gives
          *        `400 VALIDATION_FAILED`, pointer `/query/stepUp`). Given both, the stricter of each wins.
@@ -177,19 +183,32 @@ export interface paths {
          *     as at `startAuthentication` (`400 INVALID_REDIRECT`, `403 RETURN_TO_NOT_ALLOWED`,
          *     `404 PLATFORM_NOT_FOUND`).
          *
-         *     With the browser's gateway session cookie, the session ends, and with it every other
-         *     live session of the person from the same sign-in at the provider (same `sid`: each
-         *     login makes its own gateway session, so a browser signed in to two platforms holds two).
-         *     They are revoked, every platform credential derived from them stops working, every
-         *     platform that exchanged a code for one of them is told by back-channel logout, and the
-         *     cookie is cleared. Then the browser goes
-         *     through the identity provider's `end_session_endpoint` (RP-Initiated Logout 1.0, with
-         *     the login's ID token as `id_token_hint` and the fixed `post_logout_redirect_uri`
-         *     `{PUBLIC_BASE_URL}/v1/auth/logged-out`), which sends it back to `returnTo`. Without a
-         *     provider end-session endpoint, or without a session, it goes straight to `returnTo`.
-         *     Signing out twice, or with no session, is harmless.
+         *     Any page can make a browser send this GET (a link, an image), so it signs out in one step
+         *     only with a proof that the platform asked: a `signOutToken` from `createSignOutToken`
+         *     (OpenID RP-Initiated Logout 1.0 §2 and §6: a logout request the gateway cannot attribute
+         *     is confirmed by the person). The token must be the gateway's, unexpired (two minutes),
+         *     issued for this `platformKey` (or by the browser session itself), and its session must
+         *     still live: using it ends the sessions of that sign-in, so it works once.
          *
-         *     `HEAD` is answered `405` with `Allow: GET`: it must never sign anyone out.
+         *     - **With a valid token** whose session is of the same sign-in as the browser's gateway
+         *       session cookie: the session ends, and with it every other live session of the person
+         *       from the same sign-in at the provider (same `sid`: each login makes its own gateway
+         *       session, so a browser signed in to two platforms holds two). They are revoked, every
+         *       platform credential derived from them stops working, every platform that exchanged a
+         *       code for one of them is told by back-channel logout, and the cookie is cleared. Then the
+         *       browser goes through the identity provider's `end_session_endpoint` (RP-Initiated
+         *       Logout 1.0, with the login's ID token as `id_token_hint` and the fixed
+         *       `post_logout_redirect_uri` `{PUBLIC_BASE_URL}/v1/auth/logged-out`), which sends it back
+         *       to `returnTo`; without a provider end-session endpoint, straight to `returnTo`. (A
+         *       valid token for a session of another sign-in still ends that sign-in, which its
+         *       platform asked for, but not this browser's.)
+         *     - **Without a proof** and with a live browser session: `200`, an HTML page asking the
+         *       person to confirm ("Sign out" posts to `confirmSignOut`; "Cancel" goes back to the
+         *       platform). Nothing changes: no session ends, no cookie is set or cleared.
+         *     - **Without a browser session**: straight to `returnTo`, nothing changes.
+         *
+         *     Signing out twice, or with no session, is harmless. `HEAD` is answered `405` with
+         *     `Allow: GET`: it must never sign anyone out.
          */
         get: operations["signOutBrowser"];
         put?: never;
@@ -203,8 +222,77 @@ export interface paths {
          *     cookie is cleared. The identity provider's own session is not ended here (use `signOutBrowser` for
          *     that). Answers `204` also without a session or when it has already ended: signing out is
          *     harmless to repeat.
+         *
+         *     Like every write the gateway cookie may authenticate, it is origin-checked with or without
+         *     a cookie: a request whose `Origin`, `Referer` or `Sec-Fetch-Site` says it comes from
+         *     another site is refused (`403 ORIGIN_NOT_ALLOWED`) and clears nothing. A platform's back
+         *     end sends no `Origin` and passes.
          */
         post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out, confirmed by the person
+         * @description The "Sign out" button of the confirmation page that `signOutBrowser` answers without a
+         *     proof (OpenID RP-Initiated Logout 1.0 §6). The form posts here with the page's
+         *     `platformKey` and `returnTo` in the query, checked as at `signOutBrowser`.
+         *
+         *     Origin-checked like every cookie-authenticated write: the request must come from the
+         *     gateway's own origin or one of `CORS_ORIGINS` (`Origin`; when a browser hides it as
+         *     `Origin: null`, its `Sec-Fetch-Site: same-origin`). A request from another site is
+         *     refused with `403 ORIGIN_NOT_ALLOWED`, changes nothing and sets no cookie.
+         *
+         *     Then as `signOutBrowser` with a valid token: the browser's session and every other live
+         *     session of the same sign-in end (platforms told by back-channel logout), the cookie is
+         *     cleared, and `303` to the identity provider's end-session endpoint (or straight to
+         *     `returnTo`). Without a session, `303` to `returnTo`.
+         */
+        post: operations["confirmSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sign-out token (one-step sign-out)
+         * @description The proof that lets a platform sign a person out in one step: its back end asks for a
+         *     token, server to server, with the platform credential of that session (the exchange's
+         *     `gatewayToken`, sent as the gateway cookie), then sends the browser to `signOutBrowser`
+         *     with it as `signOutToken`. The gateway then ends the session without asking the person
+         *     (OpenID RP-Initiated Logout 1.0 §2: the request is attributable to the platform). The
+         *     platforms never receive ID tokens, so `id_token_hint` cannot play this part.
+         *
+         *     The token is signed by the gateway, lives two minutes, is bound to the caller's session
+         *     (and to its platform, for a platform credential) and works once: using it ends that
+         *     session. It only counts when the browser that brings it holds a session of the same
+         *     sign-in. The person's own browser session may ask too (the account center, with a
+         *     credentialed request from an allowed origin; origin-checked as every cookie write).
+         *     Asking for a token changes nothing.
+         */
+        post: operations["createSignOutToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -862,7 +950,7 @@ export interface paths {
          *     clears it, an absent one is kept. `email` and `pictureUrl` cannot be written here.
          *     Values follow exactly the rules of the onboarding values of the same kind
          *     (`OnboardingValue`; one validator): names are single-line text, `dateOfBirth` a calendar
-         *     date, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
+         *     date neither after today nor more than 150 years back, `phone` an international number stored in E.164, `country` an assigned ISO 3166-1
          *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
          *     `reason` and message per property. A change is visible at once in every platform's
          *     requirements that bind the property; it re-evaluates no onboarding status by itself.
@@ -1231,6 +1319,8 @@ export interface components {
          *     | `IMAGE_INVALID` | 400 | Not the declared image, or it does not decode. |
          *     | `INVALID_REDIRECT` | 400 | `returnTo` has an unusable shape. |
          *     | `MALFORMED_REQUEST` | 400 | The request could not be read. |
+         *     | `HANDOFF_CHALLENGE_REQUIRED` | 400 | The platform requires `handoffChallenge` at start. |
+         *     | `SESSION_COOKIE_AMBIGUOUS` | 400 | The request carries the session cookie more than once (cookie tossing from a sibling subdomain, or a stale cookie with another path): refused rather than guessed. Clear the site's cookies and sign in again. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
          *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials. |
@@ -1273,7 +1363,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1308,11 +1398,14 @@ export interface components {
             pointer: string;
             /** @description What is wrong with it, for a person. */
             message: string;
-            reason?: components["schemas"]["FieldErrorReason"];
+            reason: components["schemas"]["FieldErrorReason"];
         };
         /**
-         * @description Stable machine-readable reason, given for onboarding values and profile properties so a
-         *     client can show its own text beside the input. The `message` is for people.
+         * @description Stable machine-readable reason, so a client can show its own text beside the input; the
+         *     `message` is for people. Every entry of `errors[]` carries one: onboarding values and
+         *     profile properties the specific reasons below, every failure of the contract's own
+         *     schemas (any parameter or body) the reason of the schema rule, an ill-formed string
+         *     `ILL_FORMED_UNICODE`, and a rule of the service that has no reason of its own `INVALID`.
          *
          *     | Reason | Meaning |
          *     |---|---|
@@ -1328,15 +1421,43 @@ export interface components {
          *     | `INVALID_PHONE` | Not a valid international phone number (with a leading `+`). |
          *     | `INVALID_EMAIL` | Not an e-mail address (as an HTML e-mail input accepts it, with a dot in the domain). |
          *     | `INVALID_URL` | Not an absolute `http` or `https` URL. |
+         *     | `MISSING` | A required property or parameter is absent. |
+         *     | `UNKNOWN_PROPERTY` | The object has no such property (or it cannot be written here). |
+         *     | `PATTERN` | The text does not match the schema's `pattern`. |
+         *     | `INVALID_FORMAT` | The text is not of the schema's `format` (uuid, date-time, uri, e-mail…). |
+         *     | `TOO_FEW` / `TOO_MANY` | Fewer / more items or properties than the schema allows. |
+         *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
+         *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
+         *     | `INVALID` | Any other schema rule (the `message` says which). |
+         *
+         *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
+         *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person what happened and how to
          *     start again (answered to browsers sending `Accept: text/html` on start, callback and
          *     resume). It echoes only the title, the detail, the code and the request id, HTML escaped.
          */
         HtmlErrorPage: string;
+        /**
+         * @description The page `signOutBrowser` answers without a proof: `lang`, a title and heading naming the
+         *     platform, what signing out ends, a "Sign out" button (a form posting to
+         *     `confirmSignOut` on the gateway's own origin) and a "Cancel" link back to the platform.
+         *     No script.
+         */
+        SignOutConfirmationPage: string;
+        /** @description The proof for a one-step `signOutBrowser` (see `createSignOutToken`). */
+        SignOutToken: {
+            /** @description Send it as the `signOutToken` query parameter of `GET /v1/auth/logout`. Opaque; do not log it. */
+            signOutToken: string;
+            /**
+             * Format: date-time
+             * @description Two minutes after issue; afterwards the person is asked to confirm instead.
+             */
+            expiresAt: string;
+        };
         /** @description The handoff code received on the platform callback. */
         HandoffExchangeRequest: {
             /** @description The one-time handoff code (`handoff_` followed by an opaque part). */
@@ -1548,6 +1669,19 @@ export interface components {
          *     normalized form; a host not spelled canonically is refused, as for `callbackUrl`. https
          *     is required when the gateway runs with `NODE_ENV=production`. `null`: no back-channel
          *     logout.
+         *
+         *     The gateway calls this URL itself, so it must lead to an address outbound calls may
+         *     reach: never loopback (`127.0.0.0/8`, `::1`, `localhost`, `*.localhost`), the unspecified
+         *     address, link-local (`169.254.0.0/16`, `fe80::/10`), a cloud metadata address
+         *     (`169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`, …), multicast, broadcast or
+         *     reserved ranges; IPv4-mapped, NAT64 and 6to4 IPv6 forms count as the IPv4 address they
+         *     carry. A private address (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`,
+         *     `100.64.0.0/10`, `fc00::/7`) only inside the ranges the operator lists in
+         *     `OUTBOUND_ALLOWED_PRIVATE_RANGES`. Loopback only in the development stack. A host
+         *     written as an IP address or a `localhost` name is refused here (`400
+         *     VALIDATION_FAILED` at `/body/backchannelLogoutUrl`, the reason naming the address); a
+         *     DNS name is accepted and checked again at every delivery, after resolution: a name that
+         *     resolves to a refused address is not called, and that delivery is given up at once.
          */
         PlatformBackchannelLogoutUrl: string | null;
         /**
@@ -1588,6 +1722,7 @@ export interface components {
             centralOnboardingEnabled: boolean;
             platformOnboardingPath: components["schemas"]["PlatformOnboardingPath"];
             metadata: components["schemas"]["PlatformMetadata"];
+            handoffChallengeRequired: components["schemas"]["HandoffChallengeRequired"];
             /** @description Whether logins are accepted for the platform. */
             active: boolean;
             /** @description Basic-auth user name of the platform for the exchange; `null` when no credentials are configured. */
@@ -1625,10 +1760,14 @@ export interface components {
          * @description A platform to register. Rules checked by the service:
          *
          *     * `callbackUrl`: absolute `http`/`https` URL without userinfo or fragment.
-         *     * `backchannelLogoutUrl` (optional): absolute `http`/`https` URL without userinfo or fragment.
+         *     * `backchannelLogoutUrl` (optional): absolute `http`/`https` URL without userinfo or fragment,
+         *       whose host the gateway may call (not loopback, link-local, a cloud metadata address,
+         *       or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`).
          *     * `allowedReturnUrls`: absolute `http`/`https` roots without userinfo, query or fragment.
          *     * An `active` platform (the default) needs `callbackUrl` and at least one allowed return URL.
          *     * `defaultOnboardingMode` `central` requires `centralOnboardingEnabled` true.
+         *     * `handoffChallengeRequired` defaults to true; set it false only for a platform whose
+         *       back end cannot send `handoffChallenge` yet (its logins are open to login CSRF).
          *     * `metadata` is at most 16 KiB serialized.
          *
          *     Violations give `400 VALIDATION_FAILED` with a pointer per property; a duplicate
@@ -1650,6 +1789,8 @@ export interface components {
             platformOnboardingPath?: components["schemas"]["PlatformOnboardingPath"];
             /** @default {} */
             metadata?: components["schemas"]["PlatformMetadata"];
+            /** @default true */
+            handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
             /**
              * @description Create the platform active (needs `callbackUrl` and an allowed return URL) or inactive.
              * @default true
@@ -1671,7 +1812,18 @@ export interface components {
             centralOnboardingEnabled?: boolean;
             platformOnboardingPath?: components["schemas"]["PlatformOnboardingPath"];
             metadata?: components["schemas"]["PlatformMetadata"];
+            handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
         };
+        /**
+         * @description Whether a login of this platform must be started with `handoffChallenge` (default true,
+         *     and true for every platform registered before the setting existed). A start without it
+         *     is refused with `400 HANDOFF_CHALLENGE_REQUIRED`. Without the challenge an attacker can
+         *     start a login of his own, stop at the platform's callback with his handoff code and
+         *     send that link to a victim, whose browser then ends up in the attacker's session on the
+         *     platform (login CSRF). Turn it off only for a platform whose back end cannot send a
+         *     challenge yet, and turn it on again as soon as it can.
+         */
+        HandoffChallengeRequired: boolean;
         /**
          * @description What happened.
          *
@@ -1904,7 +2056,9 @@ export interface components {
         ProfileDisplayName: string | null;
         /**
          * Format: date
-         * @description Date of birth (`YYYY-MM-DD`); `null` when not set.
+         * @description Date of birth (`YYYY-MM-DD`); `null` when not set. Not after today (read in the earliest
+         *     time zone, UTC+14) and not more than 150 years back: `ABOVE_MAX` / `BELOW_MIN` otherwise,
+         *     from the profile update and from an onboarding field bound to it alike.
          */
         DateOfBirth: string | null;
         /** @description International phone number in E.164 form (`+` and up to 15 digits); `null` when not set. */
@@ -2460,9 +2614,9 @@ export interface components {
         /** @description The response carries credentials or one-time state and must not be stored by any cache. */
         CacheControlNoStore: "no-store";
         /**
-         * @description Sets the gateway session cookie (name from `GATEWAY_COOKIE_NAME`, default `gw_session`)
-         *     with `HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` in production, and an expiry equal
-         *     to the session's.
+         * @description Sets the gateway session cookie (name from `GATEWAY_COOKIE_NAME`, default `gw_session`;
+         *     in production `__Host-` prefixed, `__Host-gw_session` by default) with `HttpOnly`,
+         *     `Path=/`, `SameSite=Lax`, `Secure` in production, and an expiry equal to the session's.
          * @example gw_session=gwt_Zk3pQ8rT1vX5yB7nM2cL4hJ6gF9dS0aW3eR5tY7uI1o; Path=/; Expires=Sun, 01 Jun 2025 18:30:00 GMT; HttpOnly; Secure; SameSite=Lax
          */
         SetGatewayCookie: string;
@@ -2470,7 +2624,9 @@ export interface components {
          * @description Binds the login to this browser (RFC 9700 §4.7.1): a cookie named
          *     `{GATEWAY_COOKIE_NAME}_login_{transactionId}`, `HttpOnly`, `SameSite=Lax`, `Path` = the
          *     path of `AUTH_CALLBACK_URL`, `Max-Age` = the transaction lifetime, `Secure` in production
-         *     and on https. The callback requires and clears it.
+         *     and on https. In production both names carry the `__Host-` prefix
+         *     (`__Host-gw_session_login_{transactionId}`), which requires `Path=/`. The callback
+         *     requires and clears it.
          * @example gw_session_login_3f6c1a52-9d4e-4b7a-8c21-5e0f7a9b2d13=Yx2…; Max-Age=600; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax
          */
         SetLoginBindingCookie: string;
@@ -2521,9 +2677,11 @@ export interface operations {
                  */
                 onboardingMode?: components["schemas"]["OnboardingMode"];
                 /**
-                 * @description Optional binding of the handoff code to the platform back end that started this
-                 *     login (the RFC 7636 pattern, beyond the spec): `BASE64URL(SHA-256(verifier))` of a
-                 *     secret the back end keeps. The exchange then requires `handoffVerifier`.
+                 * @description Binding of the handoff code to the platform back end that started this login (the
+                 *     RFC 7636 pattern, beyond the spec): `BASE64URL(SHA-256(verifier))` of a secret the
+                 *     back end keeps. The exchange then requires `handoffVerifier`. Required unless the
+                 *     platform's `handoffChallengeRequired` was turned off (`400 HANDOFF_CHALLENGE_REQUIRED`);
+                 *     always send it.
                  * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
                  */
                 handoffChallenge?: string;
@@ -2576,7 +2734,7 @@ export interface operations {
             403: components["responses"]["BrowserForbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["BrowserNotFound"];
-            /** @description `CENTRAL_ONBOARDING_DISABLED` or `PLATFORM_CALLBACK_NOT_CONFIGURED`. */
+            /** @description `CENTRAL_ONBOARDING_DISABLED`, `PLATFORM_CALLBACK_NOT_CONFIGURED`, or (production) `CONFLICT`: the platform is registered with an `http` URL, named in `detail`. */
             409: components["responses"]["BrowserConflict"];
             429: components["responses"]["BrowserTooManyRequests"];
             503: components["responses"]["BrowserServiceUnavailable"];
@@ -2671,6 +2829,11 @@ export interface operations {
                 platformKey: components["schemas"]["PlatformKey"];
                 /** @description Where to land after signing out; the same rules as at start. */
                 returnTo: string;
+                /**
+                 * @description The platform's proof that it asks for this sign-out (`createSignOutToken`). Without it
+                 *     (or when it is not valid), a browser with a session is asked to confirm.
+                 */
+                signOutToken?: string;
             };
             header?: never;
             path?: never;
@@ -2678,6 +2841,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /**
+             * @description No proof came with the request: a page asking the person to confirm the sign-out
+             *     (title, what will happen, a "Sign out" button that posts to `confirmSignOut`, and a
+             *     "Cancel" link back to the platform). No script; the form posts only to the gateway's
+             *     own origin (the page's CSP `form-action` also names the provider's and `returnTo`'s
+             *     origins, for the redirects after the post); `Referrer-Policy: same-origin` so that post
+             *     carries the gateway's Origin.
+             */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["SignOutConfirmationPage"];
+                };
+            };
             /** @description To the identity provider's end-session endpoint, or straight to `returnTo`. */
             302: {
                 headers: {
@@ -2712,6 +2893,65 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `ORIGIN_NOT_ALLOWED`: a request from an origin that is not allowed (with or without a cookie); nothing is ended or cleared. */
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    confirmSignOut: {
+        parameters: {
+            query: {
+                /** @description The platform the person signs out from (its `allowedReturnUrls` check `returnTo`). */
+                platformKey: components["schemas"]["PlatformKey"];
+                /** @description Where to land after signing out; the same rules as at start. */
+                returnTo: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; to the identity provider's end-session endpoint, or straight to `returnTo`. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BrowserBadRequest"];
+            /** @description `ORIGIN_NOT_ALLOWED` (posted from another site: nothing changes) or `RETURN_TO_NOT_ALLOWED`. */
+            403: components["responses"]["BrowserForbidden"];
+            404: components["responses"]["BrowserNotFound"];
+            503: components["responses"]["BrowserServiceUnavailable"];
+            default: components["responses"]["BrowserUnexpectedError"];
+        };
+    };
+    createSignOutToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, and until when it works. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED`: a cookie-authenticated request from an origin that is not allowed. */
             403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3059,6 +3299,14 @@ export interface operations {
                     "application/json": components["schemas"]["PlatformWithCredentials"];
                 };
             };
+            /**
+             * @description `VALIDATION_FAILED` (see `errors[]`, one entry per property) or `MALFORMED_REQUEST`.
+             *     Among the reasons at `/body/backchannelLogoutUrl`: a host the gateway never calls
+             *     (`must not point at the loopback address 127.0.0.1 …`, `… a cloud instance metadata
+             *     address`, `… the link-local address …`, `… the private address 10.0.0.5 unless the
+             *     gateway's OUTBOUND_ALLOWED_PRIVATE_RANGES lists its range`, `… localhost, a loopback
+             *     name …`); see `PlatformBackchannelLogoutUrl`.
+             */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3160,6 +3408,11 @@ export interface operations {
                     "application/json": components["schemas"]["Platform"];
                 };
             };
+            /**
+             * @description `VALIDATION_FAILED` (see `errors[]`, one entry per property) or `MALFORMED_REQUEST`;
+             *     the merged record must satisfy the create rules, including the hosts a
+             *     `backchannelLogoutUrl` may name (see `PlatformBackchannelLogoutUrl`).
+             */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -13,6 +13,7 @@ import { docsRouter, isDocsPath } from './api/docs.ts';
 import { handlers as defaultHandlers } from './api/handlers.ts';
 import type { AppDeps } from './deps.ts';
 import type { HandlerMap } from './api/types.ts';
+import { refuseIllFormedStrings } from './api/wellFormedBody.ts';
 import { loggableUrl } from './logger.ts';
 import { createMetrics, hasMetricsToken, instrumentRelyingParty } from './observability/metrics.ts';
 
@@ -231,6 +232,7 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
   );
   app.use(plainCookies);
   app.use(express.json({ limit: '64kb', type: ['application/json', 'application/*+json'] }));
+  app.use(refuseIllFormedStrings);
   // OpenID Connect Back-Channel Logout 1.0 §2.5: the identity provider posts a form with one
   // field, `logout_token` (at most 16 KiB in the contract). Forms are read on that route only.
   app.post(BACKCHANNEL_LOGOUT_PATH, readBackchannelLogoutForm, parseBackchannelLogoutForm);

@@ -10,6 +10,7 @@ import { identityProviderAccountsFromConfig } from './services/identityProvider/
 import { createApp } from './app.ts';
 import { drain, Lifecycle, listen } from './server.ts';
 import { schedulePurge } from './services/maintenance.ts';
+import { logInsecurePlatforms } from './services/platformUrls.ts';
 import { signingKeysFor } from './services/backchannel/signingKeys.ts';
 import { createMetrics, startMetricsServer } from './observability/metrics.ts';
 import { closeRateLimitRedis, openRateLimitRedis } from './services/rateLimits.ts';
@@ -74,8 +75,12 @@ async function main(): Promise<void> {
   const redis = config.redisUrl ? await openRateLimitRedis(config.redisUrl, logger) : null;
   const deps: AppDeps = { config, db: database.db, logger, keyRing, oidc, idpAccounts: identityProviderAccountsFromConfig(config, logger, devStack?.idpAccounts), metrics, lifecycle, redis, tracing };
   const app = await createApp(deps);
-  const server = await listen(app, config.port);
-  logger.info({ port: config.port, docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
+  // Production: platforms stored with http URLs before the https rule cannot start logins; say which.
+  // A check, not a precondition: a database not migrated yet or out of reach must not stop the boot.
+  if (config.isProduction) await logInsecurePlatforms(database.db, logger).catch((error: unknown) => logger.warn({ err: error }, 'could not list platforms with http URLs'));
+  // HOST: loopback by default in the dev stack, whose published demo users and credentials work.
+  const server = await listen(app, config.port, undefined, config.listenHost ?? undefined);
+  logger.info({ port: config.port, host: config.listenHost ?? 'every interface', docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
   // Prometheus on its own port (METRICS_PORT), never on the public one (there only with METRICS_TOKEN).
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsPort);
   if (metricsServer) logger.info({ port: config.metricsPort }, 'metrics listener: GET /metrics');

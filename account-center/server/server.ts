@@ -106,6 +106,9 @@ export async function startAccountCenterServer(options: AccountCenterServerOptio
     const failed = (detail: string) =>
       page(res, 400, 'Sign-in did not complete', `<p>${escapeHtml(detail)}</p><p><a href="/auth/login?returnTo=%2Fprofile">Sign in again</a></p>`);
     if (!code) return failed('The sign-in link is incomplete.');
+    // No verifier: this browser did not start this sign-in here (the cookie expired, or someone
+    // sent the person the callback link of his own login: login CSRF). Never exchange such a code.
+    if (!verifier) return failed('This browser holds no record of starting this sign-in, so it was not completed. It may have taken too long, or you may have opened a sign-in link someone else sent you.');
     let exchanged: Response;
     try {
       exchanged = await fetch(`${gatewayBase}/v1/auth/exchange`, {
@@ -114,7 +117,7 @@ export async function startAccountCenterServer(options: AccountCenterServerOptio
           'Content-Type': 'application/json',
           Authorization: `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`,
         },
-        body: JSON.stringify({ code, ...(verifier ? { handoffVerifier: verifier } : {}) }),
+        body: JSON.stringify({ code, handoffVerifier: verifier }),
         signal: AbortSignal.timeout(5000),
       });
     } catch {

@@ -63,11 +63,28 @@ export function hasPermission(me: Me | null | undefined, permission: Permission)
  */
 /**
  * The gateway's browser sign-out (GET /v1/auth/logout) for the account center's platform,
- * coming back to /signed-out here, one of the platform's allowed return URLs.
+ * coming back to /signed-out here, one of the platform's allowed return URLs. Without a
+ * `signOutToken` the gateway asks the person to confirm first.
  */
-export function signOutUrl(config: AccountCenterConfig): string {
+export function signOutUrl(config: AccountCenterConfig, signOutToken?: string): string {
   const query = new URLSearchParams({ platformKey: config.authPlatformKey, returnTo: `${window.location.origin}/signed-out` });
+  if (signOutToken) query.set('signOutToken', signOutToken);
   return `${gatewayBaseUrl(config)}/v1/auth/logout?${query}`;
+}
+
+/**
+ * The one-step sign-out: the proof that the person asked here (a sign-out token for this
+ * browser's session, from a credentialed request the gateway origin-checks), then the gateway's
+ * sign-out with it, which then does not ask again. Without a token (the gateway unreachable, the
+ * session already over) the plain URL: the gateway asks the person, or has nothing to end.
+ */
+export async function oneStepSignOutUrl(api: Api, config: AccountCenterConfig): Promise<string> {
+  try {
+    const { signOutToken } = await call(api.POST('/v1/auth/logout/token'));
+    return signOutUrl(config, signOutToken);
+  } catch {
+    return signOutUrl(config);
+  }
 }
 
 export function signInUrl(returnTo: string = window.location.pathname + window.location.search): string {

@@ -4,7 +4,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import type { Request, Response } from 'express';
-import { ApiError, validationError, type FieldError } from '../errors/catalogue.ts';
+import { ApiError, validationError, type FieldError, type FieldErrorReason } from '../errors/catalogue.ts';
 import { sendProblem } from '../errors/problem.ts';
 import { contractCopy } from './contract.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
@@ -321,7 +321,7 @@ function decodeSegment(segment: string): string | undefined {
 function refuseUndecodablePathParameters(c: Context): void {
   const names = (c.request as PathDecoding).undecodablePathParameters ?? [];
   if (names.length === 0) return;
-  throw validationError(names.map((name) => ({ pointer: `/path/${escapePointer(name)}`, message: 'is not valid percent-encoded UTF-8' })));
+  throw validationError(names.map((name) => ({ pointer: `/path/${escapePointer(name)}`, message: 'is not valid percent-encoded UTF-8', reason: 'ILL_FORMED_UNICODE' })));
 }
 
 /**
@@ -360,7 +360,7 @@ function sendReply(api: Backend, operationId: string, reply: Reply, res: Respons
   }
   if (reply.headers) res.set(reply.headers);
   res.status(reply.status);
-  if (reply.status === 302) {
+  if ('location' in reply) {
     // Always the serialization of a parsed, checked URL: never raw input (see GUIDE §9).
     res.set('Location', reply.location.href).end();
   } else if ('bytes' in reply) {
@@ -433,9 +433,44 @@ export function toFieldErrors(errors: ErrorObject[]): FieldError[] {
     const key = `${pointer}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ pointer: pointer || '/', message });
+    out.push({ pointer: pointer || '/', message, reason: reasonOf(error) });
   }
-  return out.length > 0 ? out : [{ pointer: '/', message: 'is invalid' }];
+  return out.length > 0 ? out : [{ pointer: '/', message: 'is invalid', reason: 'INVALID' }];
+}
+
+/**
+ * The contract promises a `reason` (FieldErrorReason) with every field error: each Ajv keyword
+ * (JSON Schema 2020-12 validation vocabulary) maps to one. Keep in sync with the contract's list.
+ */
+const REASON_OF_KEYWORD: Readonly<Record<string, FieldErrorReason>> = {
+  type: 'WRONG_TYPE',
+  maxLength: 'TOO_LONG',
+  minLength: 'TOO_SHORT',
+  maximum: 'ABOVE_MAX',
+  exclusiveMaximum: 'ABOVE_MAX',
+  minimum: 'BELOW_MIN',
+  exclusiveMinimum: 'BELOW_MIN',
+  enum: 'NOT_AN_OPTION',
+  const: 'NOT_AN_OPTION',
+  pattern: 'PATTERN',
+  format: 'INVALID_FORMAT',
+  required: 'MISSING',
+  dependentRequired: 'MISSING',
+  additionalProperties: 'UNKNOWN_PROPERTY',
+  unevaluatedProperties: 'UNKNOWN_PROPERTY',
+  propertyNames: 'UNKNOWN_PROPERTY',
+  minItems: 'TOO_FEW',
+  minProperties: 'TOO_FEW',
+  minContains: 'TOO_FEW',
+  maxItems: 'TOO_MANY',
+  maxProperties: 'TOO_MANY',
+  maxContains: 'TOO_MANY',
+  unevaluatedItems: 'TOO_MANY',
+  uniqueItems: 'DUPLICATE_ITEM',
+};
+
+function reasonOf(error: ErrorObject): FieldErrorReason {
+  return REASON_OF_KEYWORD[error.keyword] ?? 'INVALID';
 }
 
 const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');

@@ -1,5 +1,36 @@
 import type { CookieOptions, Request, Response } from 'express';
 import type { Config } from '../config/index.ts';
+import { ApiError } from '../errors/catalogue.ts';
+
+const HOST_PREFIX = /^__Host-/i;
+
+/**
+ * The session cookie's value, for the security handler. Two values under its name (a sibling
+ * subdomain's cookie with Domain=, or one with a longer Path, sent beside ours: cookie tossing)
+ * are refused rather than guessed between: browsers order them by path length and age, not by
+ * who set them, and the first one would otherwise win (RFC 6265 §5.4 step 2; RFC 6265bis §8.5).
+ */
+export function readSessionCookie(req: Request, config: Config): string | undefined {
+  const token = req.cookies?.[config.gatewayCookieName] as string | undefined;
+  if (token !== undefined && countCookie(req.headers.cookie, config.gatewayCookieName) > 1) {
+    throw new ApiError(
+      'SESSION_COOKIE_AMBIGUOUS',
+      `The request carries the cookie ${config.gatewayCookieName} more than once, so it is not known which session is meant. Clear this site's cookies and sign in again.`,
+    );
+  }
+  return token;
+}
+
+/** How many cookie-pairs of the header have this name (RFC 6265 §5.2: split at ";", name trimmed). */
+function countCookie(header: string | undefined, name: string): number {
+  if (!header) return 0;
+  let count = 0;
+  for (const pair of header.split(';')) {
+    const equals = pair.indexOf('=');
+    if (equals >= 0 && pair.slice(0, equals).trim() === name) count += 1;
+  }
+  return count;
+}
 
 /**
  * The gateway cookie: HttpOnly, Path=/, SameSite=Lax (spec step 8), Secure in production
@@ -24,8 +55,15 @@ export function loginBindingCookieName(config: Config, transactionId: string): s
   return `${config.gatewayCookieName}_login_${transactionId}`;
 }
 
+/**
+ * A `__Host-` session name (production) makes the binding `__Host-` too, so it cannot be tossed
+ * either; that prefix requires Path=/ (RFC 6265bis §4.1.3.2), so the binding then goes with every
+ * request to the gateway for its few minutes instead of the callback only. Its name never equals
+ * the session cookie's (the `_login_{transactionId}` suffix).
+ */
 function loginBindingOptions(config: Config): CookieOptions {
-  return { httpOnly: true, path: new URL(config.authCallbackUrl).pathname, sameSite: 'lax', secure: config.secureCookies };
+  const path = HOST_PREFIX.test(config.gatewayCookieName) ? '/' : new URL(config.authCallbackUrl).pathname;
+  return { httpOnly: true, path, sameSite: 'lax', secure: config.secureCookies };
 }
 
 export function setLoginBindingCookie(res: Response, config: Config, transactionId: string, secret: string): void {

@@ -19,6 +19,8 @@ import { listSessions } from '../operations/listSessions.ts';
 import { finishSignOut } from '../operations/finishSignOut.ts';
 import { signOut } from '../operations/signOut.ts';
 import { signOutBrowser } from '../operations/signOutBrowser.ts';
+import { confirmSignOut } from '../operations/confirmSignOut.ts';
+import { createSignOutToken } from '../operations/createSignOutToken.ts';
 import { receiveBackchannelLogout } from '../operations/receiveBackchannelLogout.ts';
 import { requestAvatarUpload } from '../operations/requestAvatarUpload.ts';
 import { uploadAvatar } from '../operations/uploadAvatar.ts';
@@ -54,6 +56,8 @@ export const handlers: HandlerMap = {
   createStepUpLogin,
   signOutBrowser,
   signOut,
+  confirmSignOut,
+  createSignOutToken,
   finishSignOut,
   receiveBackchannelLogout,
   listSessions,

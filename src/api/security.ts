@@ -4,7 +4,11 @@ import type { Config } from '../config/index.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
 import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../db/repositories/sessions.ts';
-import { PLATFORM_CREDENTIAL_PREFIX } from '../services/sessions/create.ts';
+import { PLATFORM_CREDENTIAL_PREFIX, SESSION_TOKEN_PREFIX } from '../services/sessions/create.ts';
+import { HANDOFF_PREFIX } from '../services/handoff.ts';
+import { CLIENT_SECRET_PREFIX } from '../services/platformRegistry.ts';
+import { accessTokenInvalid } from '../oidc/providerErrors.ts';
+import { readSessionCookie } from './cookies.ts';
 import { findUserBySub } from '../db/repositories/users.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
@@ -23,7 +27,7 @@ export function createSecurityHandlers(deps: AppDeps) {
   const centralClientIds = new Set(deps.config.oidc.centralClientIds ?? [deps.config.oidc.clientId ?? '']);
   return {
     async gatewayCookieAuth(c: Context, req: Request): Promise<Principal | undefined> {
-      const token = req.cookies?.[deps.config.gatewayCookieName] as string | undefined;
+      const token = readSessionCookie(req, deps.config);
       if (!token) return undefined;
       return token.startsWith(PLATFORM_CREDENTIAL_PREFIX) ? platformCredentialPrincipal(deps, token) : browserSessionPrincipal(deps, token);
     },
@@ -32,7 +36,9 @@ export function createSecurityHandlers(deps: AppDeps) {
       const header = req.headers.authorization;
       if (!header || !/^Bearer /i.test(header)) return undefined;
       if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED');
-      const claims = await deps.oidc.verifyAccessToken(header.slice(7).trim());
+      const bearer = header.slice(7).trim();
+      refuseGatewayCredentialAsBearer(bearer);
+      const claims = await deps.oidc.verifyAccessToken(bearer);
       const user = await findUserBySub(deps.db, claims.sub);
       if (user?.deletedAt) throw new ApiError('ACCOUNT_DELETED', 'This account was deleted.');
       return {
@@ -55,6 +61,19 @@ export function createSecurityHandlers(deps: AppDeps) {
       return parseBasic(req.headers.authorization);
     },
   };
+}
+
+/**
+ * The gateway's own credentials (session tokens, platform credentials, handoff codes, client
+ * secrets) are never access tokens of the identity provider: refused here, so a credential sent
+ * as Bearer by mistake never leaves the gateway for the provider's introspection endpoint.
+ */
+const GATEWAY_CREDENTIAL_PREFIXES = [SESSION_TOKEN_PREFIX, PLATFORM_CREDENTIAL_PREFIX, HANDOFF_PREFIX, CLIENT_SECRET_PREFIX];
+
+function refuseGatewayCredentialAsBearer(token: string): void {
+  if (GATEWAY_CREDENTIAL_PREFIXES.some((prefix) => token.startsWith(prefix))) {
+    throw accessTokenInvalid("This is the gateway's own credential, not an access token: send a session or platform credential in the gateway cookie, a client secret with HTTP Basic.");
+  }
 }
 
 /** The browser session set by the callback: the person's own browser, with the user's full permissions. */
@@ -182,7 +201,12 @@ export function authorize(c: Context, req: Request, config: Config): void {
   const principal = [c.security?.gatewayCookieAuth, c.security?.bearerAuth].find(
     (result): result is Principal => Boolean(result) && !(result as { error?: unknown }).error,
   );
-  if (!principal) return;
+  if (!principal) {
+    // A cookie-authenticated write is origin-checked with or without a credential: a sign-out
+    // posted cross-site arrives without the SameSite=Lax cookie, and must still not clear it.
+    if (isCookieOperation(c) && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) throw originNotAllowed();
+    return;
+  }
   const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean; 'x-platform-claim'?: boolean };
   const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
   if (principal.via === 'platform') {
@@ -201,9 +225,14 @@ export function authorize(c: Context, req: Request, config: Config): void {
       && (typeof platformKey !== 'string' || !principal.platformClaims.includes(platformKey))) {
     throw new ApiError('FORBIDDEN', `This caller acts for a platform other than ${String(platformKey)}: it needs a matching platform claim.`);
   }
-  if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) {
-    throw new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');
-  }
+  if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) throw originNotAllowed();
+}
+
+const originNotAllowed = () => new ApiError('ORIGIN_NOT_ALLOWED', 'Requests authenticated by the gateway cookie must come from an allowed origin.');
+
+/** An operation the gateway cookie may authenticate (its security names gatewayCookieAuth). */
+function isCookieOperation(c: Context): boolean {
+  return (c.operation.security ?? []).some((requirement) => 'gatewayCookieAuth' in requirement);
 }
 
 /** platforms:admin covers every registry and schema operation. */
@@ -213,14 +242,24 @@ export function hasPermissions(held: readonly Permission[], required: readonly P
   return required.every((permission) => held.includes(permission));
 }
 
+/**
+ * Where a write comes from: the gateway's own origin or one of CORS_ORIGINS.
+ * - `Origin` names an origin: it decides.
+ * - `Origin: null`: a browser that hides the origin (its page's Referrer-Policy is no-referrer,
+ *   Fetch §3.1 "append a request Origin header", as on the gateway's own pages; or a sandboxed
+ *   frame). Allowed only when the browser's own Sec-Fetch-Site says same-origin, which no page
+ *   can forge.
+ * - no `Origin`: a server-side client (a platform BFF forwarding its credential), unless the
+ *   browser's Sec-Fetch-Site or a Referer says the request came from another site.
+ */
 function originAllowed(req: Request, config: Config): boolean {
+  const allowed = (origin: string) => config.corsOrigins.includes(origin) || origin === new URL(config.publicBaseUrl).origin;
   const origin = req.headers.origin;
-  if (origin === undefined) {
-    // No Origin: a server-side client (a platform BFF forwarding the cookie), not
-    // a browser; browsers send Origin on every cross-origin write and say where
-    // the request came from in Sec-Fetch-Site.
-    const site = req.headers['sec-fetch-site'];
-    return site === undefined || site === 'same-origin' || site === 'none';
-  }
-  return config.corsOrigins.includes(origin) || origin === new URL(config.publicBaseUrl).origin;
+  const site = req.headers['sec-fetch-site'];
+  if (origin === 'null') return site === 'same-origin';
+  if (origin !== undefined) return allowed(origin);
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const referer = req.headers.referer;
+  if (referer === undefined) return true;
+  return URL.canParse(referer) && allowed(new URL(referer).origin);
 }

@@ -41,7 +41,7 @@ export type Reply<K extends OperationId = OperationId> =
   | { status: 200 | 201; body: SuccessBodyOf<K>; headers?: Record<string, string> }
   | BinaryReply<K>
   | { status: 204; headers?: Record<string, string> }
-  | { status: 302; location: URL; headers?: Record<string, string> }
+  | { status: 302 | 303; location: URL; headers?: Record<string, string> }
   | { status: 503; body: unknown; headers?: Record<string, string> };
 
 export interface OperationContext<K extends OperationId> {

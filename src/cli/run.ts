@@ -65,10 +65,12 @@ Platform registry (same rules as the admin API; changes are audited with actor "
   platforms create --key KEY --name NAME [--callback-url URL] [--return-url URL]...
                    [--backchannel-logout-url URL]
                    [--mode none|platform|central] [--central-onboarding true|false]
+                   [--handoff-challenge-required true|false]
                    [--onboarding-path PATH] [--metadata JSON] [--inactive]
   platforms update <KEY> [--name NAME] [--callback-url URL|""] [--return-url URL]...
                    [--backchannel-logout-url URL|""]
                    [--mode MODE] [--central-onboarding true|false]
+                   [--handoff-challenge-required true|false]
                    [--onboarding-path PATH|""] [--metadata JSON]
   platforms rotate <KEY>       new client secret, shown once; the old one stops working at once
   platforms activate <KEY>
@@ -119,6 +121,9 @@ Notes:
   --callback-url, --backchannel-logout-url or --onboarding-path clears it.
   --backchannel-logout-url is where the gateway posts a logout token when a session the
   platform exchanged a code for ends (OpenID Connect Back-Channel Logout).
+  --handoff-challenge-required defaults to true: a login started without handoffChallenge is
+  refused. Set it false only for a platform whose back end cannot send one yet: its logins
+  are then open to login CSRF (a handoff link of someone else's login signs a victim in).
   The database is DATABASE_URL or, when unset, the embedded PostgreSQL under .data/
   (the same one \`npm start\` uses; a running service's server is reused).
 
@@ -157,6 +162,7 @@ const SETTINGS_OPTIONS = {
   'return-url': { type: 'string', multiple: true },
   mode: { type: 'string' },
   'central-onboarding': { type: 'string' },
+  'handoff-challenge-required': { type: 'string' },
   'onboarding-path': { type: 'string' },
   metadata: { type: 'string' },
 } as const;
@@ -233,7 +239,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let database: OpenedDatabase | null = null;
   try {
     database = await openDatabase(config.databaseUrl, logger, { migrate: true });
-    await command(database.db, io, argv.includes('--json'), { requireHttps: config.isProduction });
+    await command(database.db, io, argv.includes('--json'), { requireHttps: config.isProduction, outbound: config.outbound });
     return EXIT_OK;
   } catch (error) {
     return reportFailure(error, io, logger);
@@ -291,12 +297,16 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       if (values['return-url'] !== undefined) input.allowedReturnUrls = values['return-url'];
       if (values.mode !== undefined) input.defaultOnboardingMode = values.mode as PlatformCreateInput['defaultOnboardingMode'];
       if (values['central-onboarding'] !== undefined) input.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
+      if (values['handoff-challenge-required'] !== undefined) {
+        input.handoffChallengeRequired = booleanOption('--handoff-challenge-required', values['handoff-challenge-required']);
+      }
       if (values['onboarding-path'] !== undefined) input.platformOnboardingPath = values['onboarding-path'];
       if (values.metadata !== undefined) input.metadata = jsonOption('--metadata', values.metadata) as PlatformCreateInput['metadata'];
       if (values.inactive) input.active = false;
       return async (db, _io, json, rules) => {
         const { platform, clientSecret } = await createPlatform(db, input, CLI_ACTOR, rules);
         warnSecretShownOnce(io, platform.platformKey);
+        if (!platform.handoffChallengeRequired) warnHandoffChallengeOff(io, platform.platformKey);
         if (json) io.stdout(toJson({ ...platform, clientSecret }));
         else io.stdout(`${formatPlatform(platform)}\n${formatCredentials({ clientId: platform.clientId!, clientSecret })}`);
       };
@@ -313,11 +323,15 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       if (values['return-url'] !== undefined) patch.allowedReturnUrls = values['return-url'];
       if (values.mode !== undefined) patch.defaultOnboardingMode = values.mode as PlatformUpdateInput['defaultOnboardingMode'];
       if (values['central-onboarding'] !== undefined) patch.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
+      if (values['handoff-challenge-required'] !== undefined) {
+        patch.handoffChallengeRequired = booleanOption('--handoff-challenge-required', values['handoff-challenge-required']);
+      }
       if (values['onboarding-path'] !== undefined) patch.platformOnboardingPath = values['onboarding-path'] === '' ? null : values['onboarding-path'];
       if (values.metadata !== undefined) patch.metadata = jsonOption('--metadata', values.metadata) as PlatformUpdateInput['metadata'];
       if (Object.keys(patch).length === 0) throw new UsageError('platforms update needs at least one option to change');
       return async (db, _io, json, rules) => {
         const platform = await updatePlatform(db, key, patch, CLI_ACTOR, rules);
+        if (patch.handoffChallengeRequired === false) warnHandoffChallengeOff(io, key);
         io.stdout(json ? toJson(platform) : formatPlatform(platform));
       };
     }
@@ -589,6 +603,14 @@ function jsonOption(name: string, value: string): unknown {
   } catch {
     throw new UsageError(`${name} must be JSON, for example '{"team":"identity"}'`);
   }
+}
+
+/** Turning the handoff binding off reopens login CSRF through a handoff link: say so every time. */
+function warnHandoffChallengeOff(io: CliIo, platformKey: string): void {
+  io.stderr(
+    `WARNING: ${platformKey} no longer requires handoffChallenge: a handoff link of someone else's login can sign a person in ` +
+      `as that someone (login CSRF). Turn it on again (--handoff-challenge-required true) once its back end sends a challenge.\n`,
+  );
 }
 
 function warnSecretShownOnce(io: CliIo, platformKey: string): void {

@@ -4,10 +4,12 @@
  * A bad value stops the process with a message naming the variable and the rule.
  */
 
-import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
+import { containsDevEncryptionKey, DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
 import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
 import { parseProxyEntry } from '../security/clientAddress.ts';
+import { allowedRangeProblem, type OutboundPolicy } from '../security/outboundAddresses.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
+import { isIP } from 'node:net';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -94,6 +96,12 @@ export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly isProduction: boolean;
   readonly port: number;
+  /**
+   * HOST: the address the gateway (and the dev stack's example BFF) listen on. Unset: loopback
+   * (127.0.0.1) while the dev stack runs (no OIDC_ISSUER, not production), where the published
+   * demo users and credentials work; every interface otherwise (null), as a container needs.
+   */
+  readonly listenHost: string | null;
   readonly publicBaseUrl: string;
   readonly databaseUrl: string | null;
   /** SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long to keep accepting (readiness 503) before closing the listener. */
@@ -115,6 +123,7 @@ export interface Config {
   readonly accountCenterUrl: string;
   readonly corsOrigins: readonly string[];
   readonly authPlatformKey: string | null;
+  /** GATEWAY_COOKIE_NAME; in production `__Host-` prefixed (see sessionCookieName). */
   readonly gatewayCookieName: string;
   readonly gatewaySessionTtlSeconds: number;
   /** A session unused this long ends (GATEWAY_SESSION_IDLE_SECONDS), before its absolute lifetime. */
@@ -157,6 +166,11 @@ export interface Config {
   readonly tracing: TracingConfig | null;
   /** Settings that work but are probably not what the operator meant: logged as warnings at boot. */
   readonly warnings: readonly string[];
+  /**
+   * What outbound calls to registered URLs (back-channel logout) may reach besides public
+   * addresses: OUTBOUND_ALLOWED_PRIVATE_RANGES, and loopback for the dev stack (see readOutbound).
+   */
+  readonly outbound: OutboundPolicy;
 }
 
 /** OTLP/HTTP trace export, with the standard OpenTelemetry variable names. */
@@ -183,6 +197,18 @@ const CLAIM_NAME = /^\S{1,200}$/;
 /** The OpenID Provider Authentication Policy Extension's multi-factor policy, a widely used `acr` value for "a second factor". */
 export const MULTI_FACTOR_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
+
+const HOST_PREFIX = /^__Host-/i;
+
+/**
+ * The session cookie's name. In production it carries the `__Host-` prefix (RFC 6265bis §4.1.3.2:
+ * Secure, Path=/, no Domain), so a sibling subdomain cannot set or shadow it (cookie tossing);
+ * GATEWAY_COOKIE_NAME is prefixed unless it already is, so the default needs no change.
+ */
+function sessionCookieName(configured: string, isProduction: boolean): string {
+  if (!isProduction || HOST_PREFIX.test(configured)) return configured;
+  return `__Host-${configured.replace(/^__Secure-/i, '')}`;
+}
 
 /** Collects problems instead of throwing at the first, so an operator sees them all at once. */
 class Reader {
@@ -341,6 +367,17 @@ function readOrigins(reader: Reader, name: string, fallback: string[]): string[]
   return [...new Set(origins)];
 }
 
+/** HOST: an IP address (`0.0.0.0` or `::` for every interface) or a host name; see Config.listenHost. */
+function readListenHost(reader: Reader, devStack: boolean): string | null {
+  const raw = reader.raw('HOST');
+  if (raw === undefined) return devStack ? '127.0.0.1' : null;
+  if (isIP(raw) === 0 && !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(raw)) {
+    reader.problems.push(`HOST=${raw} is refused: must be an IP address (0.0.0.0 or :: for every interface, 127.0.0.1 for this machine only) or a host name`);
+    return null;
+  }
+  return raw;
+}
+
 /** TRUSTED_PROXIES: IP addresses and CIDR ranges, comma separated; unset or empty trusts none. */
 function readTrustedProxies(reader: Reader): string[] {
   const raw = reader.raw('TRUSTED_PROXIES');
@@ -410,6 +447,23 @@ const RETIRED: Record<string, string> = {
     'RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE is no longer used and is ignored: failed exchanges are not rate limited (a stranger could spend the budget of the platform back end that relays them); they are counted in gateway_handoffs_invalid_total and gateway_handoffs_refused_total. Remove the variable',
 };
 
+/**
+ * OUTBOUND_ALLOWED_PRIVATE_RANGES: comma-separated IP addresses and CIDR ranges, each inside a
+ * private block (or, outside production, loopback); unset or empty lists none. Loopback is
+ * allowed without listing it only where the dev stack runs (no OIDC_ISSUER, not production):
+ * its demo platforms receive their logout tokens on localhost. Read the same way by the service
+ * and the operator CLI, so both accept the same backchannelLogoutUrl.
+ */
+function readOutbound(reader: Reader, isProduction: boolean): OutboundPolicy {
+  const ranges: string[] = [];
+  for (const entry of (reader.raw('OUTBOUND_ALLOWED_PRIVATE_RANGES') ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+    const problem = allowedRangeProblem(entry, { isProduction });
+    if (problem !== null) reader.problems.push(`OUTBOUND_ALLOWED_PRIVATE_RANGES entry "${entry}" is refused: ${problem}`);
+    else ranges.push(entry);
+  }
+  return { allowedPrivateRanges: [...new Set(ranges)], allowLoopback: !isProduction && reader.raw('OIDC_ISSUER') === undefined };
+}
+
 /** One limit a minute: RATE_LIMIT_<NAME>_PER_MINUTE, 1..100000. */
 function perMinute(reader: Reader, name: string, fallback: number): RateLimit {
   return { points: reader.integer(`RATE_LIMIT_${name}_PER_MINUTE`, fallback, 1, 100_000), durationSeconds: 60 };
@@ -441,6 +495,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     isProduction,
     port,
+    listenHost: readListenHost(reader, !isProduction && !issuer),
     publicBaseUrl,
     databaseUrl: reader.string('DATABASE_URL', null),
     shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),
@@ -466,7 +521,7 @@ export function loadConfig(env: Env = process.env): Config {
     accountCenterUrl,
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS', [new URL(accountCenterUrl).origin]),
     authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
-    gatewayCookieName: reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session',
+    gatewayCookieName: sessionCookieName(reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session', isProduction),
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
     gatewaySessionIdleSeconds: reader.integer('GATEWAY_SESSION_IDLE_SECONDS', 2 * 3600, 300, 30 * 24 * 3600),
     secureCookies: isProduction || publicBaseUrl.startsWith('https://'),
@@ -495,6 +550,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: readRedisUrl(reader),
     tracing: readTracing(reader),
     warnings: configWarnings(reader, isProduction),
+    outbound: readOutbound(reader, isProduction),
   };
 
 
@@ -515,11 +571,15 @@ export function loadConfig(env: Env = process.env): Config {
     for (const [name, value] of mustBeHttps) {
       if (value !== null && !value.startsWith('https://')) reader.problems.push(`${name} must be https when NODE_ENV=production`);
     }
+    // A page served over http can be changed by anyone on its network; it must not call the API with the person's cookie.
+    // (The default, ACCOUNT_CENTER_URL's origin, is checked as that variable above.)
+    const httpOrigins = reader.raw('CORS_ORIGINS') === undefined ? [] : config.corsOrigins.filter((origin) => !origin.startsWith('https://'));
+    if (httpOrigins.length > 0) reader.problems.push(`CORS_ORIGINS must list only https origins when NODE_ENV=production (refused: ${httpOrigins.join(', ')})`);
   }
   // The published development key ring protects nothing: it is accepted only while the
   // service runs its own dev stack (embedded PostgreSQL and the dev identity provider).
   const ownDevStack = !isProduction && !config.oidc.issuer && !config.databaseUrl;
-  if (config.encryptionKeys === DEV_ENCRYPTION_KEYS && !ownDevStack) {
+  if (config.encryptionKeys !== null && containsDevEncryptionKey(config.encryptionKeys) && !ownDevStack) {
     reader.problems.push('ENCRYPTION_KEYS is refused: the published development key ring is only for the embedded dev stack');
   } else if (!config.encryptionKeys && !ownDevStack && !isProduction) {
     reader.problems.push('ENCRYPTION_KEYS is required when OIDC_ISSUER or DATABASE_URL is set (the published development key ring is only for the embedded dev stack)');
@@ -533,6 +593,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (issuer && (!config.oidc.clientId || !config.oidc.clientSecret) && !isProduction) {
     reader.problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
+  }
+  if (HOST_PREFIX.test(config.gatewayCookieName) && !config.secureCookies) {
+    reader.problems.push('GATEWAY_COOKIE_NAME with the __Host- prefix needs Secure cookies: set an https PUBLIC_BASE_URL, or a name without the prefix');
   }
   if (config.metricsPort !== null && config.metricsPort === config.port) {
     reader.problems.push(`METRICS_PORT=${config.metricsPort} is refused: the metrics listener needs a port of its own, not PORT`);
@@ -551,6 +614,8 @@ export interface DatabaseToolConfig {
   readonly isProduction: boolean;
   readonly databaseUrl: string | null;
   readonly logLevel: LogLevel;
+  /** The service's outbound rule, so `platforms create/update` accept the backchannelLogoutUrl the API would. */
+  readonly outbound: OutboundPolicy;
 }
 
 /**
@@ -565,6 +630,7 @@ export function loadDatabaseToolConfig(env: Env = process.env): DatabaseToolConf
     isProduction: nodeEnv === 'production',
     databaseUrl: reader.string('DATABASE_URL', null),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    outbound: readOutbound(reader, nodeEnv === 'production'),
   };
   if (config.isProduction && !config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

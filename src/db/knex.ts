@@ -13,6 +13,7 @@ import * as sessions from '../../migrations/20261122001000_sessions.ts';
 import * as backchannelLogoutOut from '../../migrations/20261122001100_backchannel_logout_out.ts';
 import * as foreignKeyIndexes from '../../migrations/20261122001200_foreign_key_indexes.ts';
 import * as auditActorDevstack from '../../migrations/20261122001390_audit_actor_devstack.ts';
+import * as handoffChallengeRequired from '../../migrations/20261122001400_handoff_challenge_required.ts';
 import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122001100_backchannel_logout_out': backchannelLogoutOut,
   '20261122001200_foreign_key_indexes': foreignKeyIndexes,
   '20261122001390_audit_actor_devstack': auditActorDevstack,
+  '20261122001400_handoff_challenge_required': handoffChallengeRequired,
   '20261126000200_step_up': stepUp,
 };
 

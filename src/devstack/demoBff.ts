@@ -27,6 +27,11 @@ import { confirmHtml, requestStepUp, type SignIn } from './demoBffConfirm.ts';
  * as the platform's backchannelLogoutUrl). The BFF verifies it against the gateway's JWKS and
  * ends its own sessions of that gateway session. This file is the reference for platform
  * teams: see handleBackchannelLogout.
+ *
+ * Its "Sign out" is a one-step sign-out (see handleSignOut): a POST to its own {basePath}/logout
+ * (origin-checked: no other site can sign a person out), a sign-out token from the gateway,
+ * server to server with the platform credential, then the browser to the gateway's
+ * GET /v1/auth/logout with that token, which signs out without asking the person again.
  */
 export interface DemoBffPlatform {
   platformKey: string;
@@ -51,6 +56,8 @@ export interface DemoBffOptions {
   publicUrl?: string;
   /** The gateway's cookie name (GATEWAY_COOKIE_NAME), under which the platform credential is forwarded; default gw_session. */
   gatewayCookieName?: string;
+  /** Listen address (HOST); default 127.0.0.1: its demo credentials are published, so only this machine reaches it. */
+  host?: string;
 }
 
 export interface DemoBff {
@@ -120,7 +127,7 @@ function personHtml(session: BffSession): string {
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem;color:#222}
-a.button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border-radius:6px;text-decoration:none}
+a.button,button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border:0;border-radius:6px;text-decoration:none;font:inherit;cursor:pointer}
 pre{background:#f4f4f4;padding:1rem;overflow:auto}
 .avatar{display:inline-flex;width:48px;height:48px;border-radius:50%;background:#dde4f6;align-items:center;justify-content:center;vertical-align:middle;object-fit:cover}</style></head><body>${body}</body></html>`;
 }
@@ -151,11 +158,9 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   function statusHtml(req: http.IncomingMessage, platform: DemoBffPlatform, clearEnded: string[]): string {
     const { session, ended, cookie } = sessionState(req, platform);
     if (session) {
-      const signOut = new URL('/v1/auth/logout', options.gatewayUrl);
-      signOut.searchParams.set('platformKey', platform.platformKey);
-      signOut.searchParams.set('returnTo', new URL(`${platform.basePath ?? ''}/welcome`, selfUrl).href);
       return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Signed in as ${personHtml(session)} to ${escapeHtml(platform.name)}
- (gateway session <code class="gateway-session">${escapeHtml(session.gatewaySessionId)}</code>). <a href="${escapeHtml(signOut.href)}">Sign out</a></p>`;
+ (gateway session <code class="gateway-session">${escapeHtml(session.gatewaySessionId)}</code>).</p>
+<form method="post" action="${escapeHtml(platform.basePath ?? '')}/logout"><button type="submit" id="sign-out-${escapeHtml(platform.platformKey)}">Sign out of ${escapeHtml(platform.name)}</button></form>`;
     }
     if (ended && cookie) {
       // Said once: the cookie is cleared with this page.
@@ -223,6 +228,11 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
    * ends at the callback like any other, back on /account, whose page then checks `authentication`.
    */
   async function confirmItsYou(req: http.IncomingMessage, res: http.ServerResponse, platform: DemoBffPlatform): Promise<void> {
+    // Posted from this BFF's own account page only, as its sign-out is (see handleSignOut).
+    if (req.headers.origin !== new URL(selfUrl).origin && req.headers['sec-fetch-site'] !== 'same-origin') {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      return void res.end('Confirm from this site\'s own page.');
+    }
     const basePath = platform.basePath ?? '';
     const { session } = sessionState(req, platform);
     if (!session) {
@@ -238,6 +248,53 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
       Location: stepUp.url,
       'Cache-Control': 'no-store',
       'Set-Cookie': `${VERIFIER_COOKIE}=${stepUp.verifier}; Path=${basePath}/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax`,
+    });
+    res.end();
+  }
+
+  /**
+   * POST {basePath}/logout: the person's "Sign out". Posted from this BFF's own pages only (a
+   * cross-site form must not sign anyone out): the Origin, or the browser's Sec-Fetch-Site when
+   * the no-referrer policy of these pages makes the Origin `null`. Then a sign-out token from the
+   * gateway, server to server with the platform credential of this session (the proof that the
+   * platform asks, OpenID RP-Initiated Logout 1.0 §2), this BFF's own session ends, and the
+   * browser goes to the gateway's GET /v1/auth/logout with the token: the gateway ends its
+   * session and the provider's, then sends the browser back to {basePath}/welcome. Without a token
+   * (the gateway unreachable, the session already over) the gateway asks the person instead.
+   */
+  async function handleSignOut(req: http.IncomingMessage, res: http.ServerResponse, platform: DemoBffPlatform): Promise<void> {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'POST', 'Cache-Control': 'no-store' });
+      res.end();
+      return;
+    }
+    const origin = req.headers.origin;
+    if (origin !== new URL(selfUrl).origin && req.headers['sec-fetch-site'] !== 'same-origin') {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end('Sign out from this site\'s own page.');
+      return;
+    }
+    const basePath = platform.basePath ?? '';
+    const { session, cookie } = sessionState(req, platform);
+    if (!session || !cookie) {
+      res.writeHead(303, { Location: `${basePath}/welcome`, 'Cache-Control': 'no-store' });
+      res.end();
+      return;
+    }
+    const signOut = new URL('/v1/auth/logout', options.gatewayUrl);
+    signOut.searchParams.set('platformKey', platform.platformKey);
+    signOut.searchParams.set('returnTo', new URL(`${basePath}/welcome`, selfUrl).href);
+    const issued = await fetch(new URL('/v1/auth/logout/token', options.gatewayUrl), {
+      method: 'POST',
+      headers: { Cookie: `${options.gatewayCookieName ?? 'gw_session'}=${session.platformCredential}`, Accept: 'application/json' },
+    }).catch(() => null);
+    const token = issued?.ok ? ((await issued.json()) as { signOutToken?: string }).signOutToken : undefined;
+    if (token) signOut.searchParams.set('signOutToken', token);
+    sessions.delete(cookie);
+    res.writeHead(303, {
+      Location: signOut.href,
+      'Cache-Control': 'no-store',
+      'Set-Cookie': `${sessionCookieName(platform)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`,
     });
     res.end();
   }
@@ -265,6 +322,7 @@ ${buttons}`), cookies);
     const platform = byLongestPrefix.find((candidate) => url.pathname.startsWith(`${candidate.basePath ?? ''}/`));
     const path = platform ? url.pathname.slice((platform.basePath ?? '').length) : url.pathname;
     if (platform && path === '/backchannel-logout') return handleBackchannelLogout(req, res, platform);
+    if (platform && path === '/logout') return handleSignOut(req, res, platform);
     if (platform && path === '/login') {
       // Where to go after sign-in: ?returnTo=/a/page of this BFF, else its welcome page.
       const basePath = platform.basePath ?? '';
@@ -288,13 +346,20 @@ ${buttons}`), cookies);
       if (!code) return send(400, page('No code', '<h1>No handoff code</h1><p><a href="/">Start again</a></p>'));
       const handoffVerifier = readCookie(req.headers.cookie, VERIFIER_COOKIE);
       const clearVerifier = `${VERIFIER_COOKIE}=; Path=${platform.basePath ?? ''}/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`;
+      // No verifier: this browser did not start this login here (its cookie expired, or someone
+      // sent the person a callback link of his own login: login CSRF). Never exchange such a code.
+      if (!handoffVerifier) {
+        return send(400, page('Sign in again', `<h1>This sign-in did not start here</h1>
+<p id="no-verifier">This browser holds no record of starting this sign-in, so it was not completed. It may have taken too long, or you may have opened a sign-in link someone else sent you.</p>
+<p><a class="button" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in again</a></p>`));
+      }
       const response = await fetch(new URL('/v1/auth/exchange', options.gatewayUrl), {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
           Authorization: `Basic ${Buffer.from(`${encodeURIComponent(platform.clientId)}:${encodeURIComponent(platform.clientSecret)}`).toString('base64')}`,
         },
-        body: JSON.stringify({ code, ...(handoffVerifier ? { handoffVerifier } : {}) }),
+        body: JSON.stringify({ code, handoffVerifier }),
       }).catch(() => null);
       if (!response) return send(502, page('Gateway unreachable', '<h1>The gateway could not be reached</h1>'), [clearVerifier]);
       const body = (await response.json()) as Record<string, unknown> & { session?: { id?: string; gatewayToken?: string }; user?: { id: string; sub: string } };
@@ -343,8 +408,9 @@ ${confirmHtml(signIns.get(sessionState(req, platform).cookie!), platform.basePat
     }
     return send(404, page('Not found', '<h1>Not found</h1>'));
   });
-  // Both loopback families: browsers may resolve localhost to ::1 or 127.0.0.1.
-  await new Promise<void>((resolve) => server.listen(options.port, resolve));
+  // Loopback unless HOST widens it: the demo credentials are published. Browsers and Node's fetch
+  // try both families for localhost, so 127.0.0.1 serves http://localhost (as the dev IdP does).
+  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
   selfUrl ||= `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
     url: selfUrl,

@@ -99,6 +99,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
       port: config.demoBffPort,
       gatewayUrl: config.publicBaseUrl,
       gatewayCookieName: config.gatewayCookieName,
+      ...(config.listenHost ? { host: config.listenHost } : {}),
       platforms: [
         { platformKey: DEMO_PLATFORM_KEY, name: 'Demo platform', basePath: '', ...credentials },
         { platformKey: DEMO_CENTRAL_PLATFORM_KEY, name: 'Demo platform with central onboarding', basePath: '/central', ...centralCredentials },

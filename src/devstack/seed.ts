@@ -1,10 +1,17 @@
 import type { Db } from '../db/knex.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
-import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput } from '../services/platformRegistry.ts';
+import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/platformRegistry.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { sha256 } from '../security/crypto.ts';
 import type { PublishedPlatformCredentials } from '../security/devCredentials.ts';
+
+/**
+ * The dev stack's explicit allowance: its demo platforms receive their logout tokens on
+ * localhost (the example BFF). The dev stack never runs in production (startDevStack refuses),
+ * and its worker allows loopback too (the configuration's `outbound.allowLoopback`).
+ */
+const DEVSTACK_RULES: RegistryRules = Object.freeze({ requireHttps: false, outbound: Object.freeze({ allowedPrivateRanges: [], allowLoopback: true }) });
 
 /**
  * A demo platform of the dev stack: created once (with its onboarding fields), and at every
@@ -24,7 +31,7 @@ export async function seedDemoPlatform(
 ): Promise<{ clientId: string; clientSecret: string }> {
   let existing = await findPlatformByKey(db, platform.platformKey);
   if (!existing) {
-    const created = await createPlatform(db, platform, DEVSTACK_ACTOR);
+    const created = await createPlatform(db, platform, DEVSTACK_ACTOR, DEVSTACK_RULES);
     for (const field of fields) await createFieldDefinition(db, platform.platformKey, field, DEVSTACK_ACTOR);
     if (!published) return { clientId: created.platform.clientId!, clientSecret: created.clientSecret };
     existing = await findPlatformByKey(db, platform.platformKey);
@@ -40,6 +47,7 @@ export async function seedDemoPlatform(
         ...(platform.backchannelLogoutUrl !== undefined ? { backchannelLogoutUrl: platform.backchannelLogoutUrl } : {}),
       },
       DEVSTACK_ACTOR,
+      DEVSTACK_RULES,
     );
   }
   if (!published) {

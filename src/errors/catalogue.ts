@@ -10,6 +10,8 @@ export const ERROR_CATALOGUE = {
   INVALID_REDIRECT: { status: 400, title: 'The redirect target is malformed' },
   IMAGE_INVALID: { status: 400, title: 'The image is not valid' },
   MALFORMED_REQUEST: { status: 400, title: 'The request could not be read' },
+  HANDOFF_CHALLENGE_REQUIRED: { status: 400, title: 'The platform requires a handoff challenge' },
+  SESSION_COOKIE_AMBIGUOUS: { status: 400, title: 'The session cookie is sent more than once' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication is required' },
   SESSION_EXPIRED: { status: 401, title: 'The session has expired' },
   INVALID_CLIENT_CREDENTIALS: { status: 401, title: 'The platform credentials are not valid' },

@@ -23,12 +23,13 @@ export function toProblem(error: ApiError, requestId: string): ProblemBody {
     requestId,
   };
   if (error.detail) body.detail = error.detail;
-  if (error.errors && error.errors.length > 0) body.errors = [...error.errors];
+  // Every entry carries a reason (the contract's promise): a rule that names none is `INVALID`.
+  if (error.errors && error.errors.length > 0) body.errors = error.errors.map((entry) => (entry.reason ? entry : { ...entry, reason: 'INVALID' }));
   return body;
 }
 
 /** Endpoints a person's browser lands on answer it with a page, not JSON. */
-const BROWSER_OPERATIONS = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser', 'finishSignOut']);
+const BROWSER_OPERATIONS = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser', 'confirmSignOut', 'finishSignOut']);
 
 export function wantsHtml(req: Request, operationId: string | undefined): boolean {
   if (!operationId || !BROWSER_OPERATIONS.has(operationId)) return false;

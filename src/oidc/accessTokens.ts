@@ -76,9 +76,9 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 /**
  * `typ` values of an access token, normalised (RFC 7515 §4.1.9: case-insensitive, `application/`
  * may be left out): `at+jwt` (RFC 9068 §2.1) and plain `JWT`, which Zitadel puts on its access
- * tokens (and on its ID and logout tokens, so `JWT` alone proves nothing; see ID_TOKEN_ONLY_CLAIMS).
- * No `typ` at all is accepted too. Anything else (logout+jwt, secevent+jwt, dpop+jwt…) is not an
- * access token.
+ * tokens (and on its ID and logout tokens, so `JWT` alone proves nothing: see zitadelAccessToken).
+ * Typing is positive (RFC 8725 §3.11): a JWT without `typ` is refused, and so is anything else
+ * (logout+jwt, secevent+jwt, dpop+jwt…).
  */
 const ACCESS_TOKEN_TYPS = new Set(['at+jwt', 'jwt']);
 /**
@@ -122,6 +122,17 @@ export function createAccessTokenVerifier(input: AccessTokenVerifierInput): Acce
     requiredClaims: ['sub', 'exp', 'aud'],
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
   };
+  /**
+   * A JWT typed plain `JWT` is an access token only with Zitadel's access-token shape: a
+   * `client_id` (RFC 9068 §2.2) and no `azp`. Zitadel puts `azp` (and `client_id`) on every ID
+   * token and never on an access token (shared/research/zitadel-api.md §5), and an ID token
+   * need not carry a nonce or at_hash, so the ID-token claims alone cannot tell them apart.
+   */
+  function zitadelAccessToken(payload: JWTPayload): void {
+    if (typeof payload.client_id !== 'string' || payload.azp !== undefined) {
+      throw accessTokenInvalid('A token typed "JWT" is accepted only as an access token naming its client in client_id, without azp (an ID token names it in azp).');
+    }
+  }
   // The header is checked before a key is looked up, so a token of the wrong type never makes
   // the gateway refetch the provider's keys.
   const bearerKeys: JWTVerifyGetKey = (header, token) => (assertAccessTokenType(header), input.bearerKeys(header, token));
@@ -145,22 +156,26 @@ export function createAccessTokenVerifier(input: AccessTokenVerifierInput): Acce
   /** RFC 9068 §4: signature against the issuer's JWKS, asymmetric alg, typ, iss, aud, exp. */
   async function verifyJwt(token: string, keys: JWTVerifyGetKey): Promise<AccessTokenClaims> {
     let payload: JWTPayload;
+    let header: JWSHeaderParameters;
     try {
-      ({ payload } = await jwtVerify(token, keys, jwtOptions));
+      ({ payload, protectedHeader: header } = await jwtVerify(token, keys, jwtOptions));
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (isNetworkError(error) || isKeySetUnavailable(error)) throw unavailable(error);
       throw accessTokenInvalid('The access token could not be verified.', error);
     }
+    if (normalisedTyp(header) === 'jwt') zitadelAccessToken(payload);
     return accessTokenClaims(payload);
   }
 
   /** RFC 7662 §2.2: what an introspection answer must say for the token to be ours. */
   function checkIntrospectionAnswer(answer: Record<string, unknown>, nowSeconds: number): AccessTokenClaims {
     if (answer.active !== true) throw accessTokenInvalid('The access token is not active.');
+    // Positive typing: RFC 7662 §2.2 makes token_type optional, so an answer without it does not
+    // say the token is an access token. Zitadel and oidc-provider answer `Bearer` for theirs.
     const tokenType = answer.token_type;
-    if (tokenType !== undefined && (typeof tokenType !== 'string' || !ACCESS_TOKEN_TYPES.has(tokenType.toLowerCase()))) {
-      throw accessTokenInvalid('The token is not an access token.');
+    if (typeof tokenType !== 'string' || !ACCESS_TOKEN_TYPES.has(tokenType.toLowerCase())) {
+      throw accessTokenInvalid(tokenType === undefined ? 'The introspection answer does not say the token is an access token (no token_type).' : 'The token is not an access token.');
     }
     if (answer.iss !== undefined && answer.iss !== rules.issuer) throw accessTokenInvalid('The access token comes from another issuer.');
     if (answer.exp !== undefined && (typeof answer.exp !== 'number' || answer.exp <= nowSeconds - CLOCK_TOLERANCE_SECONDS)) {
@@ -239,10 +254,12 @@ function tokenForm(token: string): 'jwt' | 'opaque' | 'junk' {
   return 'opaque';
 }
 
+function normalisedTyp(header: JWSHeaderParameters): string {
+  return typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : '';
+}
+
 function assertAccessTokenType(header: JWSHeaderParameters): void {
-  if (header.typ === undefined) return;
-  const typ = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : '';
-  if (!ACCESS_TOKEN_TYPS.has(typ)) throw accessTokenInvalid('The token is not typed as an access token.');
+  if (!ACCESS_TOKEN_TYPS.has(normalisedTyp(header))) throw accessTokenInvalid('The token is not typed as an access token (typ at+jwt, or JWT).');
 }
 
 /** RFC 9068 §2.2 `client_id`; `azp` (OIDC Core §2) for providers that name the client so. */

@@ -9,6 +9,7 @@ import { createPlatform as registerPlatform } from '../services/platformRegistry
 export const createPlatform: OperationHandler<'createPlatform'> = async (ctx, deps) => {
   const { platform, clientSecret } = await registerPlatform(deps.db, ctx.body, actorFromPrincipal(ctx.principal, ctx.requestId), {
     requireHttps: deps.config.isProduction,
+    outbound: deps.config.outbound,
   });
   return {
     status: 201,

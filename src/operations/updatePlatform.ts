@@ -6,6 +6,7 @@ import { updatePlatform as patchPlatform } from '../services/platformRegistry.ts
 export const updatePlatform: OperationHandler<'updatePlatform'> = async (ctx, deps) => {
   const platform = await patchPlatform(deps.db, ctx.params.platformKey, ctx.body, actorFromPrincipal(ctx.principal, ctx.requestId), {
     requireHttps: deps.config.isProduction,
+    outbound: deps.config.outbound,
   });
   return { status: 200, body: platform };
 };

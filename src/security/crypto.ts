@@ -241,3 +241,20 @@ export function generateKeyRingSpec(kid: string = 'k1'): string {
  * without ENCRYPTION_KEYS when NODE_ENV=production.
  */
 export const DEV_ENCRYPTION_KEYS = 'dev:REVWLU9OTFktS0VZLU5FVkVSLVVTRS1JTi1QUk9EISE';
+
+const DEV_KEY_BYTES = Buffer.from(DEV_ENCRYPTION_KEYS.slice(DEV_ENCRYPTION_KEYS.indexOf(':') + 1), 'base64url');
+
+/**
+ * Whether any key of an ENCRYPTION_KEYS value is the published development key, compared by
+ * its decoded bytes: the same key under another id, in standard base64 or padded, or as an
+ * older key of the ring, protects nothing either. Entries that do not parse are left to
+ * parseKeyRing, which names them.
+ */
+export function containsDevEncryptionKey(spec: string): boolean {
+  return spec.split(',').some((entry) => {
+    const keyText = entry.trim().slice(entry.trim().indexOf(':') + 1);
+    if (!KEY_TEXT.test(keyText)) return false;
+    const bytes = Buffer.from(keyText, 'base64');
+    return bytes.length === DEV_KEY_BYTES.length && timingSafeEqual(bytes, DEV_KEY_BYTES);
+  });
+}

@@ -16,6 +16,7 @@ import { createLoginSession, ipPrefix } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
 import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
+import { refuseInsecureLoginUrls } from './platformUrls.ts';
 import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
@@ -37,7 +38,7 @@ export interface StartInput extends StartAuthenticationInput {
   platformKey: string;
   returnTo: string;
   onboardingMode?: OnboardingMode;
-  /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (optional). */
+  /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (required unless the platform turned it off). */
   handoffChallenge?: string;
 }
 
@@ -79,12 +80,22 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
   }
   // 4.
   if (!platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
+  // 4b. production: no http callback or return URL stored from before the https rule
+  refuseInsecureLoginUrls(platform, deps.config.isProduction);
   // 5. returnTo against the allowlist (parsed URLs, never string prefixes); the mode assertion
   const returnTo = requireReturnTo(input.returnTo, platform.allowedReturnUrls);
   if (mode !== platform.defaultOnboardingMode) {
     throw new ApiError('ONBOARDING_MODE_MISMATCH', `The platform's onboarding mode is ${platform.defaultOnboardingMode}; it cannot be overridden.`);
   }
-  // 5a. what the platform asks of the authentication (a fresh sign-in, a second factor, the
+  // 5a. the handoff binding (RFC 7636 pattern): without it, a handoff code of the attacker's own
+  // login could be sent to a victim's browser and sign it in as the attacker (login CSRF).
+  if (platform.handoffChallengeRequired && !input.handoffChallenge) {
+    throw new ApiError(
+      'HANDOFF_CHALLENGE_REQUIRED',
+      'This platform requires handoffChallenge at start: BASE64URL(SHA-256(verifier)) of a secret its back end keeps for this login.',
+    );
+  }
+  // 5b. what the platform asks of the authentication (a fresh sign-in, a second factor, the
   // person of a step-up: freshSignIn.ts), forwarded to the provider and checked at the callback
   const authentication = requestedAtStart(deps.keyRing, platform.platformKey, input);
   // 6. persist: digests for lookups, AES-GCM for what the callback must read back

@@ -17,8 +17,10 @@ import {
 import { ApiError, validationError, type FieldError } from '../errors/catalogue.ts';
 import { randomToken, sha256 } from '../security/crypto.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../security/urls.ts';
+import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../security/outboundAddresses.ts';
 import { recordAuditEvent, type Actor } from './audit.ts';
 import { decodeCursor, encodeCursor, pageSize } from './cursor.ts';
+import { insecurePlatformUrls } from './platformUrls.ts';
 
 // The platform registry: every rule about a platform record lives here, shared by
 // the admin API (src/operations/*Platform*.ts) and the operator CLI (src/cli/),
@@ -51,6 +53,12 @@ export interface RegistryRules {
    * RFC 6749 §3.1.2.1 wants behind TLS; and a person lands on the return URL signed in.
    */
   requireHttps: boolean;
+  /**
+   * Where the gateway's own calls may go (the configuration's `outbound`): the
+   * backchannelLogoutUrl's host is refused when it is loopback, link-local, a metadata or
+   * reserved address, or a private one outside the listed ranges. Default: public only.
+   */
+  outbound?: OutboundPolicy;
 }
 const DEFAULT_RULES: RegistryRules = Object.freeze({ requireHttps: false });
 const HTTPS_REQUIRED = 'must use https in production';
@@ -92,6 +100,7 @@ const UPDATE_FIELDS = [
   'centralOnboardingEnabled',
   'platformOnboardingPath',
   'metadata',
+  'handoffChallengeRequired',
 ] as const satisfies readonly (keyof PlatformChanges)[];
 const CREATE_FIELDS = ['platformKey', ...UPDATE_FIELDS, 'active'] as const;
 const IMMUTABLE_FIELDS = new Set(['platformKey', 'clientId']);
@@ -274,6 +283,7 @@ export function toPlatformView(row: PlatformRow): PlatformView {
     centralOnboardingEnabled: row.centralOnboardingEnabled,
     platformOnboardingPath: row.platformOnboardingPath,
     metadata: row.metadata,
+    handoffChallengeRequired: row.handoffChallengeRequired,
     active: row.active,
     clientId: row.clientId,
     requirementVersion: row.requirementVersion,
@@ -306,6 +316,9 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   const platformOnboardingPath = input.platformOnboardingPath === undefined ? null : checkOnboardingPath(input.platformOnboardingPath, errors);
   const metadata = input.metadata === undefined ? {} : checkMetadata(input.metadata, errors);
   const active = input.active === undefined ? true : checkBoolean('active', input.active, errors);
+  // On unless the operator turns it off: a start without handoffChallenge allows login CSRF.
+  const handoffChallengeRequired =
+    input.handoffChallengeRequired === undefined ? true : checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors);
 
   const value = {
     platformKey: platformKey ?? '',
@@ -317,6 +330,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
     centralOnboardingEnabled: centralOnboardingEnabled ?? true,
     platformOnboardingPath: platformOnboardingPath ?? null,
     metadata: metadata ?? {},
+    handoffChallengeRequired: handoffChallengeRequired ?? true,
     active: active ?? true,
   };
   // Cross-field rules only on fields that are individually valid, so each field gets one clear message.
@@ -352,6 +366,7 @@ export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RU
   if ('centralOnboardingEnabled' in input) assign('centralOnboardingEnabled', checkBoolean('centralOnboardingEnabled', input.centralOnboardingEnabled, errors));
   if ('platformOnboardingPath' in input) assign('platformOnboardingPath', checkOnboardingPath(input.platformOnboardingPath, errors));
   if ('metadata' in input) assign('metadata', checkMetadata(input.metadata, errors));
+  if ('handoffChallengeRequired' in input) assign('handoffChallengeRequired', checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors));
   if (errors.length > 0) throw validationError(errors);
   return changes;
 }
@@ -392,7 +407,8 @@ function checkCallbackUrl(value: unknown, errors: FieldError[], rules: RegistryR
 /**
  * Where the gateway posts logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.2: an
  * absolute URL, query allowed, no fragment), with the callbackUrl's rules: no userinfo, a
- * canonically spelled host, https in production; stored as the parsed URL's serialization.
+ * canonically spelled host, https in production, and a host outbound calls may reach
+ * (src/security/outboundAddresses.ts); stored as the parsed URL's serialization.
  */
 function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
   const field = 'backchannelLogoutUrl';
@@ -402,6 +418,9 @@ function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: 
   const parsed = parseAbsoluteHttpUrl(value, { allowQuery: true });
   if (!parsed.ok) return fail(errors, field, parsed.reason);
   if (rules.requireHttps && parsed.url.protocol !== 'https:') return fail(errors, field, HTTPS_REQUIRED);
+  // The host as written; a name is judged again after resolution at every delivery (delivery.ts).
+  const outbound = checkOutboundHost(parsed.url.hostname, rules.outbound ?? PUBLIC_ONLY);
+  if (!outbound.ok) return fail(errors, field, outbound.reason);
   if (parsed.url.href.length > URL_MAX_LENGTH) return fail(errors, field, `must be at most ${URL_MAX_LENGTH} characters`);
   return parsed.url.href;
 }
@@ -499,12 +518,7 @@ const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replace
 /** Production: the stored URLs of a platform about to be activated must be https. */
 function refuseInsecureUrls(record: PlatformRow, rules: RegistryRules): void {
   if (!rules.requireHttps) return;
-  // Stored URLs are serializations of parsed URLs (see checkCallbackUrl), so the scheme is lowercase.
-  const insecure = [
-    ...(record.callbackUrl !== null && !record.callbackUrl.startsWith('https:') ? ['callbackUrl'] : []),
-    ...(record.backchannelLogoutUrl !== null && !record.backchannelLogoutUrl.startsWith('https:') ? ['backchannelLogoutUrl'] : []),
-    ...(record.allowedReturnUrls.some((url) => !url.startsWith('https:')) ? ['allowedReturnUrls'] : []),
-  ];
+  const insecure = [...new Set(insecurePlatformUrls(record).map((entry) => entry.field))];
   if (insecure.length === 0) return;
   throw new ApiError(
     'CONFLICT',

@@ -209,7 +209,6 @@ describe('Bearer access tokens: only access tokens meant for this service', () =
       const accepted: [string, () => Promise<string>][] = [
         ['typ at+jwt (RFC 9068)', () => jwt()],
         ['typ JWT with no ID-token claims (Zitadel)', () => jwt({}, { typ: 'JWT' })],
-        ['no typ at all', () => jwt({}, { header: { typ: undefined } })],
         ['azp naming the gateway instead of client_id', () => jwt({ client_id: undefined, azp: FAKE_CLIENT })],
         ['auth_time and acr (RFC 9068 §2.2.1 allows them)', () => jwt({ auth_time: now() - 10, acr: '0', amr: ['pwd'] })],
         ['aud an array holding the gateway', () => jwt({ aud: ['project-1', FAKE_CLIENT] })],
@@ -236,6 +235,12 @@ describe('Bearer access tokens: only access tokens meant for this service', () =
         ['a logout token typ', () => jwt({}, { typ: 'logout+jwt' })],
         ['an events claim (a logout token)', () => jwt({ events: { 'http://schemas.openid.net/event/backchannel-logout': {} } }, { typ: 'JWT' })],
         ['no sub', () => jwt({ sub: undefined })],
+        // Positive typing (RFC 8725 §3.11): an untyped JWT is not known to be an access token.
+        ['no typ at all', () => jwt({}, { header: { typ: undefined } })],
+        // Zitadel types its ID tokens JWT too and puts azp (and client_id) on every one, but never on
+        // an access token: without a nonce or at_hash, only that tells them apart.
+        ['typ JWT with azp beside client_id (a Zitadel ID token without nonce)', () => jwt({ azp: FAKE_CLIENT }, { typ: 'JWT' })],
+        ['typ JWT naming the client in azp only', () => jwt({ client_id: undefined, azp: FAKE_CLIENT }, { typ: 'JWT' })],
       ];
       it.each(refused)('refuses a JWT with %s: 401 ACCESS_TOKEN_INVALID', async (_name, make) => {
         expectRefused(await listPlatforms(app, await make()));
@@ -295,11 +300,23 @@ describe('Bearer access tokens: only access tokens meant for this service', () =
         ['an expired token still said to be active', active({ exp: now() - 600 })],
         ['an active token without sub', active({ sub: undefined })],
         ['an inactive token', { active: false }],
+        // RFC 7662 §2.2: token_type is optional, so an answer without it does not say what the token is.
+        ['an active token without token_type', active({ token_type: undefined })],
       ];
       it.each(refused)('refuses %s: 401 ACCESS_TOKEN_INVALID', async (_name, answer) => {
         const token = opaque();
         fake.scriptIntrospection(token, answer as { active: boolean });
         expectRefused(await listPlatforms(app, token));
+      });
+
+      it.each(['gws_', 'gwp_', 'handoff_', 'pcs_'])("refuses the gateway's own credential (%s…) locally: 401, and the provider never sees it", async (prefix) => {
+        const token = `${prefix}${randomBytes(32).toString('base64url')}`;
+        fake.scriptIntrospection(token, active());
+        const before = fake.counters.introspection;
+        const res = await listPlatforms(app, token);
+        expectRefused(res);
+        expect(res.body.detail).toMatch(/gateway's own credential/);
+        expect(fake.counters.introspection).toBe(before);
       });
 
       it('caches a refusal briefly: the same inactive token twice costs one introspection', async () => {

@@ -44,6 +44,8 @@ async function addPlatform(database: TestDatabase): Promise<Platform> {
       allowedReturnUrls: [PLATFORM_ROOT],
       defaultOnboardingMode: 'none',
       centralOnboardingEnabled: true,
+      // These tests exercise the callback, not the handoff binding (handoffChallengeRequired.test.ts).
+      handoffChallengeRequired: false,
     },
     CLI,
   );

@@ -212,6 +212,7 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
 
       const other = await addPlatform(database);
       url.searchParams.set('platformKey', other.key);
+      url.searchParams.set('handoffChallenge', s256Challenge(randomToken()));
       const refused = await request(gateway.app).get(`${url.pathname}${url.search}`).expect(400);
       expect(refused.body.code).toBe('VALIDATION_FAILED');
       expect(refused.body.errors[0].pointer).toBe('/query/stepUp');

@@ -5,6 +5,11 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createApp } from '../../src/app.ts';
 import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../../src/services/platformRegistry.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
+import { logInsecurePlatforms } from '../../src/services/platformUrls.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { createSession } from '../../src/services/sessions/create.ts';
+import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { newPlatformKey, platformBody, seedPlatform, startRegistryTestContext, type RegistryTestContext } from './registryHelpers.ts';
 
 // Inputs that used to reach code unprepared for them and gave 500 (or were silently
@@ -38,12 +43,69 @@ describe('input holes', () => {
     });
   });
 
+  describe('cookie tossing: the session cookie twice', () => {
+    // A sibling subdomain can set gw_session for the parent domain; the browser then sends both,
+    // and whichever came first won. Neither is guessed: 400 SESSION_COOKIE_AMBIGUOUS.
+    /** A browser session of a platforms:admin user, as the callback would set it. */
+    async function adminSessionToken(): Promise<string> {
+      const user = await upsertUserFromIdp(database.db, { sub: `tossing-${randomUUID()}`, email: null, emailVerified: false, displayName: null, givenName: null, familyName: null });
+      return (await createSession(database.db, { userId: user.id, permissions: ['platforms:admin'], ttlSeconds: 3600 })).token;
+    }
+
+    it('is refused with 400 SESSION_COOKIE_AMBIGUOUS, whichever comes first', async () => {
+      const real = await adminSessionToken();
+      for (const header of [`gw_session=${real}; gw_session=gws_tossed`, `gw_session=gws_tossed; other=1; gw_session=${real}`, `gw_session=${real};gw_session=${real}`]) {
+        const res = await api().get('/v1/platforms').set('Cookie', header);
+        expect({ header, status: res.status, code: res.body.code }).toEqual({ header, status: 400, code: 'SESSION_COOKIE_AMBIGUOUS' });
+      }
+      // One value, beside cookies of other names (the login binding's among them), is fine.
+      await api().get('/v1/platforms').set('Cookie', `gw_session_login_x=1; gw_session=${real}; gw_session_x=2`).expect(200);
+    });
+
+    it('in production the session and binding cookies are __Host- prefixed (Secure, Path=/, no Domain)', async () => {
+      const deps = ctx.gateway.deps;
+      const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.test/x', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', PUBLIC_BASE_URL: 'https://gateway.test', ACCOUNT_CENTER_URL: 'https://account.test', GATEWAY_SIGNING_KEYS: generateSigningKeySpec('s1') });
+      expect(config.gatewayCookieName).toBe('__Host-gw_session');
+      const production = await createApp({ ...deps, config: { ...deps.config, isProduction: true, secureCookies: true, gatewayCookieName: config.gatewayCookieName } }, { validateResponses: true });
+      const { key } = await seedPlatform(database.db, { callbackUrl: 'https://bff.example.test/cb', allowedReturnUrls: ['https://bff.example.test/'] });
+      const started = await request(production).get('/v1/auth/start').query({ platformKey: key, returnTo: 'https://bff.example.test/' }).expect(302);
+      const binding = String(started.headers['set-cookie']);
+      expect(binding).toMatch(/^__Host-gw_session_login_[0-9a-f-]{36}=/);
+      expect(binding).toMatch(/; Path=\/;/);
+      expect(binding).toMatch(/; Secure/);
+      expect(binding).not.toMatch(/Domain=/i);
+      // The unprefixed name is not the session cookie there: a tossed gw_session is ignored.
+      const token = await adminSessionToken();
+      await request(production).get('/v1/platforms').set('Cookie', `gw_session=${token}`).expect(401);
+      await request(production).get('/v1/platforms').set('Cookie', `__Host-gw_session=${token}`).expect(200);
+    });
+  });
+
+  describe('ill-formed Unicode in JSON bodies', () => {
+    // `{"metadata":{"a":"\ud800"}}` is valid JSON (RFC 8259 §8.2 leaves lone surrogates to the
+    // reader) but no UTF-8 text: PostgreSQL refused it with a 500. Refused at the body parser.
+    it.each([
+      ['a value', '{"a":"\\ud800"}', '/body/metadata/a'],
+      ['a low surrogate alone', '{"a":"x\\udfffy"}', '/body/metadata/a'],
+      ['a key', '{"\\ud800":"v"}', '/body/metadata/\ud800'],
+      ['a value inside an array', '{"list":["ok","\\udc00"]}', '/body/metadata/list/1'],
+    ])('in %s: 400 VALIDATION_FAILED with its pointer, on every route', async (_name, metadata, pointer) => {
+      const body = `{"platformKey":"${newPlatformKey()}","displayName":"Surrogates","callbackUrl":"https://bff.example.test/cb","allowedReturnUrls":["https://bff.example.test/"],"defaultOnboardingMode":"none","metadata":${metadata}}`;
+      const res = await ctx.bearerAdmin.apply(api().post('/v1/platforms').set('Content-Type', 'application/json').send(body));
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+      expect(res.body.errors).toEqual([{ pointer, reason: 'ILL_FORMED_UNICODE', message: expect.any(String) }]);
+      // Even before authentication: the exchange (Basic) and an unauthenticated call alike.
+      const exchange = await api().post('/v1/auth/exchange').set('Content-Type', 'application/json').send('{"code":"handoff_\\ud800"}');
+      expect({ status: exchange.status, code: exchange.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    });
+  });
+
   describe('malformed percent escapes in path parameters', () => {
     it.each(['%ff', '%zz', '%', 'A%E0%A4%A'])('GET /v1/platforms/%s gives 400 VALIDATION_FAILED at /path/platformKey', async (segment) => {
       const res = await ctx.bearerAdmin.apply(api().get(`/v1/platforms/${segment}`));
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(res.body.errors).toEqual([{ pointer: '/path/platformKey', message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/path/platformKey', reason: 'ILL_FORMED_UNICODE', message: expect.any(String) }]);
     });
 
     it('every operation with a path parameter answers 400, not 500', async () => {
@@ -84,7 +146,7 @@ describe('input holes', () => {
     ])('%s gives 400 VALIDATION_FAILED at /query/cursor', async (timestamp) => {
       const res = await ctx.bearerAdmin.apply(api().get('/v1/audit-events').query({ cursor: cursorOf(timestamp) }));
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
-      expect(res.body.errors).toEqual([{ pointer: '/query/cursor', message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/query/cursor', reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it('a real instant (leap day) is accepted', async () => {
@@ -105,13 +167,13 @@ describe('input holes', () => {
       expect(raw).toContain(`"${key}":{"isAdmin":true}`);
       const res = await sendCreate(raw);
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
-      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/${key}`, message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/${key}`, reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it.each(RESERVED)('create: a nested %s key (in objects and arrays) is 400 with its full pointer', async (key) => {
       const res = await sendCreate(createBody(`{"a":{"b":[1,{"${key}":{"polluted":true}}]}}`));
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/a/b/1/${key}`, message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: `/body/metadata/a/b/1/${key}`, reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it.each(RESERVED)('update: %s at any depth is 400 and changes nothing', async (key) => {
@@ -123,7 +185,7 @@ describe('input holes', () => {
         const res = await ctx.bearerAdmin.apply(
           api().patch(`/v1/platforms/${platformKey}`).set('Content-Type', 'application/json').send(`{"metadata":${metadata}}`),
         );
-        expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 400, errors: [{ pointer, message: expect.any(String) }] });
+        expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 400, errors: [{ pointer, reason: 'INVALID', message: expect.any(String) }] });
       }
       const after = await ctx.bearerAdmin.apply(api().get(`/v1/platforms/${platformKey}`)).expect(200);
       expect(after.body.metadata).toEqual({ team: 'kept' });
@@ -138,7 +200,7 @@ describe('input holes', () => {
 
     it('a key that escapes a pointer character is reported escaped (RFC 6901)', async () => {
       const res = await sendCreate(createBody('{"a/b":{"c~d":{"constructor":1}}}'));
-      expect(res.body.errors).toEqual([{ pointer: '/body/metadata/a~1b/c~0d/constructor', message: expect.any(String) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/body/metadata/a~1b/c~0d/constructor', reason: 'INVALID', message: expect.any(String) }]);
     });
 
     it('deeply nested metadata is a 400, never a 500 (the key walk does not recurse)', async () => {
@@ -213,6 +275,25 @@ describe('input holes', () => {
       expect(still.body.active).toBe(false);
       // Outside production the same record activates.
       await ctx.bearerAdmin.apply(api().post(`/v1/platforms/${key}/activate`)).expect(200);
+    });
+
+    it('start: an active platform stored with http URLs (from before the rule) cannot start a login: 409 naming the URL', async () => {
+      const { key } = await seedPlatform(database.db, { callbackUrl: 'http://old-bff.example.test/cb', allowedReturnUrls: ['https://old-bff.example.test/'] });
+      const res = await prod().get('/v1/auth/start').query({ platformKey: key, returnTo: 'https://old-bff.example.test/' });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 409, code: 'CONFLICT' });
+      expect(res.body.detail).toContain('callbackUrl http://old-bff.example.test/cb');
+      expect(res.headers['set-cookie']).toBeUndefined();
+      // Outside production the same platform starts.
+      await api().get('/v1/auth/start').query({ platformKey: key, returnTo: 'https://old-bff.example.test/' }).expect(302);
+    });
+
+    it('boot: every active platform with an http URL is listed in the log, with the fields to change', async () => {
+      const { key } = await seedPlatform(database.db, { callbackUrl: 'https://bff.example.test/cb', allowedReturnUrls: ['http://listed.example.test/'] });
+      const lines: { obj: { platformKey?: string; insecureUrls?: unknown }; msg: string }[] = [];
+      await logInsecurePlatforms(database.db, { warn: ((obj: never, msg: string) => void lines.push({ obj, msg })) as never });
+      const line = lines.find((entry) => entry.obj.platformKey === key);
+      expect(line?.obj.insecureUrls).toEqual([{ field: 'allowedReturnUrls', url: 'http://listed.example.test/' }]);
+      expect(line?.msg).toMatch(/allowedReturnUrls.*https/);
     });
 
     it('the service functions take the rule as an option (the CLI passes it from its own config)', async () => {

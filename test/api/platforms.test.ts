@@ -26,6 +26,7 @@ const PLATFORM_FIELDS = [
   'createdAt',
   'defaultOnboardingMode',
   'displayName',
+  'handoffChallengeRequired',
   'metadata',
   'platformKey',
   'platformOnboardingPath',
@@ -376,7 +377,7 @@ describe('platform registry API', () => {
     it('refuses a forged cursor and an out-of-range limit with 400', async () => {
       for (const cursor of ['not-a-cursor', Buffer.from('{"k":"lower"}').toString('base64url'), Buffer.from('[]').toString('base64url')]) {
         const res = await as(ctx.bearerAdmin, api().get('/v1/platforms').query({ cursor })).expect(400);
-        expect(res.body.errors).toEqual([{ pointer: '/query/cursor', message: expect.any(String) }]);
+        expect(res.body.errors).toEqual([{ pointer: '/query/cursor', reason: 'INVALID', message: expect.any(String) }]);
       }
       for (const limit of [0, 101, 'x']) {
         const res = await as(ctx.bearerAdmin, api().get('/v1/platforms').query({ limit })).expect(400);
@@ -570,6 +571,32 @@ describe('platform registry API', () => {
     });
   });
 
+  // ------------------------------------------------------------------ handoffChallengeRequired
+
+  describe('handoffChallengeRequired (login CSRF through an unbound handoff code)', () => {
+    it('is true unless the create says otherwise, and the read carries it', async () => {
+      const { platformKey } = platformBody();
+      const created = await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(platformBody({ platformKey })).expect(201);
+      expect(created.body.handoffChallengeRequired).toBe(true);
+      expect((await as(ctx.bearerAdmin, api().get(`/v1/platforms/${platformKey}`)).expect(200)).body.handoffChallengeRequired).toBe(true);
+      const off = await as(ctx.cookieAdmin, api().post('/v1/platforms')).send(platformBody({ handoffChallengeRequired: false })).expect(201);
+      expect(off.body.handoffChallengeRequired).toBe(false);
+    });
+
+    it('PATCH turns it off and on again, audited by name; a non-boolean is 400', async () => {
+      const { platformKey } = platformBody();
+      await as(ctx.bearerAdmin, api().post('/v1/platforms')).send(platformBody({ platformKey })).expect(201);
+      const off = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${platformKey}`)).send({ handoffChallengeRequired: false }).expect(200);
+      expect(off.body.handoffChallengeRequired).toBe(false);
+      const audit = await as(ctx.bearerAdmin, api().get(`/v1/audit-events?platformKey=${platformKey}`)).expect(200);
+      expect(audit.body.items[0].changedFields).toEqual(['handoffChallengeRequired']);
+      const on = await as(ctx.cookieAdmin, api().patch(`/v1/platforms/${platformKey}`)).send({ handoffChallengeRequired: true }).expect(200);
+      expect(on.body.handoffChallengeRequired).toBe(true);
+      const bad = await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${platformKey}`)).send({ handoffChallengeRequired: 'no' }).expect(400);
+      expect(bad.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/body/handoffChallengeRequired']);
+    });
+  });
+
   // ------------------------------------------------------------------ activation
 
   describe('deactivate and activate', () => {
@@ -733,7 +760,7 @@ describe('platform registry API', () => {
         const { key } = await seedPlatform(database.db);
         const patched = await as(ctx.bearerAdmin, prod().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://bff.example.test/bc' });
         expect({ status: patched.status, pointers: pointersOf(patched) }).toEqual({ status: 400, pointers: ['/body/backchannelLogoutUrl'] });
-        await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://localhost:3001/backchannel-logout' }).expect(200);
+        await as(ctx.bearerAdmin, api().patch(`/v1/platforms/${key}`)).send({ backchannelLogoutUrl: 'http://bff.example.test/backchannel-logout' }).expect(200);
       });
 
       it('activation refuses a stored http backchannelLogoutUrl with 409 naming it', async () => {

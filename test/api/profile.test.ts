@@ -136,6 +136,57 @@ describe('the caller and the profile (issue 10)', () => {
       expect(readOnly.body.errors).toEqual([expect.objectContaining({ pointer: '/body/email' })]);
     });
 
+    it('a date of birth is not after today (anywhere on Earth) nor more than 150 years back', async () => {
+      const member = await user([], { givenName: 'Future' });
+      const patch = (dateOfBirth: string) => request(gateway.app).patch('/v1/profile/me').set('Cookie', member.cookie).set('Origin', ACCOUNT_CENTER).send({ dateOfBirth });
+      const day = (offsetDays: number, years = 0) => {
+        const date = new Date(Date.now() + offsetDays * 86_400_000);
+        date.setUTCFullYear(date.getUTCFullYear() + years);
+        return date.toISOString().slice(0, 10);
+      };
+      const future = await patch(day(2)).expect(400);
+      expect(future.body.errors).toEqual([{ pointer: '/body/dateOfBirth', reason: 'ABOVE_MAX', message: expect.stringMatching(/after today/) }]);
+      const ancient = await patch(day(-2, -150)).expect(400);
+      expect(ancient.body.errors).toEqual([{ pointer: '/body/dateOfBirth', reason: 'BELOW_MIN', message: expect.any(String) }]);
+      await patch(day(0)).expect(200);
+      await patch(day(2, -150)).expect(200);
+      // An onboarding DATE field that is not a birth date keeps its own rules (a future date is fine).
+      const key = `DOB_${++seq}`;
+      await createPlatform(database.db, { platformKey: key, displayName: key, callbackUrl: 'https://p.example/cb', allowedReturnUrls: ['https://p.example/'] }, CLI_ACTOR);
+      await createFieldDefinition(database.db, key, { fieldKey: 'startDate', label: 'Start', fieldType: 'DATE', source: 'CUSTOM_FIELD', required: false }, CLI_ACTOR);
+      await createFieldDefinition(database.db, key, { fieldKey: 'born', label: 'Born', fieldType: 'DATE', source: 'PROFILE_FIELD', profileField: 'dateOfBirth', required: false }, CLI_ACTOR);
+      const values = (body: Record<string, unknown>) => request(gateway.app).put(`/v1/onboarding/${key}/values`).set('Cookie', member.cookie).set('Origin', ACCOUNT_CENTER).send({ values: body });
+      await values({ startDate: day(30) }).expect(200);
+      // A field bound to the profile's date of birth writes it: the birth-date rule applies there too.
+      const bound = await values({ born: day(30) }).expect(400);
+      expect(bound.body.errors).toEqual([expect.objectContaining({ pointer: '/body/values/born', reason: 'ABOVE_MAX' })]);
+    });
+
+    it('every refusal of a property carries its reason, the contract schema\'s too (maxLength, type, unknown)', async () => {
+      const member = await user([], { givenName: 'Long' });
+      const patch = (body: Record<string, unknown>) => request(gateway.app).patch('/v1/profile/me').set('Cookie', member.cookie).set('Origin', ACCOUNT_CENTER).send(body);
+      const tooLong = await patch({ firstName: 'x'.repeat(1001) }).expect(400);
+      expect(tooLong.body.errors).toEqual([{ pointer: '/body/firstName', reason: 'TOO_LONG', message: expect.any(String) }]);
+      const locale = await patch({ locale: `en-${'x'.repeat(40)}` }).expect(400);
+      expect(locale.body.errors.every((error: { reason?: string }) => typeof error.reason === 'string')).toBe(true);
+      const wrongType = await patch({ lastName: 42 }).expect(400);
+      expect(wrongType.body.errors).toEqual([{ pointer: '/body/lastName', reason: 'WRONG_TYPE', message: expect.any(String) }]);
+      const unknown = await patch({ nickname: 'x' }).expect(400);
+      expect(unknown.body.errors).toEqual([{ pointer: '/body/nickname', reason: 'UNKNOWN_PROPERTY', message: expect.any(String) }]);
+      const empty = await patch({}).expect(400);
+      expect(empty.body.errors).toEqual([expect.objectContaining({ pointer: '/body', reason: 'TOO_FEW' })]);
+    });
+
+    it('a lone UTF-16 surrogate in a JSON string is 400 VALIDATION_FAILED with its pointer, not a 500 from PostgreSQL', async () => {
+      const member = await user([], { givenName: 'Lone' });
+      const res = await request(gateway.app).patch('/v1/profile/me').set('Cookie', member.cookie).set('Origin', ACCOUNT_CENTER)
+        .set('Content-Type', 'application/json').send('{"locale":"en-GB","displayName":"a\\ud800b"}').expect(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/body/displayName', reason: 'ILL_FORMED_UNICODE', message: expect.any(String) }] });
+      // A well-formed pair (an emoji written as escapes) is fine.
+      await request(gateway.app).patch('/v1/profile/me').set('Cookie', member.cookie).set('Origin', ACCOUNT_CENTER)
+        .set('Content-Type', 'application/json').send('{"displayName":"a\\ud83d\\ude00b"}').expect(200);
+    });
+
     it('a profile change is seen at once by every platform that binds the property', async () => {
       const member = await user();
       const key = `PRF_${++seq}`;

@@ -115,9 +115,13 @@ export function platformBody(overrides: Partial<PlatformCreateInput> = {}): Plat
   };
 }
 
-/** Registers a platform through the service (as the CLI would); returns its key and credentials. */
+/**
+ * Registers a platform through the service (as the CLI would); returns its key and credentials.
+ * Its starts need no handoffChallenge unless asked for (the registry's default requires one):
+ * these tests start logins only to count or refuse them.
+ */
 export async function seedPlatform(db: Db, overrides: Partial<PlatformCreateInput> = {}) {
-  const { platform, clientSecret } = await createPlatform(db, platformBody(overrides), CLI_ACTOR);
+  const { platform, clientSecret } = await createPlatform(db, platformBody({ handoffChallengeRequired: false, ...overrides }), CLI_ACTOR);
   return { key: platform.platformKey, clientId: platform.clientId!, clientSecret, platform };
 }
 

@@ -42,6 +42,8 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
         allowedReturnUrls: overrides.allowedReturnUrls ?? ROOTS,
         defaultOnboardingMode: overrides.defaultOnboardingMode ?? 'none',
         centralOnboardingEnabled: overrides.centralOnboardingEnabled ?? true,
+        // The allowlist is tested here, not the handoff binding (handoffChallengeRequired.test.ts).
+        handoffChallengeRequired: false,
       },
       CLI,
     );
@@ -155,7 +157,7 @@ describe('GET /v1/auth/start: returnTo allowlist and start preconditions', () =>
       const res = await request(gateway.app).get(`/v1/auth/start?platformKey=${platformKey}&returnTo=${enc(returnTo)}`);
       expect({ status: res.status, code: res.body.code }, JSON.stringify(res.body)).toEqual({ status: 400, code: 'INVALID_REDIRECT' });
       expect(res.headers.location).toBeUndefined();
-      expect(res.body.errors).toEqual([{ pointer: '/query/returnTo', message: expect.stringMatching(/^returnTo /) }]);
+      expect(res.body.errors).toEqual([{ pointer: '/query/returnTo', reason: 'INVALID', message: expect.stringMatching(/^returnTo /) }]);
       expect(await transactionCount()).toBe(before);
     });
 

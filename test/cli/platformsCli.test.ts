@@ -163,6 +163,31 @@ describe('operator CLI (npm run gateway -- platforms …)', () => {
     expect(audit.items.every((item) => item.actor.type === 'cli')).toBe(true);
   });
 
+  it('handoffChallengeRequired: shown (on by default), set by --handoff-challenge-required, with a warning when turned off', async () => {
+    const created = await cli('platforms', 'create', '--key', 'CLI_HANDOFF', '--name', 'Handoff', '--inactive');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/handoffChallengeRequired\s+yes/);
+    expect(created.stderr).not.toMatch(/login CSRF/);
+
+    const off = await cli('platforms', 'update', 'CLI_HANDOFF', '--handoff-challenge-required', 'false');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stderr).toMatch(/WARNING: CLI_HANDOFF no longer requires handoffChallenge.*login CSRF/);
+    expect((await cli('platforms', 'show', 'CLI_HANDOFF')).stdout).toMatch(/handoffChallengeRequired\s+no \(WARNING/);
+
+    const on = await cli('platforms', 'update', 'CLI_HANDOFF', '--handoff-challenge-required', 'true', '--json');
+    expect(json<{ handoffChallengeRequired: boolean }>(on).handoffChallengeRequired).toBe(true);
+    expect(on.stderr).toBe('');
+
+    const createdOff = await cli('platforms', 'create', '--key', 'CLI_HANDOFF_OFF', '--name', 'Off', '--inactive', '--handoff-challenge-required', 'false', '--json');
+    expect(json<{ handoffChallengeRequired: boolean }>(createdOff).handoffChallengeRequired).toBe(false);
+    expect(createdOff.stderr).toMatch(/login CSRF/);
+
+    const bad = await cli('platforms', 'update', 'CLI_HANDOFF', '--handoff-challenge-required', 'maybe');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--handoff-challenge-required/);
+    expect((await cli('--help')).stdout).toContain('--handoff-challenge-required');
+  });
+
   describe('bad input: a clear message and a non-zero exit', () => {
     it('validation failures exit 1 naming the option, and write nothing', async () => {
       const lower = await cli('platforms', 'create', '--key', 'lower_case', '--name', 'x', '--callback-url', 'https://x.test/cb', '--return-url', 'https://x.test/');

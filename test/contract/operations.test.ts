@@ -92,7 +92,7 @@ const SPEC_OPERATIONS: Array<[method: string, path: string, operationId: string]
 
 const FLOW_OPERATIONS = ['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'exchangeAuthenticationHandoff'];
 /** The sign-out steps under /v1/auth/ (issue 12): beyond the spec's four flow operations. */
-const SIGN_OUT_OPERATIONS = ['signOutBrowser', 'signOut', 'finishSignOut', 'receiveBackchannelLogout'];
+const SIGN_OUT_OPERATIONS = ['signOutBrowser', 'signOut', 'confirmSignOut', 'createSignOutToken', 'finishSignOut', 'receiveBackchannelLogout'];
 /** A step-up of a platform's session (fresh sign-in): beyond the spec, for a platform credential (the gateway cookie) only. */
 const STEP_UP_OPERATIONS = ['createStepUpLogin'];
 /**
@@ -105,7 +105,9 @@ const PUBLIC_OPERATIONS = [
   'finishSignOut', 'receiveBackchannelLogout', 'getJwks',
 ];
 /** The browser's session if it has one, else nobody: signing out is harmless without a session. */
-const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut'];
+const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut', 'confirmSignOut'];
+/** A gateway session only (the browser's or a platform credential): a sign-out token is bound to one. */
+const SESSION_ONLY_OPERATIONS = ['createSignOutToken'];
 const USER_OR_ADMIN_SECURITY = [{ gatewayCookieAuth: [] }, { bearerAuth: [] }];
 const PERMISSIONS = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
 
@@ -167,7 +169,7 @@ describe('operations of the spec', () => {
         expect(operation.raw.security, operation.operationId).toEqual([]);
       } else if (OPTIONAL_SESSION_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual([{ gatewayCookieAuth: [] }, {}]);
-      } else if (STEP_UP_OPERATIONS.includes(operation.operationId)) {
+      } else if (SESSION_ONLY_OPERATIONS.includes(operation.operationId) || STEP_UP_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual([{ gatewayCookieAuth: [] }]);
       } else if (!FLOW_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual(USER_OR_ADMIN_SECURITY);

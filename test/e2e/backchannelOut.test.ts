@@ -42,6 +42,12 @@ const ACCOUNT_CENTER = 'http://account.test';
 /** Two keys: the first signs, both are published. */
 const SIGNING_KEYS = `${generateSigningKeySpec('e2e-new')},${generateSigningKeySpec('e2e-old')}`;
 const POLL_MS = 100;
+/**
+ * The receivers listen on 127.0.0.1: the tests' explicit allowance (refused in production), for
+ * the registry (`rules()`) and every gateway's worker alike. Without it the gateway never calls
+ * loopback (test/e2e/backchannelRefused.test.ts).
+ */
+const OUTBOUND = { OUTBOUND_ALLOWED_PRIVATE_RANGES: '127.0.0.0/8' };
 
 interface Receiver {
   url: string;
@@ -79,7 +85,7 @@ describe('back-channel logout out to platforms', () => {
   let jwks: ReturnType<typeof createRemoteJWKSet>;
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: SIGNING_KEYS }, { users: [...DEV_USERS, CAROL] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: SIGNING_KEYS, ...OUTBOUND }, { users: [...DEV_USERS, CAROL] });
     jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
     worker = await startBackchannelWorker({ ...harness.gateway.deps, logger: log.logger }, { pollIntervalMs: POLL_MS });
   });
@@ -93,6 +99,7 @@ describe('back-channel logout out to platforms', () => {
   });
 
   const db = () => harness.database.db;
+  const rules = () => ({ requireHttps: false, outbound: harness.gateway.config.outbound });
   const api = () => request(harness.gateway.app);
   const cookieOf = (browser: OidcBrowser) => `gw_session=${browser.cookiesFor(`${harness.baseUrl}/`).gw_session}`;
 
@@ -146,7 +153,7 @@ describe('back-channel logout out to platforms', () => {
   async function platformWithReceiver(): Promise<{ platform: TestPlatform; receiver: Receiver; id: string }> {
     const platform = await addPlatform(harness);
     const receiver = await startReceiver(platform.clientId);
-    await updatePlatform(db(), platform.key, { backchannelLogoutUrl: receiver.url }, CLI_ACTOR);
+    await updatePlatform(db(), platform.key, { backchannelLogoutUrl: receiver.url }, CLI_ACTOR, rules());
     return { platform, receiver, id: await platformIdOf(platform.key) };
   }
 
@@ -303,7 +310,7 @@ describe('back-channel logout out to platforms', () => {
     let second: TestApp | null = null;
     const workers: BackchannelWorker[] = [];
     try {
-      second = await createTestApp({ db: secondDb, env: { PUBLIC_BASE_URL: harness.baseUrl, GATEWAY_SIGNING_KEYS: SIGNING_KEYS } });
+      second = await createTestApp({ db: secondDb, env: { PUBLIC_BASE_URL: harness.baseUrl, GATEWAY_SIGNING_KEYS: SIGNING_KEYS, ...OUTBOUND } });
       // Half the sign-outs through each instance.
       await Promise.all(
         sessions.map((session, i) => request((i % 2 === 0 ? harness.gateway : second!).app).post('/v1/auth/logout').set('Cookie', session.credential).expect(204)),
@@ -411,7 +418,7 @@ describe('back-channel logout out to platforms', () => {
     const ended = await db().raw(`SELECT count(*) AS n FROM gateway_sessions WHERE id = ANY(?) AND end_reason = 'sign_out'`, [[exchanged.sessionId, pendingSessionId]]);
     expect(ended.rows[0].n).toBe(2);
     // A URL registered afterwards tells nobody: those sessions ended untold, once.
-    await updatePlatform(db(), withoutUrl.key, { backchannelLogoutUrl: neverExchanged.receiver.url }, CLI_ACTOR);
+    await updatePlatform(db(), withoutUrl.key, { backchannelLogoutUrl: neverExchanged.receiver.url }, CLI_ACTOR, rules());
     await settle();
     expect(neverExchanged.receiver.requests).toBe(0);
   });
@@ -435,6 +442,7 @@ describe('back-channel logout out to platforms', () => {
           defaultOnboardingMode: 'none',
         },
         CLI_ACTOR,
+        rules(),
       );
       clientId = created.platform.clientId!;
       bff = await startDemoBff({ port, gatewayUrl: harness.baseUrl, platformKey: 'BFF_BACKCHANNEL', clientId, clientSecret: created.clientSecret, publicUrl: bffUrl });

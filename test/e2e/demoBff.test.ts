@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
@@ -95,6 +95,52 @@ describe('the example BFF with a handoff challenge', () => {
     expect(new URL(kept.location!).searchParams.get('returnTo')).toBe(`${bff.url}/reports?id=7`);
   });
 
+  /** The dev provider's own sign-out page: confirm "Yes, sign me out". */
+  async function confirmProviderSignOut(browser: OidcBrowser, page: { text: string; url: string }) {
+    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
+    expect(form, page.text.slice(0, 400)).not.toBeNull();
+    const action = new URL(/action="([^"]+)"/.exec(form![0])![1]!, page.url).href;
+    const fields: Record<string, string> = { logout: 'yes' };
+    for (const input of form![1]!.match(/<input\b[^>]*>/gi) ?? []) {
+      const name = /name="([^"]+)"/.exec(input)?.[1];
+      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
+    }
+    return browser.postForm(action, fields);
+  }
+
+  it('signs out in one step (issue 3): its own origin-checked POST, a sign-out token, the gateway without a confirmation page', async () => {
+    const browser = new OidcBrowser();
+    const callback = await browser.get(await upToBffCallback(browser));
+    const welcome = await browser.get(callback.location!);
+    expect(welcome.text).toMatch(/<form method="post" action="\/logout"><button type="submit"[^>]*>Sign out of /);
+    const sessionId = /<code class="gateway-session">([^<]+)<\/code>/.exec(welcome.text)![1]!;
+    const ended = async () => (await harness.database.db.raw(`SELECT ended_at FROM gateway_sessions WHERE id = ?`, [sessionId])).rows[0].ended_at !== null;
+
+    // Another site's form, and a GET, sign nobody out.
+    expect((await browser.postForm(`${bff.url}/logout`, {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await browser.get(`${bff.url}/logout`)).status).toBe(405);
+    expect(await ended()).toBe(false);
+
+    // Its own page's button (a browser under no-referrer sends Origin: null and Sec-Fetch-Site).
+    const sessionsBefore = bff.sessionCount();
+    const posted = await browser.postForm(`${bff.url}/logout`, {}, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    expect(posted.status).toBe(303);
+    const toGateway = new URL(posted.location!);
+    expect(`${toGateway.origin}${toGateway.pathname}`).toBe(`${harness.baseUrl}/v1/auth/logout`);
+    expect(toGateway.searchParams.get('signOutToken')).toEqual(expect.any(String));
+    expect(bff.sessionCount()).toBe(sessionsBefore - 1);
+    // The gateway signs out at once (no page of its own) and sends the browser to the provider.
+    const atGateway = await browser.get(posted.location!);
+    expect(atGateway.status, atGateway.text.slice(0, 300)).toBe(302);
+    expect(new URL(atGateway.location!).origin).toBe(new URL(harness.idp.issuer).origin);
+    expect(await ended()).toBe(true);
+    const providerPage = await browser.followRedirects(atGateway, { maxHops: 5 });
+    const back = await confirmProviderSignOut(browser, providerPage.response);
+    const landed = await browser.followRedirects(back, { maxHops: 5 });
+    expect(landed.response.url).toBe(`${bff.url}/welcome`);
+    expect(landed.response.text).toContain('Not signed in');
+  });
+
   it("refuses a code from someone else's login injected into its callback", async () => {
     const attacker = new OidcBrowser();
     const injected = await upToBffCallback(attacker);
@@ -104,5 +150,33 @@ describe('the example BFF with a handoff challenge', () => {
     expect(res.status).toBe(404);
     expect(res.text).toContain('Sign-in failed');
     expect(res.text).toContain('HANDOFF_CODE_INVALID');
+  });
+
+  it('never exchanges a code for which it holds no verifier: the person is told and offered to sign in again', async () => {
+    // The worst case: an operator turned the platform's requirement off, so the attacker can start
+    // a login without a challenge at the gateway himself and send its callback link to a victim.
+    await updatePlatform(harness.database.db, 'BFF_DEMO', { handoffChallengeRequired: false }, CLI_ACTOR);
+    try {
+      const attacker = new OidcBrowser();
+      const start = new URL('/v1/auth/start', harness.baseUrl);
+      start.searchParams.set('platformKey', 'BFF_DEMO');
+      start.searchParams.set('returnTo', `${bff.url}/welcome`);
+      const toIdp = await attacker.followRedirects(await attacker.get(start.href), { maxHops: 10 });
+      const afterLogin = await attacker.loginAtDevIdp(toIdp.response, ALICE.username, ALICE.password);
+      const injected = (await attacker.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${bff.url}/auth/callback`), maxHops: 10 })).stoppedAt!;
+
+      const victim = new OidcBrowser();
+      const res = await victim.get(injected);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('id="no-verifier"');
+      expect(res.text).toMatch(/<a class="button" href="\/login">Sign in again<\/a>/);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect((await victim.get(`${bff.url}/welcome`)).text).not.toContain('id="signed-in"');
+      // The code was never sent to the gateway: it is still unspent there.
+      const outstanding = await harness.database.db.raw(`SELECT count(*)::int AS n FROM handoff_codes h JOIN platforms p ON p.id = h.platform_id WHERE p.platform_key = 'BFF_DEMO' AND h.consumed_at IS NULL`);
+      expect(outstanding.rows[0].n).toBeGreaterThanOrEqual(1);
+    } finally {
+      await updatePlatform(harness.database.db, 'BFF_DEMO', { handoffChallengeRequired: true }, CLI_ACTOR);
+    }
   });
 });

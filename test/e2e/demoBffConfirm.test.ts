@@ -53,7 +53,7 @@ describe("the example BFF's Confirm it's you", () => {
     expect(signedIn.response.text).not.toContain('id="confirmed"');
 
     // Confirm it's you: the provider's session is seconds old, yet its login page comes back, with the code.
-    const confirm = await browser.postForm(`${bff.url}/account/confirm`, {});
+    const confirm = await browser.postForm(`${bff.url}/account/confirm`, {}, { origin: bff.url });
     expect(confirm.status).toBe(303);
     expect(new URL(confirm.location!).searchParams.get('stepUp')).toMatch(/^v1\./);
     const page = (await browser.followRedirects(confirm, { stopWhen: toBff, maxHops: 10 })).response;
@@ -65,9 +65,10 @@ describe("the example BFF's Confirm it's you", () => {
     expect(back.response.text).toContain('<code>mfa</code>');
   });
 
-  it('without a session, the button leads to sign-in first', async () => {
+  it('without a session, the button leads to sign-in first; another site cannot press it', async () => {
     const browser = new OidcBrowser();
-    const confirm = await browser.postForm(`${bff.url}/account/confirm`, {});
+    expect((await browser.postForm(`${bff.url}/account/confirm`, {}, { origin: 'https://elsewhere.example' })).status).toBe(403);
+    const confirm = await browser.postForm(`${bff.url}/account/confirm`, {}, { origin: bff.url });
     expect(confirm.status).toBe(303);
     expect(confirm.location).toBe(`${bff.url}/login?returnTo=%2Faccount`);
   });

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb, type Db } from '../../src/db/knex.ts';
@@ -122,6 +123,21 @@ describe('npm start: the dev stack from a fresh folder', () => {
     expect(text).toContain(`otpauth://totp/Dev%20IdP%3Aalice?secret=${DEV_TOTP_SECRETS['dev-user-alice']}`);
   });
 
+  it('the gateway and the example BFF listen on loopback only (their demo credentials are published)', async () => {
+    const reachable = (host: string, port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect({ host, port, timeout: 2000 });
+        socket.once('connect', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => resolve(false));
+        socket.once('timeout', () => (socket.destroy(), resolve(false)));
+      });
+    for (const port of [ports.gateway, ports.bff]) expect(await reachable('127.0.0.1', port)).toBe(true);
+    // This machine's own non-loopback addresses (a container's eth0, a LAN address), when it has one.
+    const external = Object.values(os.networkInterfaces()).flat().find((entry) => entry && !entry.internal && entry.family === 'IPv4');
+    if (!external) return;
+    for (const port of [ports.gateway, ports.bff]) expect({ port, reachable: await reachable(external.address, port) }).toEqual({ port, reachable: false });
+  });
+
   it('seeds the demo platforms with the published credentials, audited as devstack', async () => {
     const rows = await db!('platforms').whereIn('platform_key', ['DEMO_PLATFORM', 'DEMO_CENTRAL', 'ACCOUNT_CENTER']).select('platform_key', 'client_id', 'callback_url');
     expect(Object.fromEntries(rows.map((row) => [row.platform_key, row.client_id]))).toEqual({
@@ -131,6 +147,9 @@ describe('npm start: the dev stack from a fresh folder', () => {
     });
     const actors = await db!('audit_events').distinct('actor_type').pluck('actor_type');
     expect(actors).toEqual(['devstack']);
+    // The demo platforms keep requiring the handoff challenge (their back ends send one).
+    const required = await db!('platforms').whereIn('platform_key', ['DEMO_PLATFORM', 'DEMO_CENTRAL', 'ACCOUNT_CENTER']).pluck('handoff_challenge_required');
+    expect(required).toEqual([true, true, true]);
     rotationsAtFirstStart = await rotations(db!);
     // The published secret works at this gateway: a made-up code is refused as a code, not as credentials.
     const demo = DEV_PLATFORM_CREDENTIALS.DEMO_PLATFORM!;

@@ -63,9 +63,9 @@ describe('password change through the dev identity provider', () => {
     expect(wrong.body.code).toBe('FORBIDDEN');
     const same = await change({ currentPassword: ALICE.password, newPassword: ALICE.password });
     expect(same.status).toBe(400);
-    expect(same.body.errors).toEqual([{ pointer: '/body/newPassword', message: 'New password cannot be the same as your current password.' }]);
+    expect(same.body.errors).toEqual([{ pointer: '/body/newPassword', reason: 'INVALID', message: 'New password cannot be the same as your current password.' }]);
     const policy = await change({ currentPassword: ALICE.password, newPassword: 'my-alice-2024' });
-    expect(policy.body.errors).toEqual([{ pointer: '/body/newPassword', message: 'Password must not contain the username.' }]);
+    expect(policy.body.errors).toEqual([{ pointer: '/body/newPassword', reason: 'INVALID', message: 'Password must not contain the username.' }]);
     await change({ currentPassword: ALICE.password, newPassword: NEW_PASSWORD }).expect(204);
 
     const after = await request(harness.gateway.app).get('/v1/account/authentication-methods').set('Cookie', cookie).expect(200);

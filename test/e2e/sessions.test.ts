@@ -48,7 +48,9 @@ describe('sessions (issue 12)', () => {
     const cookie = cookieOf(browser);
     const credential = await exchange(location);
 
-    const started = await browser.get(logoutUrl());
+    // The platform's proof (issue 3): a sign-out token its back end gets with its credential.
+    const token = await request(harness.gateway.app).post('/v1/auth/logout/token').set('Cookie', credential).expect(200);
+    const started = await browser.get(`${logoutUrl()}&signOutToken=${encodeURIComponent(token.body.signOutToken)}`);
     expect(started.status).toBe(302);
     expect(started.headers.getSetCookie().join('\n')).toMatch(/gw_session=;/);
     const endSession = new URL(started.location!);

@@ -75,7 +75,16 @@ let platformCounter = 0;
 
 export async function addPlatform(
   harness: Harness,
-  overrides: { defaultOnboardingMode?: 'none' | 'platform' | 'central'; centralOnboardingEnabled?: boolean; allowedReturnUrls?: string[] } = {},
+  overrides: {
+    defaultOnboardingMode?: 'none' | 'platform' | 'central';
+    centralOnboardingEnabled?: boolean;
+    allowedReturnUrls?: string[];
+    /**
+     * Off unless asked for (the registry's default is on): most flow tests start and exchange
+     * without the handoff binding; handoffChallengeRequired.test.ts and loginSecurity test it.
+     */
+    handoffChallengeRequired?: boolean;
+  } = {},
 ): Promise<TestPlatform> {
   const key = `E2E_${++platformCounter}_${randomBytes(3).toString('hex').toUpperCase()}`;
   const created = await createPlatform(
@@ -87,6 +96,7 @@ export async function addPlatform(
       allowedReturnUrls: overrides.allowedReturnUrls ?? [PLATFORM_ROOT],
       defaultOnboardingMode: overrides.defaultOnboardingMode ?? 'none',
       centralOnboardingEnabled: overrides.centralOnboardingEnabled ?? true,
+      handoffChallengeRequired: overrides.handoffChallengeRequired ?? false,
     },
     { type: 'cli', userId: null, sub: null, requestId: null },
   );

@@ -152,7 +152,7 @@ export async function addClusterPlatform(db: Db): Promise<ClusterPlatform> {
   const key = `MULTI_${++platformCounter}_${randomBytes(3).toString('hex').toUpperCase()}`;
   const created = await createPlatform(
     db,
-    { platformKey: key, displayName: `Platform ${key}`, callbackUrl: PLATFORM_CALLBACK, allowedReturnUrls: [PLATFORM_ROOT], defaultOnboardingMode: 'none', centralOnboardingEnabled: true },
+    { platformKey: key, displayName: `Platform ${key}`, callbackUrl: PLATFORM_CALLBACK, allowedReturnUrls: [PLATFORM_ROOT], defaultOnboardingMode: 'none', centralOnboardingEnabled: true, handoffChallengeRequired: false },
     { type: 'cli', userId: null, sub: null, requestId: null },
   );
   return { key, clientId: created.platform.clientId!, basic: basicAuth(created.platform.clientId!, created.clientSecret) };

@@ -177,8 +177,34 @@ describe('production', () => {
     expect(problems).toEqual([expect.stringMatching(new RegExp(`${variable} must be https`))]);
   });
 
+  it('refuses an http origin in CORS_ORIGINS in production, naming it', () => {
+    const problems = problemsOf({ ...complete, CORS_ORIGINS: 'https://account.example.com,http://admin.example.com' });
+    expect(problems).toEqual([expect.stringMatching(/CORS_ORIGINS must list only https origins.*http:\/\/admin\.example\.com/)]);
+    expect(loadConfig({ ...complete, CORS_ORIGINS: 'https://account.example.com,https://admin.example.com' }).corsOrigins).toHaveLength(2);
+  });
+
   it('refuses the published development key ring in production', () => {
     expect(problemsOf({ ...complete, ENCRYPTION_KEYS: DEV_ENCRYPTION_KEYS })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused: the published development key ring/)]);
+  });
+
+  it('refuses the published development key by its bytes: under another id, in standard base64, or as an older key', () => {
+    const devKey = DEV_ENCRYPTION_KEYS.slice(DEV_ENCRYPTION_KEYS.indexOf(':') + 1);
+    const standardBase64 = Buffer.from(devKey, 'base64url').toString('base64');
+    for (const ring of [`k9:${devKey}`, `dev:${standardBase64}`, `k2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA,old:${devKey}`]) {
+      expect(problemsOf({ ...complete, ENCRYPTION_KEYS: ring })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused: the published development key ring/)]);
+      expect(problemsOf({ DATABASE_URL: 'postgres://db.internal/gateway', ENCRYPTION_KEYS: ring })).toEqual([expect.stringMatching(/ENCRYPTION_KEYS is refused/)]);
+    }
+  });
+
+  it('prefixes the session cookie with __Host- in production (unless it already is)', () => {
+    expect(loadConfig(complete).gatewayCookieName).toBe('__Host-gw_session');
+    expect(loadConfig({ ...complete, GATEWAY_COOKIE_NAME: 'acme_sid' }).gatewayCookieName).toBe('__Host-acme_sid');
+    expect(loadConfig({ ...complete, GATEWAY_COOKIE_NAME: '__Host-acme_sid' }).gatewayCookieName).toBe('__Host-acme_sid');
+    expect(loadConfig({ ...complete, GATEWAY_COOKIE_NAME: '__Secure-acme_sid' }).gatewayCookieName).toBe('__Host-acme_sid');
+    // Outside production the name is used as configured; __Host- there needs https.
+    expect(loadConfig({}).gatewayCookieName).toBe('gw_session');
+    expect(problemsOf({ GATEWAY_COOKIE_NAME: '__Host-sid' })).toEqual([expect.stringMatching(/GATEWAY_COOKIE_NAME with the __Host- prefix needs Secure cookies/)]);
+    expect(loadConfig({ GATEWAY_COOKIE_NAME: '__Host-sid', PUBLIC_BASE_URL: 'https://gateway.example.com' }).gatewayCookieName).toBe('__Host-sid');
   });
 
   it('accepts a complete production environment', () => {
@@ -204,10 +230,27 @@ describe('the published development key ring', () => {
   });
 });
 
+describe('HOST, the listen address', () => {
+  it('is loopback in the dev stack (published demo users and credentials), every interface otherwise', () => {
+    expect(loadConfig({}).listenHost).toBe('127.0.0.1');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/gateway', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }).listenHost).toBe('127.0.0.1');
+    expect(loadConfig({ OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', ENCRYPTION_KEYS: 'k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }).listenHost).toBeNull();
+    expect(loadConfig({ HOST: '0.0.0.0' }).listenHost).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::' }).listenHost).toBe('::');
+    expect(problemsOf({ HOST: 'not a host!' })).toEqual([expect.stringMatching(/^HOST=not a host! is refused/)]);
+  });
+});
+
 describe('the database tools (migrations, operator CLI)', () => {
   it('need only DATABASE_URL: no key ring, no public URLs, even in production', () => {
     const config = loadDatabaseToolConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/gateway' });
-    expect(config).toEqual({ nodeEnv: 'production', isProduction: true, databaseUrl: 'postgres://db.internal/gateway', logLevel: 'info' });
+    expect(config).toEqual({
+      nodeEnv: 'production',
+      isProduction: true,
+      databaseUrl: 'postgres://db.internal/gateway',
+      logLevel: 'info',
+      outbound: { allowedPrivateRanges: [], allowLoopback: false },
+    });
     expect(() => loadDatabaseToolConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL is required/);
   });
 });

@@ -16,6 +16,8 @@ export interface PlatformSettings {
   centralOnboardingEnabled: boolean;
   platformOnboardingPath: string | null;
   metadata: Record<string, unknown>;
+  /** Starts without a handoffChallenge are refused (login CSRF through a handoff code). */
+  handoffChallengeRequired: boolean;
 }
 
 /** A registry row as the services see it (never the secret digest). */
@@ -34,7 +36,7 @@ export const PLATFORM_COLUMNS = `
   backchannel_logout_url AS "backchannelLogoutUrl",
   allowed_return_urls AS "allowedReturnUrls", default_onboarding_mode AS "defaultOnboardingMode",
   central_onboarding_enabled AS "centralOnboardingEnabled", platform_onboarding_path AS "platformOnboardingPath",
-  metadata, client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
+  metadata, handoff_challenge_required AS "handoffChallengeRequired", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
   requirement_version AS "requirementVersion", active, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /**
@@ -46,7 +48,8 @@ export const platformJson = (alias: string) => `jsonb_build_object(
   'id', ${alias}.id, 'platformKey', ${alias}.platform_key, 'displayName', ${alias}.display_name, 'callbackUrl', ${alias}.callback_url,
   'backchannelLogoutUrl', ${alias}.backchannel_logout_url, 'allowedReturnUrls', ${alias}.allowed_return_urls,
   'defaultOnboardingMode', ${alias}.default_onboarding_mode, 'centralOnboardingEnabled', ${alias}.central_onboarding_enabled,
-  'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata, 'clientId', ${alias}.client_id,
+  'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata,
+  'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'clientId', ${alias}.client_id,
   'hasCredentials', ${alias}.client_secret_digest IS NOT NULL, 'requirementVersion', ${alias}.requirement_version,
   'active', ${alias}.active, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at)`;
 
@@ -136,10 +139,10 @@ export async function insertPlatform(db: Db, platform: NewPlatform): Promise<Pla
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(
     `INSERT INTO platforms (platform_key, display_name, callback_url, backchannel_logout_url, allowed_return_urls,
                             default_onboarding_mode, central_onboarding_enabled, platform_onboarding_path, metadata,
-                            client_id, client_secret_digest, active)
+                            handoff_challenge_required, client_id, client_secret_digest, active)
      VALUES (:platformKey, :displayName, :callbackUrl, :backchannelLogoutUrl, CAST(:allowedReturnUrls AS text[]),
              :defaultOnboardingMode, :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb),
-             :clientId, :clientSecretDigest, :active)
+             :handoffChallengeRequired, :clientId, :clientSecretDigest, :active)
      ON CONFLICT (platform_key) DO NOTHING
      RETURNING ${PLATFORM_COLUMNS}`,
     { ...platform, metadata: JSON.stringify(platform.metadata) },
@@ -163,6 +166,7 @@ export interface PlatformChanges {
   centralOnboardingEnabled?: boolean;
   platformOnboardingPath?: string | null;
   metadata?: Record<string, unknown>;
+  handoffChallengeRequired?: boolean;
 }
 
 // Fixed column list: the SET clause is built only from these names, never from input.
@@ -175,6 +179,7 @@ const CHANGE_COLUMNS: { [K in keyof Required<PlatformChanges>]: string } = {
   centralOnboardingEnabled: 'central_onboarding_enabled',
   platformOnboardingPath: 'platform_onboarding_path',
   metadata: 'metadata',
+  handoffChallengeRequired: 'handoff_challenge_required',
 };
 
 export async function updatePlatformRow(db: Db, platformKey: string, changes: PlatformChanges): Promise<PlatformRow | undefined> {

@@ -138,7 +138,11 @@ export type SessionSelector =
   | { sessionIds: readonly string[] }
   | { userId: string }
   | { idpSid: string }
-  /** The session and every live one of the same user from the same sign-in at the provider (same `sid`). */
+  /**
+   * The session and every live one of the same user from the same sign-in at the provider (same
+   * `sid`), only while that session itself lives: once it has ended, a later sign-in at the same
+   * provider session is another sign-out's business (a replayed sign-out token ends nothing).
+   */
   | { sameSignInAs: string }
   | { sub: string }
   | { expiredOrIdleSeconds: number; limit: number };
@@ -163,7 +167,7 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
     bindings = { idpSid: selector.idpSid };
   } else if ('sameSignInAs' in selector) {
     where = `s.id = :id OR s.id IN (SELECT o.id FROM gateway_sessions o JOIN gateway_sessions me ON me.id = :id
-                                     WHERE o.user_id = me.user_id AND o.idp_sid = me.idp_sid)`;
+                                     WHERE o.user_id = me.user_id AND o.idp_sid = me.idp_sid AND me.ended_at IS NULL)`;
     bindings = { id: selector.sameSignInAs };
   } else if ('sub' in selector) {
     where = 's.user_id IN (SELECT id FROM users WHERE sub = :sub)';

@@ -37,7 +37,7 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
       if (value === null || (typeof value === 'string' && LOCALE.test(value) && value.length <= 35)) changes.locale = value as string | null;
       else errors.push({ pointer, reason: 'WRONG_TYPE', message: 'must be a language tag such as en-GB' });
     } else {
-      errors.push({ pointer, message: 'is not a profile property that can be written' });
+      errors.push({ pointer, reason: 'UNKNOWN_PROPERTY', message: 'is not a profile property that can be written' });
     }
   }
   if (errors.length > 0) throw validationError(errors, 'One or more properties are not valid; nothing was changed.');

@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import type { Logger } from 'pino';
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Db } from '../../db/knex.ts';
 import type { SigningKeys } from './signingKeys.ts';
 import { retryDelaySeconds, type BackchannelLogoutPayload } from './outbox.ts';
+import { PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
+import { assertOutboundHost, guardedLookup, OutboundAddressRefused, type Resolver } from '../../security/outboundLookup.ts';
 
 // One delivery of a back-channel logout to one platform (OpenID Connect Back-Channel Logout
 // 1.0 §2.4, §2.5): a logout token signed by the gateway, POSTed as
 // `application/x-www-form-urlencoded` `logout_token=…` to the platform's registered
 // backchannelLogoutUrl. A 2xx answer is success (the spec names 200 and 204); anything else,
 // a redirect (never followed), a timeout or a network error throws, and graphile-worker
-// retries with its backoff. The last failed attempt is recorded as a give-up instead.
+// retries with its backoff. The last failed attempt is recorded as a give-up instead, and so is
+// at once a URL whose host the outbound address rule refuses (src/security/outboundAddresses.ts).
 
 export const LOGOUT_TOKEN_TYPE = 'logout+jwt';
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -51,35 +56,74 @@ export class DeliveryError extends Error {
   override name = 'DeliveryError';
 }
 
+/** Where a delivery may connect (OutboundPolicy) and how names resolve (injectable for tests). */
+export interface OutboundOptions {
+  policy?: OutboundPolicy;
+  resolve?: Resolver;
+}
+
 /**
- * POSTs the token (§2.5). Redirects are not followed (`redirect: 'manual'` returns the 3xx
- * itself, which is not a success); the body of the answer is not read.
+ * POSTs the token (§2.5) with node:http(s), connecting only to addresses the outbound rule
+ * allows (GUIDE §5): the host is checked as written, a name is resolved by the guarded lookup,
+ * which checks every address and hands node:net the checked ones (no second resolution). A
+ * refusal throws OutboundAddressRefused before any byte is sent. (Node's fetch has no lookup
+ * hook without the undici package's Agent; node:http takes `lookup` per request.) Redirects
+ * are not followed (node:http never does; a 3xx is not a success); the body of the answer is
+ * not read. A fresh connection per delivery (`agent: false`), so no pooled socket skips the lookup.
  */
-export async function postLogoutToken(url: string, logoutToken: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-  let response: Response;
+export async function postLogoutToken(
+  url: string,
+  logoutToken: string,
+  options: { timeoutMs?: number; signal?: AbortSignal; outbound?: OutboundOptions } = {},
+): Promise<void> {
+  let target: URL;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json, */*;q=0.1' },
-      body: new URLSearchParams({ logout_token: logoutToken }).toString(),
-      redirect: 'manual',
-      signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
+    target = new URL(url);
+  } catch {
+    throw new DeliveryError(`POST ${safeUrl(url)} failed: not a URL`);
+  }
+  const policy = options.outbound?.policy ?? PUBLIC_ONLY;
+  assertOutboundHost(target.hostname, policy);
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const body = new URLSearchParams({ logout_token: logoutToken }).toString();
+  let status: number;
+  try {
+    status = await new Promise<number>((resolve, reject) => {
+      const request = (target.protocol === 'https:' ? https : http).request(
+        target,
+        {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'Content-Length': Buffer.byteLength(body),
+            Accept: 'application/json, */*;q=0.1',
+          },
+          agent: false,
+          lookup: guardedLookup(policy, options.outbound?.resolve),
+          signal,
+        },
+        (response) => {
+          resolve(response.statusCode ?? 0);
+          response.destroy();
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
     });
   } catch (error) {
-    throw new DeliveryError(`POST ${safeUrl(url)} failed: ${describeFetchError(error, timeout)}`);
+    if (error instanceof OutboundAddressRefused) throw error;
+    throw new DeliveryError(`POST ${safeUrl(url)} failed: ${describeRequestError(error, timeout)}`);
   }
-  await response.body?.cancel().catch(() => {});
-  if (response.status < 200 || response.status > 299) {
-    throw new DeliveryError(`POST ${safeUrl(url)} answered ${response.status}${response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''}`);
+  if (status < 200 || status > 299) {
+    throw new DeliveryError(`POST ${safeUrl(url)} answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`);
   }
 }
 
-function describeFetchError(error: unknown, timeout: AbortSignal): string {
+function describeRequestError(error: unknown, timeout: AbortSignal): string {
   if (timeout.aborted) return 'timed out';
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string') return cause.message;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code !== 'ABORT_ERR') return code;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -102,6 +146,8 @@ export interface DeliveryContext {
   /** The logout tokens' `iss`: PUBLIC_BASE_URL. */
   issuer: string;
   timeoutMs?: number;
+  /** What deliveries may connect to (OUTBOUND_ALLOWED_PRIVATE_RANGES, the dev stack's loopback); default public addresses only. */
+  outbound?: OutboundOptions;
 }
 
 interface LogoutTarget {
@@ -131,9 +177,23 @@ export function backchannelLogoutTask(context: DeliveryContext): Task {
     const log = { sessionId: payload.sessionId, platformKey: target.platformKey, attempt: job.attempts, maxAttempts: job.max_attempts };
     try {
       const token = await signLogoutToken(context.keys, { issuer: context.issuer, audience: target.clientId, subject: payload.userId, sessionId: payload.sessionId });
-      await postLogoutToken(target.url, token, { timeoutMs: context.timeoutMs ?? DELIVERY_TIMEOUT_MS, signal: helpers.abortSignal });
+      await postLogoutToken(target.url, token, {
+        timeoutMs: context.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+        signal: helpers.abortSignal,
+        ...(context.outbound ? { outbound: context.outbound } : {}),
+      });
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, LAST_ERROR_MAX);
+      if (error instanceof OutboundAddressRefused) {
+        // Permanent: retrying cannot help until an administrator changes the URL or an operator
+        // the allowed ranges, so it is given up at once, as after the last attempt.
+        await recordGiveUp(context.db, { ...payload, url: target.url, attempts: job.attempts, lastError: message, enqueuedAt: job.created_at });
+        context.logger.error(
+          { ...log, error: message, host: error.host, address: error.address, addressKind: error.kind },
+          'back-channel logout refused: the backchannelLogoutUrl reaches an address outbound calls never go to (OUTBOUND_ALLOWED_PRIVATE_RANGES); given up without retrying (see backchannel_logout_give_ups)',
+        );
+        return;
+      }
       if (job.attempts < job.max_attempts) {
         context.logger.warn({ ...log, error: message, retryInSeconds: Math.round(retryDelaySeconds(job.attempts)) }, 'back-channel logout delivery failed; graphile-worker retries it later');
         throw error;

@@ -6,6 +6,7 @@ import { connectionStringOf, type Db } from '../../db/knex.ts';
 import { backchannelLogoutTask } from './delivery.ts';
 import { BACKCHANNEL_LOGOUT_TASK } from './outbox.ts';
 import { signingKeysFor } from './signingKeys.ts';
+import type { Resolver } from '../../security/outboundLookup.ts';
 
 /** Deliveries in flight per instance: each waits at most DELIVERY_TIMEOUT_MS on a platform. */
 export const BACKCHANNEL_WORKER_CONCURRENCY = 4;
@@ -19,6 +20,8 @@ export interface BackchannelWorkerOptions {
   pollIntervalMs?: number;
   /** Per delivery (default 5 s). */
   timeoutMs?: number;
+  /** How deliveries resolve names (default the system's resolver); tests map a name to an address. */
+  resolve?: Resolver;
 }
 
 export interface BackchannelWorker {
@@ -40,7 +43,7 @@ export interface BackchannelWorker {
  * every connection is closed (test/db/backchannelWorkerStop.test.ts).
  */
 export async function startBackchannelWorker(
-  deps: { config: Pick<Config, 'publicBaseUrl' | 'gatewaySigningKeys' | 'isProduction'>; db: Db; logger: Logger },
+  deps: { config: Pick<Config, 'publicBaseUrl' | 'gatewaySigningKeys' | 'isProduction'> & Partial<Pick<Config, 'outbound'>>; db: Db; logger: Logger },
   options: BackchannelWorkerOptions = {},
 ): Promise<BackchannelWorker> {
   const concurrency = options.concurrency ?? BACKCHANNEL_WORKER_CONCURRENCY;
@@ -70,6 +73,8 @@ export async function startBackchannelWorker(
           keys: signingKeysFor(deps.config),
           issuer: deps.config.publicBaseUrl,
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          // Without a configuration's policy (a test's), deliveries reach public addresses only.
+          outbound: { ...(deps.config.outbound ? { policy: deps.config.outbound } : {}), ...(options.resolve ? { resolve: options.resolve } : {}) },
         }),
       },
     });

@@ -57,5 +57,7 @@ export function profileValueRules(name: ProfileFieldName, definition?: Pick<Valu
   const base: ValueRules = definition ?? { fieldType: PROFILE_FIELD_TYPES[name][0]!, options: [], validation: {} };
   const validation = { ...base.validation };
   if (profileMax !== undefined) validation.maxLength = Math.min(validation.maxLength ?? profileMax, profileMax);
-  return { fieldType: base.fieldType, options: base.options, validation };
+  // Both writers of the profile's date of birth (the profile update, a field bound to it) refuse
+  // one in the future or absurdly far back; an onboarding DATE field of the platform's own keeps its rules.
+  return { fieldType: base.fieldType, options: base.options, validation, ...(name === 'dateOfBirth' ? { birthDate: true } : {}) };
 }

@@ -81,6 +81,8 @@ export interface ValueRules {
   fieldType: FieldType;
   options: readonly { readonly value: string }[];
   validation: { minLength?: number; maxLength?: number; min?: number; max?: number };
+  /** A DATE that is a person's date of birth (the profile's dateOfBirth): see checkBirthDate. */
+  birthDate?: boolean;
 }
 
 export type ValueCheck =
@@ -127,7 +129,8 @@ export function checkFieldValue(rules: ValueRules, value: unknown): ValueCheck {
     case 'TEXTAREA':
       return checkText(rules, value);
     case 'DATE':
-      return isCalendarDate(value) ? ok(value) : fail('INVALID_DATE', 'must be a date of the calendar as YYYY-MM-DD');
+      if (!isCalendarDate(value)) return fail('INVALID_DATE', 'must be a date of the calendar as YYYY-MM-DD');
+      return rules.birthDate ? checkBirthDate(value) : ok(value);
     case 'SELECT':
       return rules.options.some((option) => option.value === value) ? ok(value) : fail('NOT_AN_OPTION', 'must be one of the options');
     case 'COUNTRY':
@@ -206,6 +209,26 @@ function isCalendarDate(value: string): boolean {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   return day <= daysInMonth(year, month);
+}
+
+/** How far back a date of birth may lie: longer than any recorded human life (122 years). */
+export const BIRTH_DATE_MAX_AGE_YEARS = 150;
+/** UTC+14 (Line Islands) is the first zone in a new day: a birth date "today" there is valid. */
+const EARLIEST_ZONE_OFFSET_MS = 14 * 3600 * 1000;
+
+/**
+ * A date of birth is not after today, read in the earliest time zone so nobody born today is
+ * refused because the server is in UTC, and not more than BIRTH_DATE_MAX_AGE_YEARS back.
+ * Compared as YYYY-MM-DD text (both are 4-digit years here, so text order is date order).
+ */
+function checkBirthDate(value: string, now: Date = new Date()): ValueCheck {
+  const latest = new Date(now.getTime() + EARLIEST_ZONE_OFFSET_MS).toISOString().slice(0, 10);
+  if (value > latest) return fail('ABOVE_MAX', 'must not be after today');
+  const earliest = new Date(now.getTime());
+  earliest.setUTCFullYear(earliest.getUTCFullYear() - BIRTH_DATE_MAX_AGE_YEARS);
+  const floor = earliest.toISOString().slice(0, 10);
+  if (value < floor) return fail('BELOW_MIN', `must not be more than ${BIRTH_DATE_MAX_AGE_YEARS} years ago`);
+  return ok(value);
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -67,7 +67,7 @@ describe.skipIf(!hasChromium)(`account center onboarding in Chromium${hasChromiu
     const platformKey = `ONBOARDING_${++counter}`;
     const created = await createPlatform(
       stack.harness.database.db,
-      { platformKey, displayName, callbackUrl: `${platformUrl}/auth/callback`, allowedReturnUrls: [`${platformUrl}/`], defaultOnboardingMode: 'central', centralOnboardingEnabled: true },
+      { platformKey, displayName, callbackUrl: `${platformUrl}/auth/callback`, allowedReturnUrls: [`${platformUrl}/`], defaultOnboardingMode: 'central', centralOnboardingEnabled: true, handoffChallengeRequired: false },
       CLI_ACTOR,
     );
     for (const field of fields) await createFieldDefinition(stack.harness.database.db, platformKey, field, CLI_ACTOR);

@@ -87,6 +87,7 @@ describe.skipIf(!hasChromium)(`platform registry pages in Chromium${hasChromium 
     await page.keyboard.type(`${SHOP}/account/`);
     expect(await page.getByLabel('Return URL 2', { exact: true }).inputValue()).toBe(`${SHOP}/account/`);
     expect(await page.getByLabel('Onboarding mode', { exact: true }).inputValue()).toBe('central');
+    expect(await page.getByLabel('Require a handoff challenge', { exact: true }).isChecked()).toBe(true);
     await page.getByLabel('Metadata (JSON)', { exact: true }).fill('{"team": "checkout", "tier": 2}');
     await expectAccessible(page, 'platform form');
     await screenshots(page, 'admin-platform-form');
@@ -100,6 +101,7 @@ describe.skipIf(!hasChromium)(`platform registry pages in Chromium${hasChromium 
       allowedReturnUrls: [`${SHOP}/`, `${SHOP}/account/`],
       defaultOnboardingMode: 'central',
       centralOnboardingEnabled: true,
+      handoffChallengeRequired: true,
       metadata: { team: 'checkout', tier: 2 },
       active: true,
     });

@@ -33,6 +33,8 @@ describe.skipIf(!hasChromium)(`onboarding schema editor in Chromium${hasChromium
       allowedReturnUrls: [`${PLATFORM_ORIGIN}/`],
       defaultOnboardingMode: 'central',
       centralOnboardingEnabled: true,
+      // No platform back end runs here to hold a handoff verifier.
+      handoffChallengeRequired: false,
     }, CLI_ACTOR);
     await createFieldDefinition(db, PLATFORM, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 10 }, CLI_ACTOR);
     await createFieldDefinition(db, PLATFORM, { fieldKey: 'newsletter', label: 'Newsletter', fieldType: 'BOOLEAN', sortOrder: 20 }, CLI_ACTOR);

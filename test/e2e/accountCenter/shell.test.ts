@@ -32,9 +32,16 @@ describe.skipIf(!hasChromium)(`account center shell in Chromium${hasChromium ? '
     await expectAccessible(page, 'home');
     await screenshots(page, 'home');
     // Through the gateway's sign-out and the provider's confirmation (RP-Initiated Logout 1.0 §2), back here.
+    // One step at the gateway (issue 3): the account center brings a sign-out token, so the
+    // gateway asks nothing; only the provider's own page remains.
+    const toGatewaySignOut: URL[] = [];
+    page.on('request', (sent) => {
+      if (sent.url().startsWith(`${stack.harness.baseUrl}/v1/auth/logout?`)) toGatewaySignOut.push(new URL(sent.url()));
+    });
     await page.getByRole('link', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Yes, sign me out' }).click();
     await page.waitForURL(`${stack.url}/signed-out`);
+    expect(toGatewaySignOut.map((url) => url.searchParams.has('signOutToken'))).toEqual([true]);
     await expect.poll(() => page.getByRole('heading', { name: 'You are signed out' }).isVisible()).toBe(true);
     await expectAccessible(page, 'signed out');
     await screenshots(page, 'signed-out');
@@ -43,6 +50,23 @@ describe.skipIf(!hasChromium)(`account center shell in Chromium${hasChromium ? '
     expect(me.status()).toBe(401);
     await page.goto(`${stack.url}/profile`);
     await page.getByLabel('Username').waitFor();
+    await context.close();
+  });
+
+  it('a sign-out link from anywhere, without a token, asks first; the gateway page is accessible and its button signs out in a real browser', async () => {
+    const { context, page } = await stack.newPage();
+    await signIn(stack, page, '/profile', USERS.alice);
+    const query = new URLSearchParams({ platformKey: 'ACCOUNT_CENTER', returnTo: `${stack.url}/signed-out` });
+    await page.goto(`${stack.harness.baseUrl}/v1/auth/logout?${query}`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign out of Account center?' }).isVisible()).toBe(true);
+    await expectAccessible(page, 'gateway sign-out confirmation');
+    await screenshots(page, 'sign-out-confirmation');
+    expect((await page.request.get(`${stack.harness.baseUrl}/v1/me`)).status()).toBe(200);
+    // Chromium posts the form with the Origin (or Sec-Fetch-Site) the gateway's check accepts.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL(`${stack.url}/signed-out`);
+    expect((await page.request.get(`${stack.harness.baseUrl}/v1/me`)).status()).toBe(401);
     await context.close();
   });
 

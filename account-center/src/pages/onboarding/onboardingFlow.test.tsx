@@ -66,7 +66,7 @@ describe('onboarding flow rules', () => {
       errors: [
         { pointer: '/body/values/phone', reason: 'INVALID_PHONE', message: 'first' },
         { pointer: '/body/values/phone', reason: 'TOO_LONG', message: 'second' },
-        { pointer: '/body', message: 'not a field' },
+        { pointer: '/body', message: 'not a field', reason: 'INVALID' },
       ],
     });
     expect(errors).toEqual([{ fieldKey: 'phone', reason: 'INVALID_PHONE', message: 'first' }]);

@@ -9,7 +9,7 @@ import { ConfirmDialog } from '../../../components/ConfirmDialog.tsx';
 import { AuditEvents } from './AuditEvents.tsx';
 import { ActiveBadge } from './PlatformListPage.tsx';
 import { SecretPanel } from './SecretPanel.tsx';
-import { formatDateTime, modeLabel, toProblem, useLoad, type Platform, type PlatformCredentials } from './model.ts';
+import { HANDOFF_CHALLENGE_OFF_WARNING, formatDateTime, modeLabel, toProblem, useLoad, type Platform, type PlatformCredentials } from './model.ts';
 
 /** A message handed to the detail page by the page before it (never a secret). */
 export interface DetailNotice {
@@ -255,6 +255,10 @@ function PlatformProperties({ platform }: { platform: Platform }) {
         </div>
         <div><dt>Onboarding mode</dt><dd>{modeLabel(platform.defaultOnboardingMode)}</dd></div>
         <div><dt>Central onboarding</dt><dd>{platform.centralOnboardingEnabled ? 'Enabled' : 'Disabled'}</dd></div>
+        <div>
+          <dt>Handoff challenge</dt>
+          <dd>{platform.handoffChallengeRequired ? 'Required' : <><span className="badge badge-warning">Not required</span> <span>{HANDOFF_CHALLENGE_OFF_WARNING}</span></>}</dd>
+        </div>
         <div><dt>Onboarding path</dt><dd className="platforms-break">{code(platform.platformOnboardingPath)}</dd></div>
         <div><dt>Client ID</dt><dd className="platforms-break">{code(platform.clientId, 'No credentials')}</dd></div>
         <div><dt>Requirement version</dt><dd>{platform.requirementVersion}</dd></div>

@@ -40,6 +40,8 @@ describe('platform form: register', { timeout: 20_000 }, () => {
     expect((screen.getByLabelText(/Platform key/) as HTMLInputElement).value).toBe('DEMO_APP');
     expect((screen.getByLabelText('Onboarding mode') as HTMLSelectElement).value).toBe('central');
     expect((screen.getByLabelText('Central onboarding enabled') as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByLabelText('Require a handoff challenge') as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByText(/login CSRF/)).toBeNull();
 
     await user.click(screen.getByRole('button', { name: 'Add return URL' }));
     await paste(user, screen.getByLabelText('Return URL 2'), 'https://demo.example.test/app/');
@@ -56,6 +58,7 @@ describe('platform form: register', { timeout: 20_000 }, () => {
       allowedReturnUrls: ['https://demo.example.test/', 'https://demo.example.test/app/'],
       defaultOnboardingMode: 'central',
       centralOnboardingEnabled: true,
+      handoffChallengeRequired: true,
       metadata: {},
       active: true,
     });
@@ -212,6 +215,23 @@ describe('platform form: edit', { timeout: 20_000 }, () => {
     expect(await screen.findByText('Saved: display name and allowed return URLs changed.')).toBeDefined();
   });
 
+  it('turning the handoff challenge off shows a warning read with the checkbox, and sends only that change', async () => {
+    const patches: SentRequest[] = [];
+    renderPlatforms('/admin/platforms/DEMO_APP/edit', fakeGateway(handler(patches)).fetchImpl);
+    const user = userEvent.setup();
+    const checkbox = (await screen.findByLabelText('Require a handoff challenge')) as HTMLInputElement;
+    expect(checkbox.checked).toBe(true);
+    expect(descriptionOf(checkbox)).not.toMatch(/login CSRF/);
+    await user.click(checkbox);
+    expect(checkbox.checked).toBe(false);
+    expect(screen.getByText(/^Warning: without a required handoff challenge/)).toBeDefined();
+    expect(descriptionOf(checkbox)).toMatch(/login CSRF/);
+    await user.click(screen.getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(patches).toHaveLength(1));
+    expect(patches[0]!.body).toEqual({ handoffChallengeRequired: false });
+    expect(await screen.findByText('Saved: handoff challenge requirement changed.')).toBeDefined();
+  });
+
   it('sends nothing when nothing changed, and says so', async () => {
     const patches: SentRequest[] = [];
     renderPlatforms('/admin/platforms/DEMO_APP/edit', fakeGateway(handler(patches)).fetchImpl);
@@ -239,8 +259,8 @@ describe('platform form model', () => {
     const failure = new ApiProblem(400, {
       type: 'about:blank', title: 'Validation failed', status: 400, code: 'VALIDATION_FAILED', requestId: 'r',
       errors: [
-        { pointer: '/body/allowedReturnUrls/1', message: 'must match pattern "^[Hh]…"' },
-        { pointer: '/body/colour', message: 'is not a known property' },
+        { pointer: '/body/allowedReturnUrls/1', message: 'must match pattern "^[Hh]…"', reason: 'PATTERN' },
+        { pointer: '/body/colour', message: 'is not a known property', reason: 'UNKNOWN_PROPERTY' },
       ],
     });
     const { errors, other } = mapProblemToForm(failure, [rows[0]!.id, rows[2]!.id], 'create');

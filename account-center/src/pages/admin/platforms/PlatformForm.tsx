@@ -5,7 +5,7 @@ import { useSession } from '../../../session.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { ErrorSummary } from '../../../components/ErrorSummary.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { MAX_RETURN_URLS, MODE_OPTIONS, PLATFORM_KEY_HINT, toProblem, type OnboardingMode, type Platform, type PlatformWithCredentials } from './model.ts';
+import { HANDOFF_CHALLENGE_OFF_WARNING, MAX_RETURN_URLS, MODE_OPTIONS, PLATFORM_KEY_HINT, toProblem, type OnboardingMode, type Platform, type PlatformWithCredentials } from './model.ts';
 import {
   buildCreateRequest,
   buildUpdateRequest,
@@ -356,6 +356,28 @@ export function PlatformForm(props: FormProps) {
                 onChange={(event) => {
                   set('centralOnboardingEnabled', event.target.checked);
                   clearError('centralOnboardingEnabled');
+                }}
+              />
+            )}
+          </Field>
+          <Field
+            kind="checkbox"
+            label="Require a handoff challenge"
+            help="Sign-ins must start with handoffChallenge, and the platform's back end must hold the verifier to exchange the code. Keep this on."
+            description={values.handoffChallengeRequired ? null : HANDOFF_CHALLENGE_OFF_WARNING}
+            error={errorOf('handoffChallengeRequired')}
+          >
+            {({ id, describedBy, invalid }) => (
+              <input
+                id={remember('handoffChallengeRequired', id)}
+                name="handoffChallengeRequired"
+                type="checkbox"
+                checked={values.handoffChallengeRequired}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                onChange={(event) => {
+                  set('handoffChallengeRequired', event.target.checked);
+                  clearError('handoffChallengeRequired');
                 }}
               />
             )}

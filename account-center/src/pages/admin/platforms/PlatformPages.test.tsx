@@ -140,11 +140,19 @@ describe('platform page', { timeout: 20_000 }, () => {
     expect(value('Allowed return URLs')).toBe('https://demo.example.test/https://demo.example.test/app/');
     expect(value('Onboarding mode')).toBe('Central');
     expect(value('Central onboarding')).toBe('Enabled');
+    expect(value('Handoff challenge')).toBe('Required');
     expect(value('Onboarding path')).toBe('/onboarding');
     expect(value('Client ID')).toBe('pc_test_client');
     expect(value('Requirement version')).toBe('2');
     expect(document.querySelector('pre')!.textContent).toBe(JSON.stringify(platform.metadata, null, 2));
     expect(document.querySelector('script')).toBeNull();
+  });
+
+  it('a platform that does not require the handoff challenge says so, with the warning', async () => {
+    renderPlatforms('/admin/platforms/DEMO_APP', detailGateway(platformFixture({ handoffChallengeRequired: false })).fetchImpl);
+    await screen.findByRole('heading', { name: 'Demo app', level: 1 });
+    const shown = screen.getByText('Handoff challenge', { selector: 'dt' }).nextElementSibling!.textContent;
+    expect(shown).toMatch(/^Not required Warning: .*login CSRF/);
   });
 
   it('deactivates and activates after confirming, saying what happens', async () => {

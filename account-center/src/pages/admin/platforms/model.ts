@@ -13,6 +13,9 @@ export type AuditEvent = Schemas['AuditEvent'];
 
 /** The registry's key rule (contract: PlatformKey). */
 export const PLATFORM_KEY_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
+/** Shown wherever a platform's handoffChallengeRequired is off: the risk, and what to do. */
+export const HANDOFF_CHALLENGE_OFF_WARNING =
+  'Warning: without a required handoff challenge, a sign-in link from someone else’s login can sign a person in as that someone (login CSRF). Turn it off only while the platform’s back end cannot send a challenge, and turn it on again as soon as it can.';
 export const PLATFORM_KEY_HINT = 'An uppercase letter, then 1 to 63 uppercase letters, digits or underscores, for example DEMO_PLATFORM. It cannot be changed later.';
 /** Contract: AllowedReturnUrls maxItems. */
 export const MAX_RETURN_URLS = 50;

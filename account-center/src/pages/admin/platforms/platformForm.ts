@@ -22,6 +22,8 @@ export interface PlatformFormValues {
   returnUrls: ReturnUrlRow[];
   mode: OnboardingMode;
   centralOnboardingEnabled: boolean;
+  /** Starts without handoffChallenge are refused (on by default; off opens login CSRF). */
+  handoffChallengeRequired: boolean;
   onboardingPath: string;
   /** The metadata as the person writes it (JSON text). */
   metadata: string;
@@ -38,6 +40,7 @@ export type FieldName =
   | 'allowedReturnUrls'
   | 'defaultOnboardingMode'
   | 'centralOnboardingEnabled'
+  | 'handoffChallengeRequired'
   | 'platformOnboardingPath'
   | 'metadata'
   | 'active';
@@ -52,6 +55,7 @@ export const FIELD_LABELS: Record<FieldName, string> = {
   allowedReturnUrls: 'Allowed return URLs',
   defaultOnboardingMode: 'Onboarding mode',
   centralOnboardingEnabled: 'Central onboarding enabled',
+  handoffChallengeRequired: 'Require a handoff challenge',
   platformOnboardingPath: 'Onboarding path',
   metadata: 'Metadata (JSON)',
   active: 'Create inactive',
@@ -66,6 +70,7 @@ const PROPERTY_NOUNS: Record<string, string> = {
   allowedReturnUrls: 'allowed return URLs',
   defaultOnboardingMode: 'onboarding mode',
   centralOnboardingEnabled: 'central onboarding',
+  handoffChallengeRequired: 'handoff challenge requirement',
   platformOnboardingPath: 'onboarding path',
   metadata: 'metadata',
 };
@@ -95,6 +100,7 @@ export function emptyFormValues(): PlatformFormValues {
     returnUrls: [newReturnUrlRow()],
     mode: 'central',
     centralOnboardingEnabled: true,
+    handoffChallengeRequired: true,
     onboardingPath: '',
     metadata: '{}',
     createInactive: false,
@@ -110,6 +116,7 @@ export function formValuesOf(platform: Platform): PlatformFormValues {
     returnUrls: platform.allowedReturnUrls.length > 0 ? platform.allowedReturnUrls.map((url) => newReturnUrlRow(url)) : [newReturnUrlRow()],
     mode: platform.defaultOnboardingMode,
     centralOnboardingEnabled: platform.centralOnboardingEnabled,
+    handoffChallengeRequired: platform.handoffChallengeRequired,
     onboardingPath: platform.platformOnboardingPath ?? '',
     metadata: JSON.stringify(platform.metadata, null, 2),
     createInactive: !platform.active,
@@ -177,6 +184,7 @@ export function buildCreateRequest(values: PlatformFormValues): { body: Platform
     allowedReturnUrls: urls,
     defaultOnboardingMode: values.mode,
     centralOnboardingEnabled: values.centralOnboardingEnabled,
+    handoffChallengeRequired: values.handoffChallengeRequired,
     metadata: 'value' in metadata ? metadata.value : {},
     active: !values.createInactive,
   };
@@ -199,6 +207,7 @@ export function buildUpdateRequest(platform: Platform, values: PlatformFormValue
   if (!sameJson(urls, platform.allowedReturnUrls)) body.allowedReturnUrls = urls;
   if (values.mode !== platform.defaultOnboardingMode) body.defaultOnboardingMode = values.mode;
   if (values.centralOnboardingEnabled !== platform.centralOnboardingEnabled) body.centralOnboardingEnabled = values.centralOnboardingEnabled;
+  if (values.handoffChallengeRequired !== platform.handoffChallengeRequired) body.handoffChallengeRequired = values.handoffChallengeRequired;
   const onboardingPath = values.onboardingPath.trim() || null;
   if (onboardingPath !== platform.platformOnboardingPath) body.platformOnboardingPath = onboardingPath;
   const metadata = parseMetadata(values.metadata);

@@ -45,6 +45,7 @@ export function platformFixture(overrides: Partial<Platform> = {}): Platform {
     centralOnboardingEnabled: true,
     platformOnboardingPath: null,
     metadata: { team: 'identity' },
+    handoffChallengeRequired: true,
     active: true,
     clientId: 'pc_test_client',
     requirementVersion: 2,
