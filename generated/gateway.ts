@@ -427,8 +427,9 @@ export interface paths {
          *     The URL carries a `stepUp` token: the request and the person, sealed by the gateway, for
          *     this platform, until `expiresAt` (`AUTH_TRANSACTION_TTL_SECONDS`). It grants nothing, so
          *     it may travel in the browser. Nothing is written. Only a platform credential may call
-         *     this (a browser session or Bearer token gives `403 FORBIDDEN`); `returnTo` is checked as
-         *     at start (`400 INVALID_REDIRECT`, `403 RETURN_TO_NOT_ALLOWED`).
+         *     this (a browser session or Bearer token gives `403 FORBIDDEN`); `returnTo` and
+         *     `handoffChallenge` are checked as at start (`400 INVALID_REDIRECT`,
+         *     `400 HANDOFF_CHALLENGE_REQUIRED`, `403 RETURN_TO_NOT_ALLOWED`).
          */
         post: operations["createStepUpLogin"];
         delete?: never;
@@ -1558,7 +1559,7 @@ export interface components {
             maxAge?: number;
             forceLogin?: boolean;
             requireSecondFactor?: boolean;
-            /** @description As `handoffChallenge` of `startAuthentication` (recommended). */
+            /** @description As `handoffChallenge` of `startAuthentication`; required while the platform's `handoffChallengeRequired` is true (`400 HANDOFF_CHALLENGE_REQUIRED`). */
             handoffChallenge?: string;
         };
         StepUpLogin: {

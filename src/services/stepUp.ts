@@ -27,8 +27,11 @@ export async function createStepUpLogin(deps: AppDeps, principal: Principal, inp
   }
   const platform = await findActivePlatformById(deps.db, principal.platform.id);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this credential is no longer active.');
-  // Checked now for a clear answer to the back end; the start checks it again.
+  // Checked now for a clear answer to the back end; the start checks both again.
   const returnTo = requireReturnTo(input.returnTo, platform.allowedReturnUrls);
+  if (platform.handoffChallengeRequired && !input.handoffChallenge) {
+    throw new ApiError('HANDOFF_CHALLENGE_REQUIRED', 'This platform requires handoffChallenge: BASE64URL(SHA-256(verifier)) of a secret its back end keeps for this login.');
+  }
   const asksNothing = input.maxAge === undefined && !input.forceLogin && !input.requireSecondFactor;
   const ttlSeconds = deps.config.authTransactionTtlSeconds;
   const parameters = startParameters(deps.keyRing, platform.platformKey, {

@@ -56,7 +56,10 @@ interface Attempt {
  */
 async function login(app: Express, fake: FakeIdp, startPath: string, options: { tokens?: TokenScript; accept?: string } = {}): Promise<Attempt> {
   const verifier = randomToken();
-  const started = await request(app).get(`${startPath}&handoffChallenge=${s256Challenge(verifier)}`).expect(302);
+  // This login's own challenge (a step-up URL's is replaced: the verifier is made here).
+  const path = new URL(startPath, 'http://gateway.test');
+  path.searchParams.set('handoffChallenge', s256Challenge(verifier));
+  const started = await request(app).get(`${path.pathname}${path.search}`).expect(302);
   const binding = ((started.headers['set-cookie'] as unknown as string[]) ?? []).find((line) => line.includes('_login_'))!.split(';')[0]!;
   if (options.tokens) fake.scriptNext(options.tokens);
   const authorize = new URL(started.headers.location as string);
@@ -170,7 +173,7 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
 
     it('answers a start URL whose login only the same person completes; another person is refused with 403 STEP_UP_SUBJECT_MISMATCH', async () => {
       const credential = await platformCredential();
-      const res = await stepUp(credential, { returnTo: '/account', maxAge: 60, requireSecondFactor: true }).expect(200);
+      const res = await stepUp(credential, { returnTo: '/account', maxAge: 60, requireSecondFactor: true, handoffChallenge: s256Challenge(randomToken()) }).expect(200);
       const url = new URL(res.body.url as string);
       expect(url.pathname).toBe('/v1/auth/start');
       expect(url.searchParams.get('stepUp')).toMatch(/^v1\./);
@@ -204,7 +207,7 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
 
     it('a step-up that asks nothing else forces a sign-in; its token works for its own platform only', async () => {
       const credential = await platformCredential();
-      const res = await stepUp(credential, { returnTo: `${PLATFORM_ROOT}account` }).expect(200);
+      const res = await stepUp(credential, { returnTo: `${PLATFORM_ROOT}account`, handoffChallenge: s256Challenge(randomToken()) }).expect(200);
       const url = new URL(res.body.url as string);
       const attempt = await login(gateway.app, fake, `${url.pathname}${url.search}`);
       expect(attempt.authorize.searchParams.get('prompt')).toBe('login');
@@ -222,6 +225,9 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
       const credential = await platformCredential();
       const outside = await stepUp(credential, { returnTo: 'https://elsewhere.example.test/' }).expect(403);
       expect(outside.body.code).toBe('RETURN_TO_NOT_ALLOWED');
+      // The platform requires the handoff challenge (the default): a step-up without one is refused at once.
+      const unbound = await stepUp(credential, { returnTo: '/account' }).expect(400);
+      expect(unbound.body.code).toBe('HANDOFF_CHALLENGE_REQUIRED');
       await request(gateway.app).post('/v1/auth/step-up').send({ returnTo: '/account' }).expect(401);
 
       // The browser session of the same login is not a platform's credential.
