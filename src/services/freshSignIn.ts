@@ -37,10 +37,6 @@ export function combineRequests(a: AuthenticationRequest, b: AuthenticationReque
   };
 }
 
-export function asksAnything(request: AuthenticationRequest): boolean {
-  return request.maxAgeSeconds !== null || request.forceLogin || request.secondFactor || request.stepUpSub !== null;
-}
-
 /** The start's parameters about the authentication, as the contract names them. */
 export interface StartAuthenticationInput {
   maxAge?: number;
