@@ -36,6 +36,16 @@ export interface OidcConfig {
   readonly centralClientIds: readonly string[] | null;
   /** The claim naming the platform(s) a non-central Bearer token acts for (OIDC_PLATFORM_CLAIM). */
   readonly platformClaim: string;
+  /**
+   * `amr` values (RFC 8176) that show a second factor when a platform asks for one
+   * (OIDC_SECOND_FACTOR_AMR, default `mfa`: Zitadel's for two checked factors or a passkey).
+   */
+  readonly secondFactorAmr: readonly string[];
+  /**
+   * The `acr_values` sent when a platform asks for a second factor, only to a provider whose
+   * discovery lists it (OIDC_SECOND_FACTOR_ACR; Zitadel lists none).
+   */
+  readonly secondFactorAcr: string;
 }
 
 export type PermissionsSource = 'scope' | 'zitadel-roles';
@@ -184,6 +194,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const CLAIM_NAME = /^\S{1,200}$/;
+/** The OpenID Provider Authentication Policy Extension's multi-factor policy, a widely used `acr` value for "a second factor". */
+export const MULTI_FACTOR_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
 
 const HOST_PREFIX = /^__Host-/i;
@@ -541,6 +553,8 @@ export function loadConfig(env: Env = process.env): Config {
       permissionsFrom: reader.oneOf<PermissionsSource>('OIDC_PERMISSIONS_FROM', 'scope', ['scope', 'zitadel-roles']),
       centralClientIds: readList(reader, 'OIDC_CENTRAL_CLIENT_IDS'),
       platformClaim: reader.pattern('OIDC_PLATFORM_CLAIM', CLAIM_NAME, 'must be a claim name (1..200 characters, no whitespace)') ?? 'platform_key',
+      secondFactorAmr: readList(reader, 'OIDC_SECOND_FACTOR_AMR') ?? ['mfa'],
+      secondFactorAcr: reader.pattern('OIDC_SECOND_FACTOR_ACR', CLAIM_NAME, 'must be one acr value (1..200 characters, no whitespace)') ?? MULTI_FACTOR_ACR,
     },
     authCallbackUrl: reader.url('AUTH_CALLBACK_URL', `${publicBaseUrl}/v1/auth/callback`),
     authHandoffTtlSeconds: reader.integer('AUTH_HANDOFF_TTL_SECONDS', 60, 30, 300),

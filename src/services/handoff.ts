@@ -55,6 +55,13 @@ export interface ExchangeResult {
   onboarding: OnboardingStatus;
   permissions: Permission[];
   returnTo: string;
+  /** When and how the person authenticated, and what the login asked (fresh sign-in, step-up). */
+  authentication: {
+    authTime: string | null;
+    amr: string[] | null;
+    acr: string | null;
+    requested: { maxAge: number | null; forceLogin: boolean; secondFactor: boolean; stepUp: boolean };
+  };
 }
 
 /**
@@ -131,6 +138,12 @@ async function redeem(
     onboarding: row.onboarding,
     permissions: row.permissions ?? [],
     returnTo: row.returnTo,
+    authentication: {
+      authTime: row.authTime?.toISOString() ?? null,
+      amr: row.amr,
+      acr: row.acr,
+      requested: { maxAge: row.maxAgeSeconds, forceLogin: row.forceLogin === true, secondFactor: row.secondFactor === true, stepUp: row.stepUp === true },
+    },
   };
 }
 

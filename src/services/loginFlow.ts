@@ -17,6 +17,7 @@ import { outcomeOf } from '../observability/metrics.ts';
 import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
+import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -33,7 +34,7 @@ function requireOidc(deps: AppDeps): RelyingParty {
   return deps.oidc;
 }
 
-export interface StartInput {
+export interface StartInput extends StartAuthenticationInput {
   platformKey: string;
   returnTo: string;
   onboardingMode?: OnboardingMode;
@@ -94,13 +95,16 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
       'This platform requires handoffChallenge at start: BASE64URL(SHA-256(verifier)) of a secret its back end keeps for this login.',
     );
   }
+  // 5b. what the platform asks of the authentication (a fresh sign-in, a second factor, the
+  // person of a step-up: freshSignIn.ts), forwarded to the provider and checked at the callback
+  const authentication = requestedAtStart(deps.keyRing, platform.platformKey, input);
   // 6. persist: digests for lookups, AES-GCM for what the callback must read back
   const id = randomUUID();
   const state = randomToken(32);
   const nonce = randomToken(32);
   const codeVerifier = randomToken(32); // 43 characters, RFC 7636 §4.1
   const browserBinding = randomToken(32);
-  const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier });
+  const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier, authentication });
   await insertTransaction(deps.db, {
     id,
     platformId: platform.id,
@@ -113,6 +117,7 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     returnTo: returnTo.href,
     browserBindingDigest: sha256(browserBinding),
     handoffChallenge: input.handoffChallenge ?? null,
+    ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
   // 7.
@@ -208,6 +213,13 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   const nonce = deps.keyRing.open(tx.nonceSealed, nonceAad(tx.id));
   // 2-4. code exchange, ID token, access token (and the sub comparison)
   const login = await oidc.completeLogin({ callbackUrl: input.callbackUrl, state: input.state, nonce, codeVerifier });
+  // 4a. what the platform asked of the authentication, checked here whatever the provider did
+  // with it (freshSignIn.ts), before anything is written for the person
+  try {
+    requireRequestedAuthentication(tx.authentication, tx.startedAt, login.idToken, deps.config.oidc.secondFactorAmr);
+  } catch (error) {
+    throw withNextStep(error, { ...startAgain(deps, tx), label: 'Try again' });
+  }
 
   // The platform's registry row was read by the consume statement.
   const platform = tx.platform;
@@ -255,6 +267,7 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
       keyRing: deps.keyRing,
     },
     handoff: handoffCode === null ? null : { codeDigest: sha256(handoffCode), platformId: platform.id, onboarding, ttlSeconds: deps.config.authHandoffTtlSeconds },
+    authentication: login.idToken,
   });
   // Deleted between the upsert and this statement: nothing was written for it.
   if (!session) throw accountDeleted();
@@ -291,11 +304,17 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
  * returnTo. A platform that bound its login with a handoff challenge must start it itself
  * (only it holds the verifier), so the person goes back to its returnTo, which starts one.
  */
-function startAgain(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null }): NextStep {
+function startAgain(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest }): NextStep {
   if (tx.handoffChallenge) return { label: 'Start again', href: new URL(tx.returnTo) };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);
+  // The same request again (never a weaker login than the platform asked for).
+  if (tx.authentication) {
+    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds))) {
+      start.searchParams.set(name, value);
+    }
+  }
   return { label: 'Start again', href: start };
 }
 

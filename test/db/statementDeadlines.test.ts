@@ -66,6 +66,7 @@ describe('a single-use statement that runs after its client gave up', () => {
       id: randomUUID(), userId, tokenDigest: sha256(randomToken()), permissions: [], ttlSeconds: 3600,
       userAgent: null, ipPrefix: null, idpSid: null, idTokenSealed: null, transactionId,
       handoffCodeDigest: sha256(randomToken()), platformId, onboarding: JSON.stringify(onboarding), handoffTtlSeconds: 60,
+      authTime: null, amr: null, acr: null,
     });
     const first = session();
     const late = await lateRun(() => insertLoginSession(frozenDb, first));

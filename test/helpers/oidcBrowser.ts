@@ -200,9 +200,10 @@ export class OidcBrowser {
 
   /**
    * Fill in and submit the dev IdP's login form found in `loginPage`: username/password plus
-   * any hidden inputs, posted to the form's action resolved against the page URL.
+   * any hidden inputs (and `extra` fields, e.g. the one-time code `otp`), posted to the form's
+   * action resolved against the page URL.
    */
-  async loginAtDevIdp(loginPage: BrowserResponse, username: string, password: string): Promise<BrowserResponse> {
+  async loginAtDevIdp(loginPage: BrowserResponse, username: string, password: string, extra: Record<string, string> = {}): Promise<BrowserResponse> {
     const formMatch = /<form\b[^>]*>([\s\S]*?)<\/form>/i.exec(loginPage.text);
     if (!formMatch) {
       throw new Error(`no form in page ${loginPage.url} (status ${loginPage.status}): ${loginPage.text.slice(0, 300)}`);
@@ -220,7 +221,7 @@ export class OidcBrowser {
     }
     fields.username = username;
     fields.password = password;
-    return this.postForm(action, fields);
+    return this.postForm(action, { ...fields, ...extra });
   }
 }
 

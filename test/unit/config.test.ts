@@ -75,6 +75,14 @@ describe('loadConfig defaults', () => {
     expect(problemsOf({ OIDC_PERMISSIONS_FROM: 'roles' })).toEqual([expect.stringMatching(/OIDC_PERMISSIONS_FROM=roles is refused: allowed scope, zitadel-roles/)]);
   });
 
+  it('reads the second-factor rules: amr values as a list (default mfa), one acr value (default the multi-factor policy)', () => {
+    expect(loadConfig({}).oidc).toMatchObject({ secondFactorAmr: ['mfa'], secondFactorAcr: 'http://schemas.openid.net/pape/policies/2007/06/multi-factor' });
+    expect(loadConfig({ OIDC_SECOND_FACTOR_AMR: 'mfa, hwk ,mfa', OIDC_SECOND_FACTOR_ACR: 'urn:example:mfa' }).oidc)
+      .toMatchObject({ secondFactorAmr: ['mfa', 'hwk'], secondFactorAcr: 'urn:example:mfa' });
+    expect(problemsOf({ OIDC_SECOND_FACTOR_AMR: ' , ' })).toEqual([expect.stringMatching(/OIDC_SECOND_FACTOR_AMR is refused/)]);
+    expect(problemsOf({ OIDC_SECOND_FACTOR_ACR: 'two values' })).toEqual([expect.stringMatching(/OIDC_SECOND_FACTOR_ACR/)]);
+  });
+
   it('CORS origins default to the account center origin, and must include it', () => {
     const accountOnly = loadConfig({ ACCOUNT_CENTER_URL: 'https://account.example.com/app/' });
     expect(accountOnly.corsOrigins).toEqual(['https://account.example.com']);

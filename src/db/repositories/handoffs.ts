@@ -46,6 +46,14 @@ export interface RedeemedHandoff {
   sub: string | null;
   onboarding: OnboardingStatus | null;
   returnTo: string | null;
+  /** How the person authenticated (the session's), and what the login asked (its transaction's): null unless redeemed. */
+  authTime: Date | null;
+  amr: string[] | null;
+  acr: string | null;
+  maxAgeSeconds: number | null;
+  forceLogin: boolean | null;
+  secondFactor: boolean | null;
+  stepUp: boolean | null;
 }
 
 /**
@@ -84,9 +92,10 @@ export async function redeemHandoff(
           AND h.consumed_at IS NULL AND h.expires_at > now()
           AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
           AND (SELECT ok FROM in_time)
-       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to
+       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to,
+                 t.max_age_seconds, t.force_login, t.second_factor_required, t.step_up_sub IS NOT NULL AS step_up
      ), session AS (
-       SELECT s.id, s.expires_at, s.permissions, u.sub
+       SELECT s.id, s.expires_at, s.permissions, u.sub, s.auth_time, s.amr, s.acr
          FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
         WHERE s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL
      ), credential AS (
@@ -96,6 +105,8 @@ export async function redeemHandoff(
      SELECT (SELECT platform_key FROM platform) AS "platformKey",
             session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
             used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
+            session.auth_time AS "authTime", session.amr, session.acr, used.max_age_seconds AS "maxAgeSeconds",
+            used.force_login AS "forceLogin", used.second_factor_required AS "secondFactor", used.step_up AS "stepUp",
             (SELECT NOT ok FROM in_time) AS late
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
@@ -119,7 +130,9 @@ export async function findRedeemedHandoff(
 ): Promise<RedeemedHandoff | null> {
   const { rows } = await db.raw<{ rows: RedeemedHandoff[] }>(
     `SELECT p.platform_key AS "platformKey", s.id AS "sessionId", s.expires_at AS "sessionExpiresAt", s.permissions,
-            h.user_id AS "userId", u.sub, h.onboarding, t.return_to AS "returnTo"
+            h.user_id AS "userId", u.sub, h.onboarding, t.return_to AS "returnTo",
+            s.auth_time AS "authTime", s.amr, s.acr, t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
+            t.second_factor_required AS "secondFactor", t.step_up_sub IS NOT NULL AS "stepUp"
        FROM platform_credentials c
        JOIN platforms p ON p.id = c.platform_id AND p.client_id = :clientId AND p.client_secret_digest = :secretDigest
        JOIN handoff_codes h ON h.session_id = c.session_id AND h.platform_id = c.platform_id AND h.code_digest = :codeDigest AND h.consumed_at IS NOT NULL

@@ -76,6 +76,10 @@ export interface NewLoginSession extends NewSession {
   /** The onboarding status as JSON (what the exchange returns). */
   onboarding: string | null;
   handoffTtlSeconds: number | null;
+  /** When and how the person authenticated (the ID token's `auth_time`, `amr`, `acr`), for the exchange. */
+  authTime: number | null;
+  amr: readonly string[] | null;
+  acr: string | null;
 }
 
 /**
@@ -101,8 +105,9 @@ export async function insertLoginSession(db: Db, session: NewLoginSession): Prom
     `WITH ${STATEMENT_IN_TIME_CTE}, live_user AS (
          SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL AND (SELECT ok FROM in_time) FOR SHARE
        ), session AS (
-         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed)
-         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed
+         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed, auth_time, amr, acr)
+         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed,
+                to_timestamp(CAST(:authTime AS double precision)), CAST(:amr AS text[]), CAST(:acr AS text)
            FROM live_user
          RETURNING id, user_id, expires_at
        ), attached AS (

@@ -1,8 +1,10 @@
 import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
+import type { AuthenticationRequest } from '../../domain/authentication.ts';
 
-export interface NewTransaction {
+/** What the platform asked of the authentication (freshSignIn.ts) rides along; absent members ask nothing. */
+export interface NewTransaction extends Partial<AuthenticationRequest> {
   id: string;
   platformId: string;
   stateDigest: Buffer;
@@ -33,12 +35,20 @@ export async function insertTransaction(db: Db, tx: NewTransaction): Promise<voi
     'gw_insert_transaction',
     `INSERT INTO auth_transactions
          (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
-          onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge, expires_at)
+          onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge,
+          max_age_seconds, force_login, second_factor_required, step_up_sub, expires_at)
        SELECT :id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
           :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
+          CAST(:maxAgeSeconds AS integer), :forceLogin, :secondFactor, CAST(:stepUpSub AS text),
           now() + make_interval(secs => :ttlSeconds)
          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`,
-    { ...tx },
+    {
+      ...tx,
+      maxAgeSeconds: tx.maxAgeSeconds ?? null,
+      forceLogin: tx.forceLogin ?? false,
+      secondFactor: tx.secondFactor ?? false,
+      stepUpSub: tx.stepUpSub ?? null,
+    },
   );
 }
 
@@ -56,6 +66,10 @@ export interface ConsumedTransaction {
   /** Null only for transactions started before browser binding existed: the callback refuses them. */
   browserBindingDigest: Buffer | null;
   handoffChallenge: string | null;
+  /** When the login started (the age a `max_age` is measured against). */
+  startedAt: Date;
+  /** What the platform asked of the authentication, checked by the callback. */
+  authentication: AuthenticationRequest;
 }
 
 /**
@@ -78,14 +92,20 @@ const consumeSql = (withinLimit = '') => `UPDATE auth_transactions t
                 before.pkce_verifier_sealed AS "pkceVerifierSealed", before.nonce_sealed AS "nonceSealed",
                 t.onboarding_mode AS "onboardingMode", t.return_to AS "returnTo",
                 t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge",
+                t.created_at AS "startedAt", t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
+                t.second_factor_required AS "secondFactor", t.step_up_sub AS "stepUpSub",
                 ${platformJson('p')} AS platform`;
 
-type ConsumedRow = Omit<ConsumedTransaction, 'platform'> & { platform: Parameters<typeof platformFromJson>[0] };
+type ConsumedRow = Omit<ConsumedTransaction, 'platform' | 'authentication'> & AuthenticationRequest & { platform: Parameters<typeof platformFromJson>[0] };
 
 /** What a consume statement answers: whether it ran too late, and the consumed row's columns (all null when none). */
 const LATE_COLUMN = '(SELECT NOT ok FROM in_time) AS late';
 
-const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined => row && { ...row, platform: platformFromJson(row.platform) };
+const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined => {
+  if (!row) return undefined;
+  const { maxAgeSeconds, forceLogin, secondFactor, stepUpSub, ...rest } = row;
+  return { ...rest, platform: platformFromJson(row.platform), authentication: { maxAgeSeconds, forceLogin, secondFactor, stepUpSub } };
+};
 
 export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
   const { rows } = await runPrepared<Partial<ConsumedRow> & { late: boolean }>(
