@@ -64,7 +64,9 @@ export interface RedeemedHandoff {
  *    unexpired and unused, and the handoff challenge of its login matches the
  *    verifier sent (both absent, or equal): `UPDATE … WHERE consumed_at IS NULL …
  *    RETURNING`. A verifier for a login without a challenge does not match either,
- *    so an injected code cannot be downgraded past a platform that uses them;
+ *    so an injected code cannot be downgraded past a platform that uses them; and a
+ *    platform that requires the challenge (handoff_challenge_required) exchanges no code of a
+ *    login without one, also of a login started before the setting was turned on;
  *  - the platform's own credential is stored (its digest) in the same statement,
  *    bound to the session and the platform, only when the session is still live.
  * `platformKey` is the platform the credentials belong to, also when the code is refused (the
@@ -83,7 +85,7 @@ export async function redeemHandoff(
     db,
     'gw_redeem_handoff',
     `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
-       SELECT id, platform_key, active FROM platforms
+       SELECT id, platform_key, active, handoff_challenge_required FROM platforms
         WHERE client_id = :clientId AND client_secret_digest = :secretDigest
      ), used AS (
        UPDATE handoff_codes h SET consumed_at = now()
@@ -91,6 +93,7 @@ export async function redeemHandoff(
         WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
           AND h.consumed_at IS NULL AND h.expires_at > now()
           AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
+          AND (t.handoff_challenge IS NOT NULL OR NOT p.handoff_challenge_required)
           AND (SELECT ok FROM in_time)
        RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to,
                  t.max_age_seconds, t.force_login, t.second_factor_required, t.step_up_sub IS NOT NULL AS step_up
