@@ -3,38 +3,25 @@
 // As the model platforms copy (issue 14 §7): it shows who signed in (GET /v1/me with its
 // platform credential), honours returnTo, and redirects after the exchange so a reload works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/flowHarness.ts';
+import type { Harness } from '../helpers/flowHarness.ts';
+import { startDemoBffHarness, type DemoBffHarness } from '../helpers/demoBffHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
-import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform, updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import type { DemoBff } from '../../src/devstack/demoBff.ts';
+import { updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 
 describe('the example BFF with a handoff challenge', () => {
   let harness: Harness;
   let bff: DemoBff;
+  let stack: DemoBffHarness;
 
   beforeAll(async () => {
-    harness = await startHarness();
-    const bffUrl = `http://127.0.0.1:${await freePort()}`;
-    const created = await createPlatform(
-      harness.database.db,
-      { platformKey: 'BFF_DEMO', displayName: 'BFF demo', callbackUrl: `${bffUrl}/auth/callback`, allowedReturnUrls: [`${bffUrl}/`], defaultOnboardingMode: 'none' },
-      CLI_ACTOR,
-    );
-    bff = await startDemoBff({
-      port: Number(new URL(bffUrl).port),
-      gatewayUrl: harness.baseUrl,
-      platformKey: 'BFF_DEMO',
-      clientId: created.platform.clientId!,
-      clientSecret: created.clientSecret,
-      publicUrl: bffUrl,
-    });
+    stack = await startDemoBffHarness('BFF_DEMO');
+    ({ harness, bff } = stack);
   });
   afterAll(async () => {
-    await bff?.close();
-    await harness?.close();
+    await stack?.close();
   });
 
   /** Sign in through the BFF's /login, stopping before the browser reaches the BFF's callback. */

@@ -4,11 +4,10 @@
 // one-time code, although its session is fresh; back on the account page, the BFF decides from
 // the exchange's `authentication` that the person confirmed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/flowHarness.ts';
+import type { Harness } from '../helpers/flowHarness.ts';
+import { startDemoBffHarness, type DemoBffHarness } from '../helpers/demoBffHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
-import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import type { DemoBff } from '../../src/devstack/demoBff.ts';
 import { DEV_TOTP_SECRETS } from '../../src/devidp/index.ts';
 import { base32Decode, totp } from '../../src/devidp/totp.ts';
 
@@ -17,27 +16,14 @@ const ALICE = { username: 'alice', password: 'alice-password', sub: 'dev-user-al
 describe("the example BFF's Confirm it's you", () => {
   let harness: Harness;
   let bff: DemoBff;
+  let stack: DemoBffHarness;
 
   beforeAll(async () => {
-    harness = await startHarness();
-    const bffUrl = `http://127.0.0.1:${await freePort()}`;
-    const created = await createPlatform(
-      harness.database.db,
-      { platformKey: 'BFF_CONFIRM', displayName: 'BFF confirm', callbackUrl: `${bffUrl}/auth/callback`, allowedReturnUrls: [`${bffUrl}/`], defaultOnboardingMode: 'none' },
-      CLI_ACTOR,
-    );
-    bff = await startDemoBff({
-      port: Number(new URL(bffUrl).port),
-      gatewayUrl: harness.baseUrl,
-      platformKey: 'BFF_CONFIRM',
-      clientId: created.platform.clientId!,
-      clientSecret: created.clientSecret,
-      publicUrl: bffUrl,
-    });
+    stack = await startDemoBffHarness('BFF_CONFIRM');
+    ({ harness, bff } = stack);
   });
   afterAll(async () => {
-    await bff?.close();
-    await harness?.close();
+    await stack?.close();
   });
 
   const toBff = (url: string) => url.startsWith(bff.url);
