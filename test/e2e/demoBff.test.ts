@@ -82,19 +82,6 @@ describe('the example BFF with a handoff challenge', () => {
     expect(new URL(kept.location!).searchParams.get('returnTo')).toBe(`${bff.url}/reports?id=7`);
   });
 
-  /** The dev provider's own sign-out page: confirm "Yes, sign me out". */
-  async function confirmProviderSignOut(browser: OidcBrowser, page: { text: string; url: string }) {
-    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
-    expect(form, page.text.slice(0, 400)).not.toBeNull();
-    const action = new URL(/action="([^"]+)"/.exec(form![0])![1]!, page.url).href;
-    const fields: Record<string, string> = { logout: 'yes' };
-    for (const input of form![1]!.match(/<input\b[^>]*>/gi) ?? []) {
-      const name = /name="([^"]+)"/.exec(input)?.[1];
-      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
-    }
-    return browser.postForm(action, fields);
-  }
-
   it('signs out in one step (issue 3): its own origin-checked POST, a sign-out token, the gateway without a confirmation page', async () => {
     const browser = new OidcBrowser();
     const callback = await browser.get(await upToBffCallback(browser));
@@ -122,7 +109,7 @@ describe('the example BFF with a handoff challenge', () => {
     expect(new URL(atGateway.location!).origin).toBe(new URL(harness.idp.issuer).origin);
     expect(await ended()).toBe(true);
     const providerPage = await browser.followRedirects(atGateway, { maxHops: 5 });
-    const back = await confirmProviderSignOut(browser, providerPage.response);
+    const back = await browser.confirmProviderSignOut(providerPage.response);
     const landed = await browser.followRedirects(back, { maxHops: 5 });
     expect(landed.response.url).toBe(`${bff.url}/welcome`);
     expect(landed.response.text).toContain('Not signed in');
