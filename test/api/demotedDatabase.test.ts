@@ -37,7 +37,7 @@ describe('a pooled connection on a demoted or terminated server', () => {
     );
     basic = basicAuth(platform.clientId!, clientSecret);
     db = createDb(database.url, { poolMax: 1 });
-    gateway = await createTestApp({ db, env: { RATE_LIMIT_EXCHANGE_FAILURES_PER_MINUTE: '100000' } });
+    gateway = await createTestApp({ db });
   });
   afterAll(async () => {
     await admin?.raw(`ALTER DATABASE ${database.name} RESET default_transaction_read_only`).catch(() => undefined);
