@@ -127,14 +127,16 @@ export async function runPrepared<Row>(db: Db, name: string, sql: string, bindin
   try {
     // The deadline is taken now, with the connection in hand: pg's query_timeout starts with the
     // query() call below, so the two are measured from the same instant (STATEMENT_DEADLINE).
+    let deadline: Date | string | null = null;
     if (values.includes(STATEMENT_DEADLINE)) {
-      const deadline = statementDeadline(db);
+      deadline = statementDeadline(db);
       for (let index = 0; index < values.length; index++) if (values[index] === STATEMENT_DEADLINE) values[index] = deadline;
     }
     const query = { name, text: statement.text, values };
     if (traced) db.emit('query', traced);
     const result = await connection.query<Row & pg.QueryResultRow>(query);
     if (traced) db.emit('query-response', result, traced);
+    if (deadline instanceof Date) warnIfDatabaseClockAhead(db, name, deadline, result.rows[0]);
     return result;
   } catch (error) {
     if (traced) db.emit('query-error', error, traced);
@@ -180,6 +182,23 @@ export class StatementDeadlinePassed extends Error {
     this.name = 'StatementDeadlinePassed';
   }
 }
+
+/**
+ * A statement that says it ran after its deadline while, by the gateway's clock, the deadline is
+ * still ahead: the database's clock is ahead of the gateway's by more than the margin, and every
+ * single-use statement would refuse (each login a 503). Said in the log, once a minute at most,
+ * so that an operator looks at NTP rather than at the database's load.
+ */
+function warnIfDatabaseClockAhead(db: Db, statement: string, deadline: Date, row: { late?: unknown } | undefined): void {
+  if (row?.late !== true || Date.now() >= deadline.getTime()) return;
+  const now = Date.now();
+  if (now - lastClockWarning < 60_000) return;
+  lastClockWarning = now;
+  created.get(db)?.logger.error(
+    `statement ${statement} ran after its deadline by the database's clock, before it by the gateway's: the database's clock is ahead of this host's (keep both on NTP); single-use statements answer 503 until the clocks agree within a second`,
+  );
+}
+let lastClockWarning = 0;
 
 /** Throws StatementDeadlinePassed when a single-use statement answered `late` (see STATEMENT_DEADLINE). */
 export function refuseIfLate(statement: string, row: { late?: boolean | null } | undefined): void {

@@ -5,12 +5,12 @@
 // socket does), given up on by the client, then run by the server once it answers again. Each
 // must change nothing then (its deadline, src/db/knex.ts STATEMENT_DEADLINE), so the request's
 // retry succeeds instead of finding a session or a code already issued (409 CONFLICT).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freezableRelay, type FreezableRelay } from '../helpers/tcpRelay.ts';
 import { insertTestTransaction } from '../helpers/transactions.ts';
-import { createDb, type Db } from '../../src/db/knex.ts';
+import { createDb, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { upsertLoginUser } from '../../src/db/repositories/users.ts';
 import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
@@ -98,5 +98,27 @@ describe('a single-use statement that runs after its client gave up', () => {
     expect(late).toBeInstanceOf(Error);
     expect(await count('SELECT count(*)::int AS n FROM avatar_upload_tickets WHERE id = ? AND used_at IS NOT NULL', [ticketId])).toBe(0);
     expect(await spendTicket(frozenDb, ticketId, 'postgres')).toMatchObject({ id: ticketId });
+  });
+});
+
+describe("a database clock ahead of the gateway's", () => {
+  it('makes single-use statements refuse, and the log says it is the clock (once a minute)', async () => {
+    const database = await createTestDatabase();
+    const errors: string[] = [];
+    const db = createDb(database.url, { poolMax: 1, statementTimeoutMs: 1000, logger: { warn: () => {}, error: (message) => errors.push(message) } });
+    const inTime = () => runPrepared<{ late: boolean }>(db, 'test_in_time', `WITH ${STATEMENT_IN_TIME_CTE} SELECT NOT ok AS late FROM in_time`, { deadline: STATEMENT_DEADLINE });
+    try {
+      expect((await inTime()).rows[0]!.late).toBe(false);
+      expect(errors).toEqual([]);
+      // This process's clock 10 s behind the database's: the deadline (now + 1 s) is past there.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 10_000 });
+      expect((await inTime()).rows[0]!.late).toBe(true);
+      expect((await inTime()).rows[0]!.late).toBe(true);
+      expect(errors).toEqual([expect.stringMatching(/database's clock is ahead of this host's \(keep both on NTP\)/)]);
+    } finally {
+      vi.useRealTimers();
+      await db.destroy();
+      await database.drop();
+    }
   });
 });
