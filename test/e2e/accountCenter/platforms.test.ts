@@ -321,16 +321,18 @@ describe.skipIf(!hasChromium)(`platform registry pages in Chromium${hasChromium 
     expect(errors.filter((error) => !/status of (400|409)/.test(error))).toEqual([]);
   });
 
-  it('someone without platforms:admin who opens /admin/platforms ends on the home page', async () => {
+  it('someone without platforms:admin who opens /admin/platforms is told the page needs administrator rights', async () => {
     const { context: other, page: alice } = await stack.newPage();
     await alice.goto(`${stack.url}/admin/platforms`);
     await alice.getByLabel('Username').fill(USERS.alice.username);
     await alice.getByLabel('Password').fill(USERS.alice.password);
     await alice.getByRole('button', { name: 'Sign in' }).click();
-    await alice.waitForURL((url) => url.origin === stack.url && url.pathname === '/');
-    await expect.poll(() => alice.getByRole('link', { name: 'Sign out' }).isVisible()).toBe(true);
-    expect(new URL(alice.url()).pathname).toBe('/');
+    await alice.waitForURL((url) => url.origin === stack.url && url.pathname === '/admin/platforms');
+    await alice.getByRole('heading', { name: 'You need administrator rights for this page', level: 1 }).waitFor();
     expect(await alice.getByRole('link', { name: 'Platforms' }).count()).toBe(0);
+    await expectAccessible(alice, 'admin page without the permission');
+    await alice.getByRole('link', { name: 'Go to the home page' }).click();
+    await alice.waitForURL(`${stack.url}/`);
     await other.close();
   });
 });
