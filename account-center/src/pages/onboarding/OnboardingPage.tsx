@@ -15,7 +15,6 @@ import {
   requiredMessage,
   resumeTransaction,
   resumeUrl,
-  sentence,
   sortFields,
   valueErrors,
   valuesToWrite,
@@ -23,6 +22,7 @@ import {
   type RequirementField,
   type Values,
 } from './onboardingFlow.ts';
+import { gatewayFieldMessage } from './fieldMessages.ts';
 import './onboarding.css';
 
 // Central onboarding (spec: Onboarding (user), client continuation):
@@ -168,6 +168,18 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
     setSummary({ attempt: attempts.current, message, entries });
   }
 
+  /** A field changed: its error is out of date, beside the input and in the summary (the others stay). */
+  function clearError(fieldKey: string) {
+    setFieldErrors((current) => {
+      if (!(fieldKey in current)) return current;
+      const { [fieldKey]: _gone, ...rest } = current;
+      return rest;
+    });
+    setSummary((current) => (current && current.entries.some((entry) => entry.fieldKey === fieldKey)
+      ? { ...current, entries: current.entries.filter((entry) => entry.fieldKey !== fieldKey) }
+      : current));
+  }
+
   /** A 401 from any call: the page turns into "sign in again". */
   function expiredBy(problem: ApiProblem): boolean {
     if (problem.needsSignIn) onExpired();
@@ -229,11 +241,15 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
           stop();
           if (refreshed === 'expired') return;
           const current = refreshed ?? fields;
-          const kept = shown.filter((error) => current.some((field) => field.fieldKey === error.fieldKey));
+          // The gateway's words in the page's voice, the same beside the input and in the summary.
+          const kept = shown.flatMap((error) => {
+            const field = current.find((candidate) => candidate.fieldKey === error.fieldKey);
+            return field ? [{ fieldKey: error.fieldKey, label: field.label, message: gatewayFieldMessage(field, error.reason, error.message) }] : [];
+          });
           showErrors(
             `${problem.message}${stale ? ' The form changed while you were filling it in and now shows the current fields: check them and save again.' : ''}`,
-            kept.map((error) => ({ fieldKey: error.fieldKey, label: labelOf(error.fieldKey, current), message: error.message })),
-            Object.fromEntries(kept.map((error) => [error.fieldKey, sentence(labelOf(error.fieldKey, current), error.message)])),
+            kept,
+            Object.fromEntries(kept.map((entry) => [entry.fieldKey, entry.message])),
           );
         } else {
           stop();
@@ -315,7 +331,10 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
                     definition={field}
                     value={values[field.fieldKey] ?? emptyValue(field.fieldType)}
                     error={fieldErrors[field.fieldKey] ?? null}
-                    onChange={(value) => setValues((current) => ({ ...current, [field.fieldKey]: value }))}
+                    onChange={(value) => {
+                      setValues((current) => ({ ...current, [field.fieldKey]: value }));
+                      clearError(field.fieldKey);
+                    }}
                     onInputError={(message) => setInputErrors((current) => (current[field.fieldKey] === message ? current : { ...current, [field.fieldKey]: message }))}
                   />
                 </div>
