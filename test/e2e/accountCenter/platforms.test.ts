@@ -321,6 +321,26 @@ describe.skipIf(!hasChromium)(`platform registry pages in Chromium${hasChromium 
     expect(errors.filter((error) => !/status of (400|409)/.test(error))).toEqual([]);
   });
 
+  it('on a 390 px phone the list shows every column of every platform without a sideways scroll', async () => {
+    const { context, page } = await stack.newPage({ width: 390, height: 900 });
+    await signIn(stack, page, '/admin/platforms', USERS.admin);
+    const table = page.getByRole('table', { name: /^Platforms, page 1/ });
+    await table.waitFor();
+    const region = page.getByRole('region', { name: /^Platforms, page 1/ });
+    expect(await region.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // Each value is on screen with its column's name beside it.
+    const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'ACCOUNT_CENTER' }) });
+    for (const cell of await row.getByRole('cell').all()) {
+      const box = (await cell.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    expect(await row.getByRole('cell').nth(2).evaluate((cell) => cell.getAttribute('data-label'))).toBe('Mode');
+    await expectAccessible(page, 'platform list at 390 px');
+    await screenshots(page, 'admin-platforms-list');
+    await context.close();
+  });
+
   it('someone without platforms:admin who opens /admin/platforms is told the page needs administrator rights', async () => {
     const { context: other, page: alice } = await stack.newPage();
     await alice.goto(`${stack.url}/admin/platforms`);
