@@ -50,6 +50,8 @@ describe('ending sessions in bulk and on their own', () => {
   const endReason = async (id: string) => (await harness.database.db.raw(`SELECT end_reason FROM gateway_sessions WHERE id = ?`, [id])).rows[0].end_reason as string | null;
 
   it('"sign out everywhere else" ends every other session of the person in one request, platforms credentials too, audited; this one and other people\'s live on', async () => {
+    // The platform listens for back-channel logouts (the URL is never reached: the job is what counts).
+    await harness.database.db.raw(`UPDATE platforms SET backchannel_logout_url = 'https://bcl.example.test/logout' WHERE platform_key = ?`, [platform.key]);
     const first = await browserLogin(harness, platform.key, ALICE, new OidcBrowser());
     const credential = await exchange(first.location);
     const second = await browserLogin(harness, platform.key, ALICE, new OidcBrowser());
@@ -75,6 +77,11 @@ describe('ending sessions in bulk and on their own', () => {
     expect(after.map((item) => item.current)).toEqual([true]);
 
     const ended = before.filter((item) => !item.current).map((item) => item.id);
+    // The platform that exchanged a code for the first session is told (its job is queued).
+    const exchanged = before.find((item) => item.platforms.includes(platform.key))!;
+    const platformId = (await harness.database.db.raw(`SELECT id FROM platforms WHERE platform_key = ?`, [platform.key])).rows[0].id as string;
+    const jobs = await harness.database.db.raw(`SELECT 1 FROM graphile_worker.jobs WHERE key = ?`, [`logout:${exchanged.id}:${platformId}`]);
+    expect(jobs.rows).toHaveLength(1);
     const { rows } = await harness.database.db.raw(`SELECT session_id FROM audit_events WHERE action = 'session.revoke' AND session_id = ANY(?)`, [ended]);
     expect(rows.map((row: { session_id: string }) => row.session_id).sort()).toEqual([...ended].sort());
 
