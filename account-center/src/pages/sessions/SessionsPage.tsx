@@ -92,7 +92,7 @@ export function SessionsPage() {
   const others = (sessions ?? []).filter((session) => !session.current);
   return (
     <>
-      <PageTitle lead="Each browser where your account is signed in, and the platforms it reached. Sign out any you do not recognise.">
+      <PageTitle lead="Each sign-in to your account: the browser, when it was last used and the platforms it reached. A browser signed in to several platforms may show more than once. Sign out any you do not recognise.">
         Where you're signed in
       </PageTitle>
       {/* A live region present from the start, so each outcome is announced as it appears. */}
@@ -107,7 +107,7 @@ export function SessionsPage() {
         <section className="panel sessions-everywhere" aria-labelledby="sessions-everywhere-heading">
           <h2 id="sessions-everywhere-heading">Sign out everywhere</h2>
           {others.length > 0 ? (
-            <p>You are also signed in on {others.length === 1 ? '1 other browser' : `${others.length} other browsers`}. Every platform they reached is told to sign you out.</p>
+            <p>{others.length === 1 ? 'You have 1 other session.' : `You have ${others.length} other sessions.`} Every platform they reached is told to sign you out.</p>
           ) : (
             <p>You are signed in on this browser only.</p>
           )}
