@@ -36,13 +36,25 @@ export interface paths {
          *     5a. No `handoffChallenge` while the platform's `handoffChallengeRequired` is true (the
          *        default) gives `400 HANDOFF_CHALLENGE_REQUIRED`: such a login's handoff code could be
          *        sent to someone else's browser (login CSRF). Nothing is written.
+         *     5b. What the platform asks of the authentication (all optional): `maxAge`, `forceLogin`,
+         *        `requireSecondFactor`, and a `stepUp` token from `createStepUpLogin` (which carries
+         *        those and the person who must sign in; an invalid, other-platform or expired one gives
+         *        `400 VALIDATION_FAILED`, pointer `/query/stepUp`). Given both, the stricter of each wins.
+         *        The request is stored with the transaction and checked at the callback.
          *     6. Persist the authentication transaction (`AUTH_TRANSACTION_TTL_SECONDS`, default 10
          *        minutes) with the optional `handoffChallenge`, and bind it to this browser: a cookie
          *        `{GATEWAY_COOKIE_NAME}_login_{transactionId}` that the callback requires.
          *     7. Answer `302` to the identity provider's authorize endpoint with `client_id` (the
          *        central OIDC client), `redirect_uri` (the fixed `AUTH_CALLBACK_URL`),
          *        `response_type=code`, the configured scopes, `state`, `nonce`, `code_challenge` and
-         *        `code_challenge_method=S256`.
+         *        `code_challenge_method=S256`; and, when asked, `max_age` (`maxAge`), `prompt=login`
+         *        (`forceLogin`) and `acr_values=OIDC_SECOND_FACTOR_ACR` (`requireSecondFactor`, only
+         *        when the provider's discovery lists that value in `acr_values_supported`; Zitadel lists
+         *        none, and only the callback's `amr` check applies).
+         *
+         *     The browser carries this URL, so it could drop a parameter: a platform that asked for a
+         *     fresh sign-in checks `authentication` in the exchange response (or uses `stepUp`, whose
+         *     request the browser cannot read or weaken).
          *
          *     `HEAD` is answered `405` with `Allow: GET`: it must never create a login.
          *
@@ -81,7 +93,11 @@ export interface paths {
          *
          *     Behavior, in order:
          *     1. Atomically consume the transaction by the digest of `state`; invalid, expired or
-         *        used gives `404 TRANSACTION_NOT_FOUND`.
+         *        used gives `404 TRANSACTION_NOT_FOUND` (when the login is still known, spent or
+         *        expired, its HTML page offers to start again for the same platform and returnTo).
+         *        A `503 DATABASE_UNAVAILABLE` at this step has consumed nothing: send the callback again.
+         *        Once consumed, a later 503 writes no session and no handoff code, but the login is
+         *        spent (the provider's code too), so its page offers to start again.
          *     1a. Require this browser's login binding cookie (set by start) and clear it; without it,
          *        or with another value, `403 LOGIN_BROWSER_MISMATCH` (the login is spent; the HTML
          *        page offers to start again).
@@ -91,6 +107,11 @@ export interface paths {
          *        client, `sub`, `nonce` (`401 ID_TOKEN_INVALID`).
          *     4. Verify the access token (`401 ACCESS_TOKEN_INVALID`); its `sub` must equal the ID
          *        token's (`401 TOKEN_SUBJECT_MISMATCH`).
+         *     4a. What the start asked, checked whatever the provider did with it: a step-up's person
+         *        (`403 STEP_UP_SUBJECT_MISMATCH`), an `auth_time` within `maxAge` of the start or, for
+         *        `forceLogin`, not before it (`401 AUTHENTICATION_TOO_OLD`, also when `auth_time` is
+         *        missing), a second factor in `amr` (`401 SECOND_FACTOR_MISSING`). The login is spent;
+         *        the HTML page offers "Try again" with the same request.
          *     5. Provision the local user just in time and attach it to the transaction.
          *     6. Bootstrap platform membership and evaluate onboarding.
          *     7. Create the gateway session with the permissions copied from the access token.
@@ -381,6 +402,40 @@ export interface paths {
          *     `401 INVALID_CLIENT_CREDENTIALS` with `WWW-Authenticate: Basic realm="auth-gateway"`.
          */
         post: operations["exchangeAuthenticationHandoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/step-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fresh sign-in of this session's person (step-up)
+         * @description Called by a platform back end with its credential (`gwp_…` from the exchange, as the
+         *     gateway cookie) before something sensitive: answers the start URL to send the person's
+         *     browser to. That login asks the provider for what the body says (`maxAge`, `forceLogin`,
+         *     `requireSecondFactor`; with none of them, `forceLogin`), and only the person of this
+         *     session may complete it: another person signing in gives `403 STEP_UP_SUBJECT_MISMATCH`
+         *     at the callback, with an HTML page offering to try again. It ends like any login: a handoff
+         *     code at the platform's `callbackUrl`, exchanged for a new session description whose
+         *     `authentication` carries the fresh `authTime` and `amr` and `requested.stepUp: true`.
+         *
+         *     The URL carries a `stepUp` token: the request and the person, sealed by the gateway, for
+         *     this platform, until `expiresAt` (`AUTH_TRANSACTION_TTL_SECONDS`). It grants nothing, so
+         *     it may travel in the browser. Nothing is written. Only a platform credential may call
+         *     this (a browser session or Bearer token gives `403 FORBIDDEN`); `returnTo` and
+         *     `handoffChallenge` are checked as at start (`400 INVALID_REDIRECT`,
+         *     `400 HANDOFF_CHALLENGE_REQUIRED`, `403 RETURN_TO_NOT_ALLOWED`).
+         */
+        post: operations["createStepUpLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1193,7 +1248,7 @@ export interface paths {
         };
         /**
          * Liveness probe
-         * @description Answers `200` while the process runs. No dependency is checked.
+         * @description Answers `200` while the process runs, from the first second of its boot (before the database is reached). No dependency is checked.
          */
         get: operations["getLiveness"];
         put?: never;
@@ -1298,9 +1353,12 @@ export interface components {
          *     | `ID_TOKEN_INVALID` | 401 | The ID token failed verification. |
          *     | `ACCESS_TOKEN_INVALID` | 401 | The access token failed verification or introspection. |
          *     | `TOKEN_SUBJECT_MISMATCH` | 401 | Access-token and ID-token subjects differ. |
+         *     | `AUTHENTICATION_TOO_OLD` | 401 | The sign-in is older than asked (`auth_time`), or its time is unknown. |
+         *     | `SECOND_FACTOR_MISSING` | 401 | A second factor was asked and `amr` shows none. |
          *     | `FORBIDDEN` | 403 | A required permission or platform claim is missing, or a platform credential may not act here. |
          *     | `ACCOUNT_DELETED` | 403 | The account was deleted. |
          *     | `LOGIN_BROWSER_MISMATCH` | 403 | The callback came to a browser that did not start the login. |
+         *     | `STEP_UP_SUBJECT_MISMATCH` | 403 | Another person completed a step-up than the session's. |
          *     | `ORIGIN_NOT_ALLOWED` | 403 | Cookie-authenticated write from an origin that is not allowed. |
          *     | `RETURN_TO_NOT_ALLOWED` | 403 | `returnTo` outside the platform's allowlist. |
          *     | `ONBOARDING_MODE_MISMATCH` | 403 | `onboardingMode` differs from the registry. |
@@ -1329,7 +1387,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1394,13 +1452,14 @@ export interface components {
          *     | `TOO_FEW` / `TOO_MANY` | Fewer / more items or properties than the schema allows. |
          *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
          *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
+         *     | `ADDRESS_NOT_ALLOWED` | A URL the gateway would call (a platform's `backchannelLogoutUrl`) names a host it never calls: loopback, link-local, cloud metadata, or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`. |
          *     | `INVALID` | Any other schema rule (the `message` says which). |
          *
          *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
          *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "INVALID";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person what happened and how to
          *     start again (answered to browsers sending `Accept: text/html` on start, callback and
@@ -1488,6 +1547,56 @@ export interface components {
              * @description The absolute, allowlisted `returnTo` captured at start. Redirect the user here after creating the platform session.
              */
             returnTo: string;
+            authentication: components["schemas"]["LoginAuthentication"];
+        };
+        /**
+         * @description When and how the person authenticated at the identity provider for this login (its ID
+         *     token's `auth_time`, `amr`, `acr`; OpenID Connect Core §2, RFC 8176), and what the start
+         *     asked. The gateway has already refused a login that did not meet the request; a platform
+         *     deciding on a sensitive action checks `authTime` (and `amr`) against its own rule, and
+         *     that `requested` is what it asked.
+         */
+        LoginAuthentication: {
+            /**
+             * Format: date-time
+             * @description When the person authenticated (`auth_time`); null when the provider did not say.
+             */
+            authTime: string | null;
+            /** @description Authentication methods (`amr`, RFC 8176), e.g. `pwd`, `otp`, `user`, `mfa`; null when the provider did not say. */
+            amr: string[] | null;
+            /** @description The authentication context class (`acr`); null when the provider did not say (Zitadel does not). */
+            acr: string | null;
+            /** @description What the start asked (`maxAge`, `forceLogin`, `requireSecondFactor`, `stepUp`). */
+            requested: {
+                maxAge: number | null;
+                forceLogin: boolean;
+                secondFactor: boolean;
+                /** @description The login was a step-up of an existing session (bound to its person). */
+                stepUp: boolean;
+            };
+        };
+        /** @description What a step-up of the caller's session must meet, and where the person returns. */
+        StepUpLoginRequest: {
+            /** @description As `returnTo` of `startAuthentication`, under the platform's `allowedReturnUrls`. */
+            returnTo: string;
+            /** @description As `maxAge` of `startAuthentication`. Without `maxAge`, `forceLogin` or `requireSecondFactor`, `forceLogin` is assumed. */
+            maxAge?: number;
+            forceLogin?: boolean;
+            requireSecondFactor?: boolean;
+            /** @description As `handoffChallenge` of `startAuthentication`; required while the platform's `handoffChallengeRequired` is true (`400 HANDOFF_CHALLENGE_REQUIRED`). */
+            handoffChallenge?: string;
+        };
+        StepUpLogin: {
+            /**
+             * Format: uri
+             * @description The start URL to send the person's browser to (`/v1/auth/start` with `stepUp`).
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description The `stepUp` token in the URL is refused after this.
+             */
+            expiresAt: string;
         };
         /** @description Calculated onboarding status of the calling user for a platform; always computed by the server. */
         OnboardingStatus: {
@@ -2239,10 +2348,10 @@ export interface components {
         /** @description Readiness and the state of each dependency. */
         Readiness: {
             /**
-             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say.
+             * @description `ready` when the database check is up, otherwise `unavailable` (answered with 503). `draining` (503) once the instance is shutting down (SIGTERM): it finishes the requests it has and should get no new ones, whatever its checks say. `starting` (503) while the process boots (waiting for PostgreSQL, migrating): `checks.database.reason` says what it waits for, and liveness already answers 200.
              * @enum {string}
              */
-            status: "ready" | "unavailable" | "draining";
+            status: "ready" | "unavailable" | "draining" | "starting";
             checks: {
                 /** @description The relational database. */
                 database: {
@@ -2606,6 +2715,33 @@ export interface operations {
                  * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
                  */
                 handoffChallenge?: string;
+                /**
+                 * @description The sign-in must be at most this many seconds old (OpenID Connect `max_age`): sent to
+                 *     the provider, which asks the person to sign in again when its session is older. The
+                 *     callback checks the ID token's `auth_time` against the start of this login (30 s of
+                 *     clock skew allowed); older or missing gives `401 AUTHENTICATION_TOO_OLD`.
+                 * @example 60
+                 */
+                maxAge?: number;
+                /**
+                 * @description Ask the person to sign in again whatever the provider's session (OpenID Connect
+                 *     `prompt=login`). The callback requires an `auth_time` not before the start of this
+                 *     login (`401 AUTHENTICATION_TOO_OLD` otherwise).
+                 */
+                forceLogin?: boolean;
+                /**
+                 * @description The sign-in must use a second factor: the ID token's `amr` must name one of
+                 *     `OIDC_SECOND_FACTOR_AMR` (default `mfa`), else `401 SECOND_FACTOR_MISSING`. Sent to the
+                 *     provider as `acr_values` only when its discovery lists `OIDC_SECOND_FACTOR_ACR`.
+                 */
+                requireSecondFactor?: boolean;
+                /**
+                 * @description A step-up token from `createStepUpLogin`: the login must be completed by the person of
+                 *     that session (another person gives `403 STEP_UP_SUBJECT_MISMATCH` at the callback) and
+                 *     meet what it asked. Opaque, sealed by the gateway, for this platform only, valid
+                 *     `AUTH_TRANSACTION_TTL_SECONDS`.
+                 */
+                stepUp?: string;
             };
             header?: never;
             path?: never;
@@ -2672,9 +2808,9 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BrowserBadRequest"];
-            /** @description `IDP_ERROR`, `IDP_CODE_EXCHANGE_FAILED`, `ID_TOKEN_INVALID`, `ACCESS_TOKEN_INVALID` or `TOKEN_SUBJECT_MISMATCH`. */
+            /** @description `IDP_ERROR`, `IDP_CODE_EXCHANGE_FAILED`, `ID_TOKEN_INVALID`, `ACCESS_TOKEN_INVALID`, `TOKEN_SUBJECT_MISMATCH`, `AUTHENTICATION_TOO_OLD` or `SECOND_FACTOR_MISSING`. */
             401: components["responses"]["BrowserUnauthorized"];
-            /** @description `LOGIN_BROWSER_MISMATCH`: the login was started in another browser (or this browser keeps no cookies). */
+            /** @description `LOGIN_BROWSER_MISMATCH`: the login was started in another browser (or this browser keeps no cookies). `STEP_UP_SUBJECT_MISMATCH`: another person completed a step-up. */
             403: components["responses"]["BrowserForbidden"];
             /** @description `TRANSACTION_NOT_FOUND`: the state is invalid, expired or already used. */
             404: components["responses"]["BrowserNotFound"];
@@ -2954,6 +3090,40 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["InvalidClientCredentials"];
             404: components["responses"]["HandoffCodeInvalid"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createStepUpLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StepUpLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description The start URL of the step-up. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepUpLogin"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN` (not a platform credential), `RETURN_TO_NOT_ALLOWED` or `ORIGIN_NOT_ALLOWED`. */
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];

@@ -9,6 +9,7 @@ import { relyingPartyFromConfig } from './oidc/relyingParty.ts';
 import { identityProviderAccountsFromConfig } from './services/identityProvider/index.ts';
 import { createApp } from './app.ts';
 import { drain, Lifecycle, listen } from './server.ts';
+import { bootProbes, serveApp, type BootState } from './bootProbes.ts';
 import { schedulePurge } from './services/maintenance.ts';
 import { logInsecurePlatforms } from './services/platformUrls.ts';
 import { signingKeysFor } from './services/backchannel/signingKeys.ts';
@@ -52,9 +53,22 @@ async function main(): Promise<void> {
     logger.warn({ kid: signingKeys.activeKid }, 'GATEWAY_SIGNING_KEYS is unset: back-channel logout tokens are signed with a development key generated at this start (never in production)');
   }
 
+  // The listener from here on: the probes answer while the boot waits (src/bootProbes.ts), and the
+  // app takes the same listener over once it exists.
+  const boot: BootState = { reason: 'starting' };
+  const server = await listen(bootProbes(boot), config.port, undefined, config.listenHost ?? undefined);
+  logger.info({ port: config.port }, 'probes answer while starting: /health/live 200, /health/ready 503');
+
   // Production migrates as a separate step (`node scripts/migrate.ts latest`), before
   // new instances start; development and the demo migrate at boot.
-  const database = await openDatabase(config.databaseUrl, logger, { migrate: !config.isProduction, statementTimeoutMs: config.databaseStatementTimeoutMs, preparedStatements: config.databasePreparedStatements });
+  boot.reason = 'connecting to PostgreSQL';
+  const database = await openDatabase(config.databaseUrl, logger, {
+    migrate: !config.isProduction,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
+    onWaiting: (reason) => (boot.reason = reason),
+  });
+  boot.reason = 'starting the app';
   // The embedded PostgreSQL we started goes when this process goes, even if it dies unannounced.
   if (database.embedded) watchEmbeddedPostgres(logger);
 
@@ -78,8 +92,7 @@ async function main(): Promise<void> {
   // Production: platforms stored with http URLs before the https rule cannot start logins; say which.
   // A check, not a precondition: a database not migrated yet or out of reach must not stop the boot.
   if (config.isProduction) await logInsecurePlatforms(database.db, logger).catch((error: unknown) => logger.warn({ err: error }, 'could not list platforms with http URLs'));
-  // HOST: loopback by default in the dev stack, whose published demo users and credentials work.
-  const server = await listen(app, config.port, undefined, config.listenHost ?? undefined);
+  serveApp(server, app);
   logger.info({ port: config.port, host: config.listenHost ?? 'every interface', docs: `${config.publicBaseUrl}/docs` }, 'auth-gateway is listening');
   // Prometheus on its own port (METRICS_PORT), never on the public one (there only with METRICS_TOKEN).
   const metricsServer = config.metricsPort === null ? null : await startMetricsServer(metrics, config.metricsPort);

@@ -1,7 +1,6 @@
 // The public HTTP listener: bounded timeouts, and a shutdown that drains keep-alive
 // connections instead of resetting them (issue 13 §2, §7).
-import { createServer, type Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 
 /**
  * Whether this instance is shutting down. Once draining, readiness answers 503 (the load
@@ -32,7 +31,7 @@ export interface ServerTimeouts {
 
 export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 };
 
-export async function listen(app: Express, port: number, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS, host?: string): Promise<Server> {
+export async function listen(app: RequestListener, port: number, timeouts: ServerTimeouts = DEFAULT_SERVER_TIMEOUTS, host?: string): Promise<Server> {
   const server = createServer(
     {
       headersTimeout: timeouts.headersTimeoutMs,

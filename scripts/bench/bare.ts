@@ -107,6 +107,10 @@ async function main(): Promise<void> {
         returnTo: returnTo.href,
         browserBindingDigest: sha256(browserBinding),
         handoffChallenge: null,
+        maxAgeSeconds: null,
+        forceLogin: false,
+        secondFactor: false,
+        stepUpSub: null,
         ttlSeconds: TRANSACTION_TTL_SECONDS,
       }),
     );
@@ -209,6 +213,9 @@ async function main(): Promise<void> {
       platformId: platform.id,
       onboarding: JSON.stringify(onboarding),
       handoffTtlSeconds: HANDOFF_TTL_SECONDS,
+      authTime: typeof claims.auth_time === 'number' ? claims.auth_time : null,
+      amr: Array.isArray(claims.amr) ? claims.amr : null,
+      acr: typeof claims.acr === 'string' ? claims.acr : null,
     }))).rows[0];
     if (!created) return problem(res, 403, clearBinding);
     if (!created.handoffIssued) return problem(res, 409, clearBinding);

@@ -9,7 +9,7 @@
 // takes. At request time the bare server runs `pool.query({ name, text, values })`
 // with the same text and the same prepared-statement name.
 
-import { compiledStatement, type Db } from '../../src/db/knex.ts';
+import { compiledStatement, DEFAULT_STATEMENT_TIMEOUT_MS, type Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
 import { consumeTransactionByStateCounting, insertTransaction, type NewTransaction } from '../../src/db/repositories/transactions.ts';
 import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
@@ -57,9 +57,16 @@ async function capture<K extends string>(keys: readonly string[], call: (db: Db,
   return { text: recorded.text, name: recorded.name!, keys: names, ...(jsonKeys.length ? { jsonKeys } : {}) };
 }
 
-/** Values in parameter order for a captured statement. */
+/**
+ * Values in parameter order for a captured statement. A single-use statement's `deadline`
+ * (src/db/knex.ts STATEMENT_DEADLINE, which runPrepared fills in) gets the gateway's default,
+ * from now: the bare server sends the same clause with a value the gateway would send.
+ */
 export function valuesFor<K extends string>(statement: Statement<K>, input: Record<K, unknown>): unknown[] {
-  return statement.keys.map((key) => (statement.jsonKeys?.includes(key) ? JSON.stringify(input[key]) : input[key]));
+  return statement.keys.map((key) => {
+    if ((key as string) === 'deadline' && !(key in input)) return new Date(Date.now() + DEFAULT_STATEMENT_TIMEOUT_MS);
+    return statement.jsonKeys?.includes(key) ? JSON.stringify(input[key]) : input[key];
+  });
 }
 
 /** The pg query config for a captured statement: the same text, and the same prepared-statement name if the gateway uses one. */

@@ -1,5 +1,6 @@
 import type { HandlerMap } from './types.ts';
 import { startAuthentication } from '../operations/startAuthentication.ts';
+import { createStepUpLogin } from '../operations/createStepUpLogin.ts';
 import { handleIdpCallback } from '../operations/handleIdpCallback.ts';
 import { resumeAuthentication } from '../operations/resumeAuthentication.ts';
 import { exchangeAuthenticationHandoff } from '../operations/exchangeAuthenticationHandoff.ts';
@@ -53,6 +54,7 @@ export const handlers: HandlerMap = {
   handleIdpCallback,
   resumeAuthentication,
   exchangeAuthenticationHandoff,
+  createStepUpLogin,
   signOutBrowser,
   signOut,
   confirmSignOut,

@@ -36,6 +36,16 @@ export interface OidcConfig {
   readonly centralClientIds: readonly string[] | null;
   /** The claim naming the platform(s) a non-central Bearer token acts for (OIDC_PLATFORM_CLAIM). */
   readonly platformClaim: string;
+  /**
+   * `amr` values (RFC 8176) that show a second factor when a platform asks for one
+   * (OIDC_SECOND_FACTOR_AMR, default `mfa`: Zitadel's for two checked factors or a passkey).
+   */
+  readonly secondFactorAmr: readonly string[];
+  /**
+   * The `acr_values` sent when a platform asks for a second factor, only to a provider whose
+   * discovery lists it (OIDC_SECOND_FACTOR_ACR; Zitadel lists none).
+   */
+  readonly secondFactorAcr: string;
 }
 
 export type PermissionsSource = 'scope' | 'zitadel-roles';
@@ -94,7 +104,7 @@ export interface Config {
   readonly listenHost: string | null;
   readonly publicBaseUrl: string;
   readonly databaseUrl: string | null;
-  /** SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long to keep accepting (readiness 503) before closing the listener. */
+  /** SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long to keep accepting (readiness 503) before closing the listener (DEFAULT_PRODUCTION_SHUTDOWN_GRACE_SECONDS in production, 0 otherwise). */
   readonly shutdownGraceSeconds: number;
   /** DATABASE_STATEMENT_TIMEOUT_MS: the longest a request's SQL statement may run (0: no limit). */
   readonly databaseStatementTimeoutMs: number;
@@ -184,6 +194,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const CLAIM_NAME = /^\S{1,200}$/;
+/** The OpenID Provider Authentication Policy Extension's multi-factor policy, a widely used `acr` value for "a second factor". */
+export const MULTI_FACTOR_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token
 
 const HOST_PREFIX = /^__Host-/i;
@@ -338,6 +350,40 @@ function readSigningKeys(reader: Reader): string | null {
   return raw;
 }
 
+/**
+ * DATABASE_URL, refused at boot in the forms the driver (pg) would get wrong: pg connects to one
+ * host and ignores target_session_attrs, so a multi-host URL crashed the boot (`Invalid URL`, with
+ * ports) or waited forever on a host named "db1,db2" (without), and a read-write attribute would
+ * have been dropped without a word. Failover goes through one address that always leads to the
+ * primary (docs/operations.md, "PostgreSQL failover"). Never echoed: it may carry a password.
+ */
+function readDatabaseUrl(reader: Reader): string | null {
+  const raw = reader.raw('DATABASE_URL');
+  if (raw === undefined) return null;
+  const oneAddress = 'point it at one address that always leads to the primary, such as HAProxy routed by Patroni\'s REST API (docs/operations.md, "PostgreSQL failover")';
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  const hostParams = url ? ['host', 'hostaddr', 'port'].flatMap((name) => url.searchParams.getAll(name)) : [];
+  if (/^postgres(?:ql)?:\/\/[^/?#]*,/i.test(raw) || hostParams.some((value) => value.includes(','))) {
+    reader.problems.push(`DATABASE_URL is refused: it names several hosts, and the driver (pg) connects to one host only; ${oneAddress}`);
+    return null;
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    reader.problems.push('DATABASE_URL is refused: must be postgres://user:password@host[:port]/database (one host; the port defaults to 5432)');
+    return null;
+  }
+  const attrs = url.searchParams.get('target_session_attrs');
+  if (attrs !== null && attrs !== 'any') {
+    reader.problems.push(`DATABASE_URL is refused: target_session_attrs is not supported by the driver (pg would ignore it and connect to a standby as readily as to the primary); remove it and ${oneAddress}`);
+    return null;
+  }
+  return raw;
+}
+
 /** Origins are compared exactly (scheme, host, port), as browsers send them in the Origin header. */
 function readOrigins(reader: Reader, name: string, fallback: string[]): string[] {
   const raw = reader.raw(name);
@@ -452,6 +498,14 @@ function readOutbound(reader: Reader, isProduction: boolean): OutboundPolicy {
   return { allowedPrivateRanges: [...new Set(ranges)], allowLoopback: !isProduction && reader.raw('OIDC_ISSUER') === undefined };
 }
 
+/**
+ * SHUTDOWN_GRACE_SECONDS in production when unset. With 0 the listener closed at SIGTERM while
+ * balancers still wrote requests on their idle keep-alive connections, and those were reset (a
+ * rolling restart lost 1 of 2,578 logins; 0 of 2,931 with 2 s). Development and tests keep 0, so
+ * Ctrl-C and a test's stop are immediate.
+ */
+export const DEFAULT_PRODUCTION_SHUTDOWN_GRACE_SECONDS = 5;
+
 /** One limit a minute: RATE_LIMIT_<NAME>_PER_MINUTE, 1..100000. */
 function perMinute(reader: Reader, name: string, fallback: number): RateLimit {
   return { points: reader.integer(`RATE_LIMIT_${name}_PER_MINUTE`, fallback, 1, 100_000), durationSeconds: 60 };
@@ -485,8 +539,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     listenHost: readListenHost(reader, !isProduction && !issuer),
     publicBaseUrl,
-    databaseUrl: reader.string('DATABASE_URL', null),
-    shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', 0, 0, 120),
+    databaseUrl: readDatabaseUrl(reader),
+    shutdownGraceSeconds: reader.integer('SHUTDOWN_GRACE_SECONDS', isProduction ? DEFAULT_PRODUCTION_SHUTDOWN_GRACE_SECONDS : 0, 0, 120),
     databaseStatementTimeoutMs: reader.integer('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_STATEMENT_TIMEOUT_MS, 0, 600_000),
     databasePreparedStatements: reader.oneOf('DATABASE_PREPARED_STATEMENTS', 'true', ['true', 'false']) === 'true',
     oidc: {
@@ -499,6 +553,8 @@ export function loadConfig(env: Env = process.env): Config {
       permissionsFrom: reader.oneOf<PermissionsSource>('OIDC_PERMISSIONS_FROM', 'scope', ['scope', 'zitadel-roles']),
       centralClientIds: readList(reader, 'OIDC_CENTRAL_CLIENT_IDS'),
       platformClaim: reader.pattern('OIDC_PLATFORM_CLAIM', CLAIM_NAME, 'must be a claim name (1..200 characters, no whitespace)') ?? 'platform_key',
+      secondFactorAmr: readList(reader, 'OIDC_SECOND_FACTOR_AMR') ?? ['mfa'],
+      secondFactorAcr: reader.pattern('OIDC_SECOND_FACTOR_ACR', CLAIM_NAME, 'must be one acr value (1..200 characters, no whitespace)') ?? MULTI_FACTOR_ACR,
     },
     authCallbackUrl: reader.url('AUTH_CALLBACK_URL', `${publicBaseUrl}/v1/auth/callback`),
     authHandoffTtlSeconds: reader.integer('AUTH_HANDOFF_TTL_SECONDS', 60, 30, 300),
@@ -543,7 +599,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (isProduction) {
     // Production never falls back to the embedded database, the dev identity
     // provider or the published development key ring, and speaks only https.
-    if (!config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
+    if (reader.raw('DATABASE_URL') === undefined) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
     if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
     if (!config.gatewaySigningKeys && reader.raw('GATEWAY_SIGNING_KEYS') === undefined) {
       reader.problems.push('GATEWAY_SIGNING_KEYS is required when NODE_ENV=production (kid:base64url(PKCS#8 DER of an EC P-256 key), see the README)');
@@ -614,11 +670,11 @@ export function loadDatabaseToolConfig(env: Env = process.env): DatabaseToolConf
   const config: DatabaseToolConfig = {
     nodeEnv,
     isProduction: nodeEnv === 'production',
-    databaseUrl: reader.string('DATABASE_URL', null),
+    databaseUrl: readDatabaseUrl(reader),
     logLevel: reader.oneOf<LogLevel>('LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     outbound: readOutbound(reader, nodeEnv === 'production'),
   };
-  if (config.isProduction && !config.databaseUrl) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
+  if (config.isProduction && reader.raw('DATABASE_URL') === undefined) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
 }

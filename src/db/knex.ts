@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { isFitConnection, watchForUnfitServer } from './unfitConnections.ts';
 import * as registryAndUsers from '../../migrations/20261122000100_registry_and_users.ts';
 import * as loginFlow from '../../migrations/20261122000200_login_flow.ts';
 import * as onboarding from '../../migrations/20261122000300_onboarding.ts';
@@ -14,6 +15,7 @@ import * as backchannelLogoutOut from '../../migrations/20261122001100_backchann
 import * as foreignKeyIndexes from '../../migrations/20261122001200_foreign_key_indexes.ts';
 import * as auditActorDevstack from '../../migrations/20261122001390_audit_actor_devstack.ts';
 import * as handoffChallengeRequired from '../../migrations/20261122001400_handoff_challenge_required.ts';
+import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 import * as unreachedSessions from '../../migrations/20261126001500_unreached_sessions.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
@@ -38,6 +40,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122001200_foreign_key_indexes': foreignKeyIndexes,
   '20261122001390_audit_actor_devstack': auditActorDevstack,
   '20261122001400_handoff_challenge_required': handoffChallengeRequired,
+  '20261126000200_step_up': stepUp,
   '20261126001500_unreached_sessions': unreachedSessions,
 };
 
@@ -121,10 +124,16 @@ export async function runPrepared<Row>(db: Db, name: string, sql: string, bindin
     if (value === undefined) throw new Error(`Undefined binding ${String(key)} in prepared statement ${name}`);
     return value;
   });
-  const query = { name, text: statement.text, values };
   const traced = db.listenerCount('query') > 0 ? { sql: statement.text, method: 'raw', __knexQueryUid: `${name}:${++queryCount}` } : null;
   const connection = (await db.client.acquireConnection()) as pg.Client;
   try {
+    // The deadline is taken now, with the connection in hand: pg's query_timeout starts with the
+    // query() call below, so the two are measured from the same instant (STATEMENT_DEADLINE).
+    if (values.includes(STATEMENT_DEADLINE)) {
+      const deadline = statementDeadline(db);
+      for (let index = 0; index < values.length; index++) if (values[index] === STATEMENT_DEADLINE) values[index] = deadline;
+    }
+    const query = { name, text: statement.text, values };
     if (traced) db.emit('query', traced);
     const result = await connection.query<Row & pg.QueryResultRow>(query);
     if (traced) db.emit('query-response', result, traced);
@@ -135,6 +144,58 @@ export async function runPrepared<Row>(db: Db, name: string, sql: string, bindin
   } finally {
     await db.client.releaseConnection(connection);
   }
+}
+
+/**
+ * A single-use statement's deadline (GUIDE §5: a 503 leaves nothing spent). The client gives up
+ * on a statement query_timeout (statement timeout + 1 s) after sending it and answers 503; but
+ * the statement is already in PostgreSQL's socket, and a server that was frozen (SIGSTOP, a
+ * stalled disk, a paused VM) runs it when it resumes, from the start: statement_timeout counts
+ * from then, so it cannot help, and the 503's retry would find the code or state spent. So the
+ * statement carries the instant after which it must change nothing, and checks it itself when
+ * it runs: `in_time` (STATEMENT_IN_TIME_CTE), read once, in the WHERE of its write and in its
+ * answer (`late`), with no extra round trip. A late statement changes nothing and says so, and
+ * the repository throws StatementDeadlinePassed (a 503: nothing happened, try again).
+ *
+ * The deadline is the statement timeout after the send, one second before the client gives up.
+ * That second covers what follows the check (the statement's own execution, its commit, the
+ * answer on the way) and the difference between the gateway's clock and the database's (both
+ * must keep NTP time: a database clock more than a second behind the gateway's would let a late
+ * statement through). A freeze that catches a statement between its check and its commit (well
+ * under a millisecond, plus the commit's flush on a stalled disk) still commits it: no statement
+ * can take back a commit the server will make once it resumes.
+ *
+ * A binding whose value is STATEMENT_DEADLINE gets this instant from runPrepared, taken when the
+ * connection is in hand (time spent waiting for the pool does not shorten it).
+ */
+export const STATEMENT_DEADLINE: unique symbol = Symbol('statement deadline');
+
+/** The first CTE of a single-use statement: `in_time.ok` is whether it runs before `:deadline` (bound to STATEMENT_DEADLINE). MATERIALIZED: clock_timestamp() is read once, so the write and `late` agree. */
+export const STATEMENT_IN_TIME_CTE = 'in_time AS MATERIALIZED (SELECT clock_timestamp() < CAST(:deadline AS timestamptz) AS ok)';
+
+/** A single-use statement ran after its deadline and changed nothing: the request's 503 (SQLSTATE 57014, query_canceled, as a statement_timeout). */
+export class StatementDeadlinePassed extends Error {
+  readonly code = '57014';
+
+  constructor(statement: string) {
+    super(`statement ${statement} ran after its deadline and changed nothing`);
+    this.name = 'StatementDeadlinePassed';
+  }
+}
+
+/** Throws StatementDeadlinePassed when a single-use statement answered `late` (see STATEMENT_DEADLINE). */
+export function refuseIfLate(statement: string, row: { late?: boolean | null } | undefined): void {
+  if (row?.late) throw new StatementDeadlinePassed(statement);
+}
+
+/**
+ * The statement timeout of the session settings (timeoutSettings; a transaction's client shares
+ * them), from now; none: no deadline. A statement sent through knex (not runPrepared) binds this
+ * as its `:deadline`, taken before the pool is waited for: a deadline earlier, never later.
+ */
+export function statementDeadline(db: Db): Date | string {
+  const timeoutMs = (db.client.connectionSettings as { statement_timeout?: number } | undefined)?.statement_timeout;
+  return timeoutMs ? new Date(Date.now() + timeoutMs) : 'infinity';
 }
 
 /** A statement runPrepared has compiled: its text for pg, and the binding name (or index) of $1, $2, … (the benchmark's bare server sends the same). */
@@ -190,8 +251,48 @@ function timeoutSettings(statementTimeoutMs: number) {
   };
 }
 
+/** A pooled connection idle this long is checked (SELECT 1) before a request gets it (retireDeadConnections). */
+export const CHECK_IDLE_CONNECTION_AFTER_MS = 1000;
+/** How long that check may take: a connection that does not answer it is retired. */
+const IDLE_CHECK_TIMEOUT_MS = 1000;
+
+/**
+ * Retire broken connections before a request gets them. A connection whose server side went away
+ * without the client noticing (a proxy that lost its backend and keeps its clients' connections,
+ * a firewall that dropped the state, a server host that died) failed the first request that used
+ * it once the database was back: one 503 per pooled connection (12, 8 and 54 measured), or every
+ * request that got it, when it never answers and stays in the pool after query_timeout. So the
+ * pool checks a connection that has been idle CHECK_IDLE_CONNECTION_AFTER_MS or more with a
+ * `SELECT 1` before handing it out, and retires it when the check fails: the request gets
+ * another connection, or a new one. No statement of the request is ever sent twice. The pool
+ * hands out the most recently released connection first, so under load connections are reused
+ * within milliseconds and no check is made; at a trickle of requests, one round trip more.
+ * (knex already retires a connection whose socket closed or failed: pg's `end`/`error` events.)
+ */
+function retireDeadConnections(db: Knex): (connection: pg.Client) => Promise<boolean> {
+  const releasedAt = new WeakMap<object, number>();
+  (db.client as { pool?: { on(event: 'release', listener: (resource: object) => void): void } }).pool?.on('release', (resource) => releasedAt.set(resource, Date.now()));
+  return async (connection) => {
+    // Still busy with a statement the client gave up on (query_timeout): pg keeps the connection
+    // waiting for that answer and queues everything behind it, so a server that will never answer
+    // (gone, not frozen) would fail every request that got this connection. Retired at once; a
+    // frozen server's late answer is not needed (the statement's deadline made it inert).
+    // `_activeQuery`: pg 8's own field (its public getter is deprecated), package.json pins pg 8.
+    if ((connection as unknown as { _activeQuery?: unknown })._activeQuery) return false;
+    const released = releasedAt.get(connection);
+    if (released === undefined || Date.now() - released < CHECK_IDLE_CONNECTION_AFTER_MS) return true;
+    try {
+      await connection.query({ text: 'SELECT 1', query_timeout: IDLE_CHECK_TIMEOUT_MS } as pg.QueryConfig);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
 export function createDb(connectionString: string, options: DbOptions = {}): Db {
   const logger = options.logger ?? quiet;
+  let validate: ((connection: pg.Client) => Promise<boolean>) | undefined;
   const db = knexFactory({
     log: {
       warn: (message: unknown) => logger.warn(String(message)),
@@ -204,13 +305,20 @@ export function createDb(connectionString: string, options: DbOptions = {}): Db 
     pool: {
       min: 0,
       max: options.poolMax ?? 10,
-      ...(options.preparedStatements === false
-        ? { afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => (withoutStatementNames(connection), done(null, connection)) }
-        : {}),
+      afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+        if (options.preparedStatements === false) withoutStatementNames(connection);
+        // A connection on a demoted primary or a standby (25006) is dropped, not reused (unfitConnections.ts).
+        watchForUnfitServer(connection);
+        done(null, connection);
+      },
+      // Dropped before a request gets it: one whose server was unfit (unfitConnections.ts), or,
+      // after a pause, one that no longer answers (retireDeadConnections).
+      validate: (connection: pg.Client) => isFitConnection(connection) && (validate?.(connection) ?? true),
     },
     acquireConnectionTimeout: 5000,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
+  validate = retireDeadConnections(db);
   created.set(db, { connectionString, logger });
   return db;
 }

@@ -26,7 +26,11 @@ export interface OpenedDatabase {
  * DATABASE_URL when set; otherwise a real PostgreSQL of our own under `.data/`
  * (development and demo only: the config refuses this in production).
  */
-export async function openDatabase(databaseUrl: string | null, logger: Logger, options: { migrate: boolean; statementTimeoutMs?: number; preparedStatements?: boolean }): Promise<OpenedDatabase> {
+export async function openDatabase(
+  databaseUrl: string | null,
+  logger: Logger,
+  options: { migrate: boolean; statementTimeoutMs?: number; preparedStatements?: boolean; onWaiting?: (reason: string) => void },
+): Promise<OpenedDatabase> {
   const { url, embedded } = databaseUrl ? { url: databaseUrl, embedded: null } : await embeddedDatabase(logger);
   const db = createDb(url, {
     ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
@@ -34,7 +38,8 @@ export async function openDatabase(databaseUrl: string | null, logger: Logger, o
     logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
   });
   if (options.migrate) {
-    await waitForDatabase(db, url, logger);
+    await waitForDatabase(db, url, logger, 10_000, options.onWaiting);
+    options.onWaiting?.('migrating the database');
     const applied = await migrateLatest(db);
     logger.info({ applied }, applied.length ? 'database migrated' : 'database schema is current');
   }
@@ -91,7 +96,7 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
  * answers readiness 503 until the pool reaches it. Anything but unavailability (a wrong
  * password, a missing database) still fails at once: waiting would not fix it.
  */
-export async function waitForDatabase(db: Db, url: string, logger: Logger, maxDelayMs = 10_000): Promise<void> {
+export async function waitForDatabase(db: Db, url: string, logger: Logger, maxDelayMs = 10_000, onWaiting?: (reason: string) => void): Promise<void> {
   const { hostname, port } = new URL(url);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -102,6 +107,7 @@ export async function waitForDatabase(db: Db, url: string, logger: Logger, maxDe
       if (!isDatabaseUnavailable(error)) throw error;
       const delayMs = Math.min(maxDelayMs, 500 * 2 ** (attempt - 1));
       const reason = (error as { code?: string }).code ?? (error as Error).message;
+      onWaiting?.(`waiting for PostgreSQL (${reason})`);
       logger.warn({ host: hostname, port, reason, retryInMs: delayMs }, 'PostgreSQL is not answering yet; waiting for it (Ctrl-C to stop)');
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }

@@ -19,6 +19,7 @@ import { renderErrorPage, renderLoggedOutPage, renderLogoutPage } from './pages.
 import { describeError } from './http.ts';
 import type { TokenShaper } from './tokenShape.ts';
 import { OIDC_SCOPES, PERMISSION_SCOPES, type DevIdpProfile } from './users.ts';
+import { MULTI_FACTOR_ACR, secondFactorCheck } from './secondFactor.ts';
 
 /** The profile of a user who may sign in (active); undefined for unknown, deactivated and deleted users. */
 export interface ActiveUsers {
@@ -107,6 +108,8 @@ function interactionPolicyWithAccountCheck(): unknown {
     'the signed-in account can no longer sign in',
     (ctx: KoaContextWithOIDC) => (ctx.oidc.session?.accountId && !ctx.oidc.account ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT),
   ));
+  // A second factor asked of a session signed in without one (secondFactor.ts).
+  policy.get('login')!.checks.add(secondFactorCheck());
   return policy;
 }
 
@@ -125,6 +128,9 @@ export function buildProviderConfiguration(settings: ProviderSettings): Configur
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
     id_token_signed_response_alg: 'RS256',
+    // Every ID token says when the person signed in (`auth_time`), as Zitadel's do; the gateway
+    // checks it when a platform asks for a fresh sign-in (OIDC Core §2, Registration §2).
+    require_auth_time: true,
   }));
   const resourceScope = [...OIDC_SCOPES, ...PERMISSION_SCOPES].join(' ');
 
@@ -156,11 +162,15 @@ export function buildProviderConfiguration(settings: ProviderSettings): Configur
     claims: {
       // Zitadel shape: the roles claims ride with `openid`, so every ID token carries them (as with
       // Zitadel's idTokenRoleAssertion).
-      openid: ['sub', ...shaper.idTokenClaimNames],
+      // `amr` (RFC 8176) rides with `openid` too: every ID token says how the person signed in,
+      // as Zitadel's do (secondFactor.ts).
+      openid: ['sub', 'amr', ...shaper.idTokenClaimNames],
       profile: ['given_name', 'family_name', 'name', 'preferred_username'],
       email: ['email', 'email_verified'],
     },
     scopes: ['openid', 'offline_access'],
+    // Discovery lists it, so the gateway sends it when a platform asks for a second factor.
+    acrValues: [MULTI_FACTOR_ACR],
     pkce: {
       // RFC 7636 for every client, not only public ones (OAuth 2.0 Security BCP, RFC 9700 §2.1.1).
       required: () => true,

@@ -40,11 +40,13 @@ import { createMemoryAdapterFactory, JWT_ACCESS_TOKEN_INDEX } from './memoryAdap
 import { renderErrorPage } from './pages.ts';
 import { createTokenShaper, type TokenShape, type ZitadelShapeOptions } from './tokenShape.ts';
 import { DEV_USERS, type DevIdpUser } from './users.ts';
+import { DEV_TOTP_SECRETS } from './secondFactor.ts';
 
 export { DEV_USERS, PERMISSION_SCOPES, type DevIdpProfile, type DevIdpUser, type PermissionScope } from './users.ts';
 export type { DevIdpAccounts, DevIdpMethod, DevIdpPasswordChange } from './accounts.ts';
 export type { DevIdpClient } from './configuration.ts';
 export { DEFAULT_ZITADEL_PROJECT_ID, type TokenShape, type ZitadelShapeOptions } from './tokenShape.ts';
+export { DEV_TOTP_SECRETS, MULTI_FACTOR_ACR } from './secondFactor.ts';
 
 export interface DevIdpLogger {
   info(obj: object, msg?: string): void;
@@ -75,6 +77,8 @@ export interface DevIdpOptions {
   zitadel?: ZitadelShapeOptions;
   /** Where "Back to the application" on the "sign-in expired" page leads; unset: no link. */
   homeUrl?: string;
+  /** TOTP secrets (base32) by subject, the second factor (secondFactor.ts); default DEV_TOTP_SECRETS. */
+  totpSecrets?: Readonly<Record<string, string>>;
   logger?: DevIdpLogger;
 }
 
@@ -87,6 +91,8 @@ export interface DevIdp {
   accounts: DevIdpAccounts;
   /** The seeded users whose published password still works (for the demo's announcement). */
   seedHints(): Array<{ username: string; password: string }>;
+  /** The TOTP secrets (base32) by subject: the second factor a client can ask for with `acr_values`. */
+  totpSecrets: Readonly<Record<string, string>>;
   tokenShape: TokenShape;
   /** The Zitadel project id (Zitadel shape), else undefined. */
   projectId: string | undefined;
@@ -230,7 +236,10 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     usersBySub,
     logger,
   });
-  const handleInteraction = createInteractionHandler({ provider, accounts, usersBySub, shaper, showHints: options.users === undefined, homeUrl: options.homeUrl, logger });
+  const totpSecrets = options.totpSecrets ?? DEV_TOTP_SECRETS;
+  const handleInteraction = createInteractionHandler({
+    provider, accounts, usersBySub, shaper, showHints: options.users === undefined, homeUrl: options.homeUrl, totpSecrets, logger,
+  });
 
   handler = (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -274,6 +283,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       delete: (sub) => accounts.delete(sub),
     },
     seedHints: () => accounts.seedHints(),
+    totpSecrets,
     tokenShape: shaper.shape,
     projectId: shaper.projectId,
     close(): Promise<void> {

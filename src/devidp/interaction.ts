@@ -9,6 +9,7 @@ import type { ActiveUsers } from './configuration.ts';
 import { describeError, FORM_BODY_LIMIT, isFormPost, readBody, redirect, sendHtml } from './http.ts';
 import { renderErrorPage, renderLoginPage } from './pages.ts';
 import type { TokenShaper } from './tokenShape.ts';
+import { asksSecondFactor, checkSecondFactor, signInAmr } from './secondFactor.ts';
 
 export interface InteractionContext {
   provider: Provider;
@@ -20,6 +21,8 @@ export interface InteractionContext {
   showHints: boolean;
   /** The application a person is sent back to from an expired sign-in. */
   homeUrl: string | undefined;
+  /** Each user's TOTP secret (base32) by subject: the second factor (secondFactor.ts). */
+  totpSecrets: Readonly<Record<string, string>>;
   logger: { info(obj: object, msg?: string): void } | undefined;
 }
 
@@ -77,6 +80,8 @@ export function createInteractionHandler(context: InteractionContext) {
     const clientId = interaction.params.client_id ?? '';
     const scope = interaction.params.scope;
     const action = `/interaction/${encodeURIComponent(uid)}`;
+    // The client asked for a second factor (`acr_values`): the page asks for a one-time code too.
+    const secondFactor = asksSecondFactor(interaction.params.acr_values);
 
     if (interaction.prompt.name === 'consent') {
       await consent(req, res, interaction);
@@ -84,7 +89,7 @@ export function createInteractionHandler(context: InteractionContext) {
     }
 
     if (req.method === 'GET' || req.method === 'HEAD') {
-      sendHtml(res, 200, renderLoginPage({ action, clientId, scope, hintAccounts: hintAccounts() }));
+      sendHtml(res, 200, renderLoginPage({ action, clientId, scope, hintAccounts: hintAccounts(), secondFactor }));
       return;
     }
 
@@ -128,13 +133,31 @@ export function createInteractionHandler(context: InteractionContext) {
         username,
         error: result.status === 'inactive' ? 'This account has been deactivated.' : 'Invalid username or password.',
         hintAccounts: hintAccounts(),
+        secondFactor,
       }));
       return;
     }
     const user = result.profile;
+    if (secondFactor) {
+      const check = checkSecondFactor(context.totpSecrets, user.sub, form.get('otp') ?? '');
+      if (check !== 'ok') {
+        logger?.info({ component: 'dev-idp', username, clientId, refused: `second_factor_${check}` }, 'dev IdP sign-in failed');
+        sendHtml(res, 200, renderLoginPage({
+          action,
+          clientId,
+          scope,
+          username,
+          error: check === 'not_enrolled' ? 'This account has no second factor set up.' : 'Invalid one-time code.',
+          hintAccounts: hintAccounts(),
+          secondFactor,
+        }));
+        return;
+      }
+    }
 
+    // amr (RFC 8176) and, with a second factor, the multi-factor acr: the ID token reports them.
     const returnTo = await provider.interactionResult(req, res, {
-      login: { accountId: user.sub, amr: ['pwd'] },
+      login: { accountId: user.sub, ...signInAmr(secondFactor) },
     }, { mergeWithLastSubmission: false });
     logger?.info({ component: 'dev-idp', username, sub: user.sub, clientId }, 'dev IdP sign-in succeeded');
     redirect(res, returnTo);

@@ -104,6 +104,8 @@ declare module 'oidc-provider' {
 
   export interface Session {
     accountId?: string;
+    /** The authentication methods of the session's sign-in (RFC 8176), as the interaction reported them. */
+    amr?: string[];
     grantIdFor(clientId: string): string | undefined;
   }
 
@@ -152,6 +154,8 @@ declare module 'oidc-provider' {
     readonly requestParamScopes: Set<string>;
     readonly requestParamOIDCScopes: Set<string>;
     readonly requestParamClaims: Set<string>;
+    /** The authorization request's parameters (e.g. `acr_values`, `max_age`). */
+    readonly params?: Record<string, unknown>;
   }
 
   /** The Koa context oidc-provider passes to configuration helpers (subset). */

@@ -58,6 +58,8 @@ export interface LoginPageInput {
   error?: string;
   /** pairs shown as a convenience hint for the seeded dev accounts */
   hintAccounts?: Array<{ username: string; password: string }>;
+  /** The client asked for a second factor: ask for a one-time code (TOTP) too. */
+  secondFactor?: boolean;
 }
 
 export function renderLoginPage(input: LoginPageInput): string {
@@ -76,6 +78,9 @@ ${error}
 <input type="text" id="username" name="username" value="${escapeHtml(input.username ?? '')}" required autofocus>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" required>
+${input.secondFactor ? `<label for="otp">One-time code</label>
+<input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+<p class="hint">This application asks for a second factor: the 6-digit code of your authenticator app (<code>npm start</code> prints the demo users' secrets).</p>` : ''}
 <button type="submit">Sign in</button>
 <button type="submit" class="secondary" name="cancel" value="1" formnovalidate>Cancel</button>
 </form>

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { confirmHtml, requestStepUp, type SignIn } from './demoBffConfirm.ts';
 
 /**
  * A minimal example platform back end (BFF), served by the demo stack so a
@@ -140,6 +141,8 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   // Server-side sessions: cookie value → session. A real BFF keeps them in its own store
   // (Redis, its database), indexed by the gateway session id too, for back-channel logout.
   const sessions = new Map<string, BffSession>();
+  // How each session's person last signed in (the exchange's `authentication`): "Confirm it's you".
+  const signIns = new Map<string, SignIn>();
   // Cookies whose session a logout token ended: the next page says so once.
   const endedByGateway = new Set<string>();
   // The gateway's signing keys, fetched (and refetched for an unknown kid) from its JWKS.
@@ -215,6 +218,38 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
       }
     }
     return answer(200);
+  }
+
+  /**
+   * POST {basePath}/account/confirm, "Confirm it's you" before something sensitive: the gateway's
+   * step-up (POST /v1/auth/step-up with the platform credential) answers a start URL that asks for
+   * a sign-in at most a minute old with a second factor, which only this session's person may
+   * complete; the browser goes there, with a fresh handoff challenge as for any login. The login
+   * ends at the callback like any other, back on /account, whose page then checks `authentication`.
+   */
+  async function confirmItsYou(req: http.IncomingMessage, res: http.ServerResponse, platform: DemoBffPlatform): Promise<void> {
+    // Posted from this BFF's own account page only, as its sign-out is (see handleSignOut).
+    if (req.headers.origin !== new URL(selfUrl).origin && req.headers['sec-fetch-site'] !== 'same-origin') {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      return void res.end('Confirm from this site\'s own page.');
+    }
+    const basePath = platform.basePath ?? '';
+    const { session } = sessionState(req, platform);
+    if (!session) {
+      res.writeHead(303, { Location: `${basePath}/login?returnTo=${encodeURIComponent(`${basePath}/account`)}`, 'Cache-Control': 'no-store' });
+      return void res.end();
+    }
+    const stepUp = await requestStepUp(options.gatewayUrl, options.gatewayCookieName ?? 'gw_session', session.platformCredential, new URL(`${basePath}/account`, selfUrl).href);
+    if ('problem' in stepUp) {
+      res.writeHead(502, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      return void res.end(page('Could not confirm', `<h1>Could not ask the gateway to confirm it's you</h1><p>${escapeHtml(stepUp.problem)}</p><p><a href="${escapeHtml(basePath)}/account">Back</a></p>`));
+    }
+    res.writeHead(303, {
+      Location: stepUp.url,
+      'Cache-Control': 'no-store',
+      'Set-Cookie': `${VERIFIER_COOKIE}=${stepUp.verifier}; Path=${basePath}/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax`,
+    });
+    res.end();
   }
 
   /**
@@ -340,6 +375,7 @@ ${buttons}`), cookies);
       // gateway session id (what a logout token names in `sid`) stay on the server.
       const cookie = randomBytes(32).toString('base64url');
       sessions.set(cookie, { platformKey: platform.platformKey, gatewaySessionId: body.session!.id!, platformCredential: body.session!.gatewayToken!, user: body.user!, person });
+      signIns.set(cookie, body.authentication as SignIn);
       const sessionCookie = `${sessionCookieName(platform)}=${cookie}; Path=/; HttpOnly; SameSite=Lax`;
       // Redirect (303) to the page the person wanted, checked again as a path of this BFF: the
       // callback URL with its used code leaves the address bar, so a reload shows that page.
@@ -358,8 +394,10 @@ ${buttons}`), cookies);
         res.writeHead(303, { Location: login, 'Cache-Control': 'no-store' });
         return res.end();
       }
-      return send(200, page('Your account', `<h1>Your account at ${escapeHtml(platform.name)}</h1><p id="person">${personHtml(session)}</p>${statusHtml(req, platform, [])}<p><a href="/">Home</a></p>`));
+      return send(200, page('Your account', `<h1>Your account at ${escapeHtml(platform.name)}</h1><p id="person">${personHtml(session)}</p>${statusHtml(req, platform, [])}
+${confirmHtml(signIns.get(sessionState(req, platform).cookie!), platform.basePath ?? '')}<p><a href="/">Home</a></p>`));
     }
+    if (platform && path === '/account/confirm' && req.method === 'POST') return confirmItsYou(req, res, platform);
     if (platform && path === '/welcome') {
       const cookies: string[] = [];
       const status = statusHtml(req, platform, cookies) || `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Not signed in to ${escapeHtml(platform.name)}.</p>`;

@@ -8,6 +8,7 @@ import { acceptsPublishedDevCredentials, DEV_OIDC_CLIENT, DEV_PLATFORM_CREDENTIA
 import { seedDemoPlatform } from './seed.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
 import { signedOutPath } from '../services/sessions/signOut.ts';
+import { otpauthUri } from '../devidp/totp.ts';
 import type { AccountCenterServer } from '../../account-center/server/server.ts';
 
 export const DEMO_PLATFORM_KEY = 'DEMO_PLATFORM';
@@ -123,6 +124,10 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
         `  account center   ${accountCenter ? `${accountCenter.url}/` : '(not running: set ACCOUNT_CENTER_URL)'}`,
         `  API docs         ${config.publicBaseUrl}/docs (sign in as admin first for the admin operations)`,
         `  users            ${users}`,
+        // The demo users' second factor (a platform asks for it with requireSecondFactor): published
+        // dev data like the passwords; an authenticator app reads the otpauth:// URI.
+        '  second factor    TOTP secrets of the demo users, asked for when a platform requires a second factor:',
+        ...idp.users.filter((user) => idp.totpSecrets[user.sub]).map((user) => `    ${user.username}  ${otpauthUri('Dev IdP', user.username, idp.totpSecrets[user.sub]!)}`),
         `  admin token      npm run gateway -- dev token --user admin`,
       ];
       log.info(

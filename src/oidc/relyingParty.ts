@@ -34,6 +34,8 @@ export interface RelyingPartySettings {
   allowInsecureIssuer: boolean;
   /** Per request to the identity provider. */
   timeoutMs?: number;
+  /** The `acr_values` of a second factor, sent only when discovery lists it (OIDC_SECOND_FACTOR_ACR). */
+  secondFactorAcr?: string;
 }
 
 export interface IdTokenClaims {
@@ -47,6 +49,22 @@ export interface IdTokenClaims {
   name: string | null;
   givenName: string | null;
   familyName: string | null;
+  /** When the person authenticated (`auth_time`, seconds since the epoch), when the token says (OIDC Core §2). */
+  authTime: number | null;
+  /** How (`amr`, RFC 8176), when the token says. */
+  amr: string[] | null;
+  /** The authentication context class (`acr`), when the token says. */
+  acr: string | null;
+}
+
+/** What a platform asked of the provider for one login (freshSignIn.ts). */
+export interface AuthorizationOptions {
+  /** OIDC Core §3.1.2.1 `max_age`. */
+  maxAgeSeconds: number | null;
+  /** `prompt=login`. */
+  forceLogin: boolean;
+  /** `acr_values` of a second factor, when the provider lists it. */
+  secondFactor: boolean;
 }
 
 export interface VerifiedLogin {
@@ -66,7 +84,7 @@ export interface VerifiedLogin {
 export interface RelyingParty {
   readonly issuer: string;
   /** Step 7 of start: the authorize URL with PKCE S256, state and nonce. */
-  authorizationUrl(input: { state: string; nonce: string; codeVerifier: string }): Promise<URL>;
+  authorizationUrl(input: { state: string; nonce: string; codeVerifier: string; authentication?: AuthorizationOptions }): Promise<URL>;
   /** Steps 2 to 4 of the callback: code exchange, ID token and access token verification. */
   completeLogin(input: { callbackUrl: URL; state: string; nonce: string; codeVerifier: string }): Promise<VerifiedLogin>;
   /**
@@ -109,6 +127,7 @@ export function relyingPartyFromConfig(
       trustedClientIds: config.oidc.trustedClientIds ?? [config.oidc.clientId!],
       permissionsFrom: config.oidc.permissionsFrom,
       allowInsecureIssuer: !config.isProduction,
+      secondFactorAcr: config.oidc.secondFactorAcr,
       ...options,
     },
     logger,
@@ -127,6 +146,8 @@ interface Discovered {
   /** The provider says it sends `iss` with every authorization response (RFC 9207). */
   issParameterRequired: boolean;
   endSessionEndpoint: string | null;
+  /** The provider lists OIDC_SECOND_FACTOR_ACR in `acr_values_supported`: it is sent with a second-factor request. */
+  secondFactorAcrSupported: boolean;
   /** Keys for the tokens of the callback (see discover()). */
   tokenEndpointJwks: ReturnType<typeof createRemoteJWKSet>;
   /** Keys for tokens anyone can send (Bearer tokens, logout tokens): an unknown `kid` refetches at most every 5 s. */
@@ -210,6 +231,8 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
         // Read here once: serverMetadata() deep-copies the metadata on every call.
         issParameterRequired: metadata.authorization_response_iss_parameter_supported === true,
         endSessionEndpoint: metadata.end_session_endpoint ?? null,
+        secondFactorAcrSupported: settings.secondFactorAcr !== undefined && Array.isArray(metadata.acr_values_supported)
+          && metadata.acr_values_supported.includes(settings.secondFactorAcr),
         tokenEndpointJwks,
         publicEndpointJwks,
         accessTokens,
@@ -250,9 +273,14 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
   return {
     issuer: settings.issuer,
 
-    async authorizationUrl({ state, nonce, codeVerifier }) {
-      const { config } = await discover();
+    async authorizationUrl({ state, nonce, codeVerifier, authentication }) {
+      const { config, secondFactorAcrSupported } = await discover();
       return client.buildAuthorizationUrl(config, {
+        // OIDC Core §3.1.2.1, what the platform asked; the callback checks the outcome itself
+        // (freshSignIn.ts), since a provider may ignore `acr_values` or lack support for it.
+        ...(authentication?.maxAgeSeconds != null ? { max_age: String(authentication.maxAgeSeconds) } : {}),
+        ...(authentication?.forceLogin ? { prompt: 'login' } : {}),
+        ...(authentication?.secondFactor && secondFactorAcrSupported ? { acr_values: settings.secondFactorAcr! } : {}),
         redirect_uri: settings.redirectUri,
         response_type: 'code',
         scope: settings.scopes.join(' '),
@@ -315,6 +343,9 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
           name: typeof claims.name === 'string' ? claims.name : null,
           givenName: typeof claims.given_name === 'string' ? claims.given_name : null,
           familyName: typeof claims.family_name === 'string' ? claims.family_name : null,
+          authTime: typeof claims.auth_time === 'number' && Number.isFinite(claims.auth_time) ? claims.auth_time : null,
+          amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : null,
+          acr: typeof claims.acr === 'string' ? claims.acr : null,
         },
         accessToken,
         permissions,

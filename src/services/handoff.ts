@@ -3,7 +3,8 @@ import type { Db } from '../db/knex.ts';
 import type { Permission } from '../domain/types.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
-import { insertHandoff, redeemHandoff } from '../db/repositories/handoffs.ts';
+import { findRedeemedHandoff, insertHandoff, redeemHandoff, type RedeemedHandoff } from '../db/repositories/handoffs.ts';
+import { isDatabaseUnavailable, isOutcomeUnknown } from '../db/errors.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
@@ -54,6 +55,13 @@ export interface ExchangeResult {
   onboarding: OnboardingStatus;
   permissions: Permission[];
   returnTo: string;
+  /** When and how the person authenticated, and what the login asked (fresh sign-in, step-up). */
+  authentication: {
+    authTime: string | null;
+    amr: string[] | null;
+    acr: string | null;
+    requested: { maxAge: number | null; forceLogin: boolean; secondFactor: boolean; stepUp: boolean };
+  };
 }
 
 /**
@@ -97,13 +105,26 @@ async function redeem(
     throw invalidClientCredentials('This is a published development secret of the dev stack: it is accepted only by `npm start` with its embedded database. Rotate the platform\'s credentials.');
   }
   const platformCredential = newPlatformCredential();
-  const row = await redeemHandoff(deps.db, {
+  const statement = {
     clientId: credentials.clientId,
     secretDigest: sha256(credentials.clientSecret),
     codeDigest: sha256(input.code),
     handoffChallenge: input.handoffVerifier === undefined ? null : s256Challenge(input.handoffVerifier),
     credentialDigest: sha256(platformCredential),
-  });
+  };
+  let row: RedeemedHandoff;
+  try {
+    row = await redeemHandoff(deps.db, statement);
+  } catch (error) {
+    // The connection died after the statement was sent (a primary killed under a failover): it
+    // may have committed, and the code is then spent, so a 503 would lose the login (the BFF's
+    // retry gets 404). Ask the server that takes over whether it did; 503 only when it did not
+    // (nothing spent) or when no server answers within the window (the outcome stays unknown).
+    if (!isOutcomeUnknown(error)) throw error;
+    const committed = await committedRedeem(deps.db, statement);
+    if (!committed) throw error;
+    row = committed;
+  }
   if (row.platformKey === null) throw invalidClientCredentials('The platform client id or secret is not valid.');
   // Unknown, expired, used, other-platform and challenge-mismatched codes all look the same to the caller.
   if (!row.sessionId || !row.userId || !row.sub || !row.onboarding || !row.returnTo) {
@@ -117,5 +138,26 @@ async function redeem(
     onboarding: row.onboarding,
     permissions: row.permissions ?? [],
     returnTo: row.returnTo,
+    authentication: {
+      authTime: row.authTime?.toISOString() ?? null,
+      amr: row.amr,
+      acr: row.acr,
+      requested: { maxAge: row.maxAgeSeconds, forceLogin: row.forceLogin === true, secondFactor: row.secondFactor === true, stepUp: row.stepUp === true },
+    },
   };
+}
+
+/** How long an exchange whose connection died looks for its committed result (a failover's length). */
+export const REDEEM_RECOVERY_WINDOW_MS = 10_000;
+
+async function committedRedeem(db: Db, statement: Parameters<typeof findRedeemedHandoff>[1]): Promise<RedeemedHandoff | null> {
+  const until = Date.now() + REDEEM_RECOVERY_WINDOW_MS;
+  for (;;) {
+    try {
+      return await findRedeemedHandoff(db, statement);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + 500 > until) return null;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }

@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
 import { requireReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../db/repositories/platforms.ts';
-import { consumeTransactionByState, consumeTransactionByStateCounting, type ConsumedTransaction, findConsumedTransactionOfUser, insertTransaction } from '../db/repositories/transactions.ts';
+import { consumeTransactionByState, consumeTransactionByStateCounting, type ConsumedTransaction, findConsumedTransactionOfUser, findLoginOfState, insertTransaction } from '../db/repositories/transactions.ts';
 import { upsertLoginUser } from '../db/repositories/users.ts';
 import { activeFieldsWithValues } from '../db/repositories/onboarding.ts';
 import type { RelyingParty } from '../oidc/relyingParty.ts';
@@ -17,6 +17,7 @@ import { outcomeOf } from '../observability/metrics.ts';
 import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
+import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -33,7 +34,7 @@ function requireOidc(deps: AppDeps): RelyingParty {
   return deps.oidc;
 }
 
-export interface StartInput {
+export interface StartInput extends StartAuthenticationInput {
   platformKey: string;
   returnTo: string;
   onboardingMode?: OnboardingMode;
@@ -94,13 +95,16 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
       'This platform requires handoffChallenge at start: BASE64URL(SHA-256(verifier)) of a secret its back end keeps for this login.',
     );
   }
+  // 5b. what the platform asks of the authentication (a fresh sign-in, a second factor, the
+  // person of a step-up: freshSignIn.ts), forwarded to the provider and checked at the callback
+  const authentication = requestedAtStart(deps.keyRing, platform.platformKey, input);
   // 6. persist: digests for lookups, AES-GCM for what the callback must read back
   const id = randomUUID();
   const state = randomToken(32);
   const nonce = randomToken(32);
   const codeVerifier = randomToken(32); // 43 characters, RFC 7636 §4.1
   const browserBinding = randomToken(32);
-  const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier });
+  const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier, authentication });
   await insertTransaction(deps.db, {
     id,
     platformId: platform.id,
@@ -113,6 +117,7 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     returnTo: returnTo.href,
     browserBindingDigest: sha256(browserBinding),
     handoffChallenge: input.handoffChallenge ?? null,
+    ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
   // 7.
@@ -158,8 +163,9 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
   // 1. consume the transaction atomically; nothing else decides whether this state is good.
   // Counted against the address's limit in the same statement: over it, nothing is consumed.
   // (A callback without a state was refused above without being counted: it reads and writes nothing.)
-  const tx = await consumeCounted(deps, sha256(input.state), input.callbackLimit);
-  if (!tx) throw new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.');
+  const stateDigest = sha256(input.state);
+  const tx = await consumeCounted(deps, stateDigest, input.callbackLimit);
+  if (!tx) throw await transactionNotFound(deps, stateDigest);
   // The login must come back to the browser that started it (RFC 9700 §4.7.1): otherwise a
   // callback link sent to a victim would sign the victim in as whoever started the login.
   // Checked before the code is redeemed; the transaction is spent either way.
@@ -180,6 +186,17 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
   }
 }
 
+/**
+ * The callback's 404: nothing to consume. When the login is still known (spent by an earlier
+ * callback, the back button, a second tab; or expired), the page offers "Start again" for its
+ * platform and returnTo, as the other refusals of a callback do; a state never issued, or purged,
+ * names no platform. The read happens only here, and its own failure only loses the link.
+ */
+async function transactionNotFound(deps: AppDeps, stateDigest: Buffer): Promise<ApiError> {
+  const login = await findLoginOfState(deps.db, stateDigest).catch(() => undefined);
+  return new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.', login ? { nextStep: startAgain(deps, login) } : {});
+}
+
 async function consumeCounted(deps: AppDeps, stateDigest: Buffer, limit: StatementRateLimit | null): Promise<ConsumedTransaction | undefined> {
   if (!limit) return consumeTransactionByState(deps.db, stateDigest);
   const { transaction, rateLimitedUntil } = await consumeTransactionByStateCounting(deps.db, stateDigest, limit);
@@ -196,6 +213,13 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   const nonce = deps.keyRing.open(tx.nonceSealed, nonceAad(tx.id));
   // 2-4. code exchange, ID token, access token (and the sub comparison)
   const login = await oidc.completeLogin({ callbackUrl: input.callbackUrl, state: input.state, nonce, codeVerifier });
+  // 4a. what the platform asked of the authentication, checked here whatever the provider did
+  // with it (freshSignIn.ts), before anything is written for the person
+  try {
+    requireRequestedAuthentication(tx.authentication, tx.startedAt, login.idToken, deps.config.oidc.secondFactorAmr);
+  } catch (error) {
+    throw withNextStep(error, { ...startAgain(deps, tx), label: 'Try again' });
+  }
 
   // The platform's registry row was read by the consume statement.
   const platform = tx.platform;
@@ -243,6 +267,7 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
       keyRing: deps.keyRing,
     },
     handoff: handoffCode === null ? null : { codeDigest: sha256(handoffCode), platformId: platform.id, onboarding, ttlSeconds: deps.config.authHandoffTtlSeconds },
+    authentication: login.idToken,
   });
   // Deleted between the upsert and this statement: nothing was written for it.
   if (!session) throw accountDeleted();
@@ -266,10 +291,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
   }
   const platform = await findActivePlatformById(deps.db, tx.platformId);
   if (!platform) throw new ApiError('PLATFORM_NOT_FOUND', 'The platform of this sign-in is no longer active.');
-  return deps.db.transaction(async (trx) => {
-    const onboarding = await bootstrapAndEvaluate(trx, userId, platform);
-    return continueTo(deps, trx, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
-  });
+  const onboarding = await deps.db.transaction((trx) => bootstrapAndEvaluate(trx, userId, platform));
+  // The handoff code is issued after that transaction, by one statement that carries its own
+  // deadline (insertHandoff): inside the transaction, a COMMIT sent to a frozen database would
+  // still issue the code once it resumes, after the resume had answered 503, and the retry
+  // would get 409 CONFLICT.
+  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
 }
 
 /**
@@ -277,11 +304,17 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
  * returnTo. A platform that bound its login with a handoff challenge must start it itself
  * (only it holds the verifier), so the person goes back to its returnTo, which starts one.
  */
-function startAgain(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null }): NextStep {
+function startAgain(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest }): NextStep {
   if (tx.handoffChallenge) return { label: 'Start again', href: new URL(tx.returnTo) };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);
+  // The same request again (never a weaker login than the platform asked for).
+  if (tx.authentication) {
+    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds))) {
+      start.searchParams.set(name, value);
+    }
+  }
   return { label: 'Start again', href: start };
 }
 
@@ -320,8 +353,7 @@ async function continueTo(
     return onboardingUrl(deps, step.platform, step.transactionId);
   }
   if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
-  // Counted once inserted: this is the last step of its transaction, so only a failed COMMIT
-  // (rare, and then the login itself fails) would count a code that never existed.
+  // Counted once inserted (its own statement, committed when it answers).
   const target = await issueHandoff(db, deps.config.authHandoffTtlSeconds, {
     transactionId: step.transactionId,
     platformId: step.platform.id,

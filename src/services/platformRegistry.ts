@@ -420,7 +420,7 @@ function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: 
   if (rules.requireHttps && parsed.url.protocol !== 'https:') return fail(errors, field, HTTPS_REQUIRED);
   // The host as written; a name is judged again after resolution at every delivery (delivery.ts).
   const outbound = checkOutboundHost(parsed.url.hostname, rules.outbound ?? PUBLIC_ONLY);
-  if (!outbound.ok) return fail(errors, field, outbound.reason);
+  if (!outbound.ok) return fail(errors, field, outbound.reason, 'ADDRESS_NOT_ALLOWED');
   if (parsed.url.href.length > URL_MAX_LENGTH) return fail(errors, field, `must be at most ${URL_MAX_LENGTH} characters`);
   return parsed.url.href;
 }
@@ -562,8 +562,8 @@ function pointer(field: string): string {
 }
 
 /** Records the error and returns undefined, so a check reads `return fail(...)`. */
-function fail(errors: FieldError[], field: string, message: string): undefined {
-  errors.push({ pointer: pointer(field), message });
+function fail(errors: FieldError[], field: string, message: string, reason?: FieldError['reason']): undefined {
+  errors.push(reason ? { pointer: pointer(field), message, reason } : { pointer: pointer(field), message });
   return undefined;
 }
 

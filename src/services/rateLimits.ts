@@ -31,6 +31,7 @@ import type { OperationId, Principal } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { normalizeAddress } from '../security/clientAddress.ts';
 import { countRateLimitFallback, countRateLimitRefusal } from '../observability/metrics.ts';
+import { breakerOf, closeBreaker } from './redisBreaker.ts';
 
 export type LimitName = keyof RateLimitsConfig;
 
@@ -63,7 +64,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
 const limiters = new WeakMap<Db, WeakMap<object, Map<string, RateLimiterAbstract>>>();
 
 /** The PostgreSQL store: the store of its own, or Redis's insurance (then each use is counted as a fallback). */
-function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: boolean): RateLimiterPostgres {
+function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: boolean, redisFailed?: () => void): RateLimiterPostgres {
   const options = {
     storeClient: db,
     storeType: 'knex',
@@ -74,11 +75,15 @@ function postgresLimiter(db: Db, name: LimitName, limit: RateLimit, insurance: b
     duration: limit.durationSeconds,
   };
   if (!insurance) return committedAsynchronously(new RateLimiterPostgres(options));
-  // rate-limiter-flexible calls the insurance limiter only when the Redis store failed (every
-  // limit is used through consume alone).
+  // rate-limiter-flexible calls the insurance limiter only when the Redis store failed (and the
+  // breaker below calls it while open): each call is a fallback, and tells the breaker.
+  const fallback = () => {
+    countRateLimitFallback(PREFIXES[name], db);
+    redisFailed?.();
+  };
   return committedAsynchronously(new (class extends RateLimiterPostgres {
     override consume(...args: Parameters<RateLimiterPostgres['consume']>) {
-      countRateLimitFallback(PREFIXES[name], db);
+      fallback();
       return super.consume(...args);
     }
   })(options));
@@ -140,11 +145,13 @@ function limiterOf(deps: Deps, name: LimitName): { limiter: RateLimiterAbstract;
           points: limit.points,
           duration: limit.durationSeconds,
           rejectIfRedisNotReady: true, // not connected: straight to PostgreSQL, no waiting
-          insuranceLimiter: postgresLimiter(deps.db, name, limit, true),
+          insuranceLimiter: postgresLimiter(deps.db, name, limit, true, () => breakerOf(redis).failed()),
         })
       : postgresLimiter(deps.db, name, limit, false);
     byLimit.set(id, limiter);
   }
+  // The breaker open: PostgreSQL at once (the Redis limiter's own insurance), without asking Redis.
+  if (redis && breakerOf(redis).open) return { limiter: (limiter as RateLimiterRedis & { insuranceLimiter: RateLimiterAbstract }).insuranceLimiter, limit };
   return { limiter, limit };
 }
 
@@ -164,8 +171,10 @@ export async function openRateLimitRedis(url: string, logger: Pick<Logger, 'info
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
+  const breaker = breakerOf(redis, logger);
   let up: boolean | null = null;
   redis.on('ready', () => {
+    breaker.close(); // connected again: Redis answers
     if (up !== true) logger.info('Redis is connected: rate limits are counted there');
     up = true;
   });
@@ -182,6 +191,7 @@ export async function openRateLimitRedis(url: string, logger: Pick<Logger, 'info
 
 /** Shutdown: QUIT (pending replies answered first), bounded to a second; then the socket closes and reconnecting stops. */
 export async function closeRateLimitRedis(redis: Redis): Promise<void> {
+  closeBreaker(redis);
   if (redis.status === 'ready') {
     await Promise.race([redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
   }

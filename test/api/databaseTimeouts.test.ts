@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { openDatabase } from '../../src/db/open.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { createDb, type Db } from '../../src/db/knex.ts';
+import { CHECK_IDLE_CONNECTION_AFTER_MS, createDb, type Db } from '../../src/db/knex.ts';
 import { freezableRelay, type FreezableRelay } from '../helpers/tcpRelay.ts';
 
 describe('a frozen database', () => {
@@ -49,6 +49,49 @@ describe('a frozen database', () => {
 
     relay.thaw();
     await expect.poll(async () => (await me()).status, { timeout: 10_000, interval: 200 }).toBe(401);
+  });
+
+  it('answers 503, not 500, when the pool is empty and connecting times out (pg: "timeout expired")', async () => {
+    // A pool with no connection yet: the freeze catches the connection handshake instead.
+    const empty = createDb(relay.url, { poolMax: 1, statementTimeoutMs: 500 });
+    const fresh = await createTestApp({ db: empty });
+    relay.freeze();
+    try {
+      // The first request's wait for the pool and the connection attempt end together (5 s each);
+      // the failed attempt's error goes to the request waiting behind it (knex propagates it).
+      const ask = () => request(fresh.app).get('/v1/me').set('Cookie', `gw_session=gws_${'A'.repeat(43)}`);
+      const first = ask();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const answers = await Promise.all([first, ask()]);
+      expect(answers.map((res) => `${res.status} ${res.body.code}`)).toEqual(['503 DATABASE_UNAVAILABLE', '503 DATABASE_UNAVAILABLE']);
+    } finally {
+      relay.thaw();
+      await empty.destroy();
+    }
+  });
+
+  it('retires pooled connections whose database side is gone before a request gets them (each failed requests before)', async () => {
+    const pooled = createDb(relay.url, { poolMax: 3, statementTimeoutMs: 500 });
+    const fresh = await createTestApp({ db: pooled });
+    try {
+      await Promise.all(Array.from({ length: 3 }, () => pooled.raw('SELECT pg_sleep(0.05)')));
+      // Their server side goes away unnoticed (a proxy that lost its backend); new connections work.
+      relay.dropUpstreamsSilently();
+      await new Promise((resolve) => setTimeout(resolve, CHECK_IDLE_CONNECTION_AFTER_MS + 200));
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await request(fresh.app).get('/v1/me').set('Cookie', `gw_session=gws_${'A'.repeat(43)}`)).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
+
+      // Used again at once (no idle time to check): the first request meets the dead connection
+      // and gets its 503 when the client gives up; the connection, still waiting for that answer,
+      // is retired instead of failing every request after it.
+      relay.dropUpstreamsSilently();
+      const again: number[] = [];
+      for (let i = 0; i < 4; i++) again.push((await request(fresh.app).get('/v1/me').set('Cookie', `gw_session=gws_${'A'.repeat(43)}`)).status);
+      expect(again).toEqual([503, 401, 401, 401]);
+    } finally {
+      await pooled.destroy();
+    }
   });
 
   it('a statement that runs too long is cancelled by the server (SQLSTATE 57014)', async () => {

@@ -20,7 +20,8 @@ import { createLogger } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
-import { closeRateLimitRedis, openRateLimitRedis } from '../../src/services/rateLimits.ts';
+import { closeRateLimitRedis, openRateLimitRedis, REDIS_COMMAND_TIMEOUT_MS } from '../../src/services/rateLimits.ts';
+import { REDIS_BREAKER_FAILURES } from '../../src/services/redisBreaker.ts';
 import type { AppDeps } from '../../src/deps.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
 
@@ -189,6 +190,28 @@ describe.skipIf(!redisServerPath)(`rate limits in Redis (REDIS_URL)${REDIS_SKIP_
     expect((await start(a)).status).toBe(302);
     expect((await pgRows('auth_start'))[0]!.points).toBe(5);
     expect(await inspector.keys('auth-gateway:auth_start:*')).toHaveLength(1);
+  });
+
+  it('Redis frozen: after a few timeouts the checks stop waiting for it (circuit breaker), and go back to it once it answers', async () => {
+    const gateway = await instance({ RATE_LIMIT_START_PER_MINUTE: '1000' });
+    await ready(gateway.redis);
+    server.freeze();
+    try {
+      // The first checks each wait the command timeout (500 ms), then open the breaker.
+      for (let i = 0; i < REDIS_BREAKER_FAILURES; i++) expect((await start(gateway)).status).toBe(302);
+      // Then PostgreSQL at once: five starts together took 5 × 500 ms and more before the breaker.
+      const began = Date.now();
+      for (let i = 0; i < 5; i++) expect((await start(gateway)).status).toBe(302);
+      expect(Date.now() - began).toBeLessThan(5 * REDIS_COMMAND_TIMEOUT_MS);
+      expect((await pgRows('auth_start'))[0]!.points).toBe(REDIS_BREAKER_FAILURES + 5);
+    } finally {
+      server.thaw();
+    }
+    // The background PING finds Redis again: counted there, PostgreSQL's counter stays.
+    await expect.poll(async () => {
+      await start(gateway);
+      return (await inspector.keys('auth-gateway:auth_start:*')).length;
+    }, { timeout: 10_000, interval: 300 }).toBe(1);
   });
 
   it('Redis frozen (connections open, no answers): after the command timeout the attempt is counted in PostgreSQL', async () => {

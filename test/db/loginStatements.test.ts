@@ -36,7 +36,7 @@ describe('the callback statements', () => {
       id: randomUUID(), userId, tokenDigest: sha256(randomToken()), permissions: [], ttlSeconds: 3600,
       userAgent: null, ipPrefix: null, idpSid: null, idTokenSealed: null, transactionId,
       handoffCodeDigest: handoff ? sha256(randomToken()) : null, platformId: handoff ? platformId : null,
-      onboarding: handoff ? onboarding : null, handoffTtlSeconds: handoff ? 60 : null,
+      onboarding: handoff ? onboarding : null, handoffTtlSeconds: handoff ? 60 : null, authTime: null, amr: null, acr: null,
     });
   }
 

@@ -3,38 +3,25 @@
 // As the model platforms copy (issue 14 §7): it shows who signed in (GET /v1/me with its
 // platform credential), honours returnTo, and redirects after the exchange so a reload works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/flowHarness.ts';
+import type { Harness } from '../helpers/flowHarness.ts';
+import { startDemoBffHarness, type DemoBffHarness } from '../helpers/demoBffHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
-import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform, updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import type { DemoBff } from '../../src/devstack/demoBff.ts';
+import { updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 
 describe('the example BFF with a handoff challenge', () => {
   let harness: Harness;
   let bff: DemoBff;
+  let stack: DemoBffHarness;
 
   beforeAll(async () => {
-    harness = await startHarness();
-    const bffUrl = `http://127.0.0.1:${await freePort()}`;
-    const created = await createPlatform(
-      harness.database.db,
-      { platformKey: 'BFF_DEMO', displayName: 'BFF demo', callbackUrl: `${bffUrl}/auth/callback`, allowedReturnUrls: [`${bffUrl}/`], defaultOnboardingMode: 'none' },
-      CLI_ACTOR,
-    );
-    bff = await startDemoBff({
-      port: Number(new URL(bffUrl).port),
-      gatewayUrl: harness.baseUrl,
-      platformKey: 'BFF_DEMO',
-      clientId: created.platform.clientId!,
-      clientSecret: created.clientSecret,
-      publicUrl: bffUrl,
-    });
+    stack = await startDemoBffHarness('BFF_DEMO');
+    ({ harness, bff } = stack);
   });
   afterAll(async () => {
-    await bff?.close();
-    await harness?.close();
+    await stack?.close();
   });
 
   /** Sign in through the BFF's /login, stopping before the browser reaches the BFF's callback. */
@@ -95,19 +82,6 @@ describe('the example BFF with a handoff challenge', () => {
     expect(new URL(kept.location!).searchParams.get('returnTo')).toBe(`${bff.url}/reports?id=7`);
   });
 
-  /** The dev provider's own sign-out page: confirm "Yes, sign me out". */
-  async function confirmProviderSignOut(browser: OidcBrowser, page: { text: string; url: string }) {
-    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
-    expect(form, page.text.slice(0, 400)).not.toBeNull();
-    const action = new URL(/action="([^"]+)"/.exec(form![0])![1]!, page.url).href;
-    const fields: Record<string, string> = { logout: 'yes' };
-    for (const input of form![1]!.match(/<input\b[^>]*>/gi) ?? []) {
-      const name = /name="([^"]+)"/.exec(input)?.[1];
-      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
-    }
-    return browser.postForm(action, fields);
-  }
-
   it('signs out in one step (issue 3): its own origin-checked POST, a sign-out token, the gateway without a confirmation page', async () => {
     const browser = new OidcBrowser();
     const callback = await browser.get(await upToBffCallback(browser));
@@ -135,7 +109,7 @@ describe('the example BFF with a handoff challenge', () => {
     expect(new URL(atGateway.location!).origin).toBe(new URL(harness.idp.issuer).origin);
     expect(await ended()).toBe(true);
     const providerPage = await browser.followRedirects(atGateway, { maxHops: 5 });
-    const back = await confirmProviderSignOut(browser, providerPage.response);
+    const back = await browser.confirmProviderSignOut(providerPage.response);
     const landed = await browser.followRedirects(back, { maxHops: 5 });
     expect(landed.response.url).toBe(`${bff.url}/welcome`);
     expect(landed.response.text).toContain('Not signed in');

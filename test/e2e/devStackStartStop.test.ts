@@ -16,6 +16,7 @@ import { embeddedUrl, freePort } from '../../src/db/embedded.ts';
 import { portInUse } from '../../src/startupPorts.ts';
 import { runCli } from '../../src/cli/run.ts';
 import { DEV_PLATFORM_CREDENTIALS } from '../../src/security/devCredentials.ts';
+import { DEV_TOTP_SECRETS } from '../../src/devidp/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LINKED = ['package.json', 'package-lock.json', 'node_modules', 'src', 'migrations', 'account-center', 'openapi', 'generated', 'scripts', 'tsconfig.json'];
@@ -118,6 +119,8 @@ describe('npm start: the dev stack from a fresh folder', () => {
     expect(text).toContain('alice / alice-password');
     expect(text).toContain('admin / admin-password');
     expect(text).toContain('dev token --user admin');
+    // The demo users' second factor: their seeded TOTP secrets, as otpauth:// URIs.
+    expect(text).toContain(`otpauth://totp/Dev%20IdP%3Aalice?secret=${DEV_TOTP_SECRETS['dev-user-alice']}`);
   });
 
   it('the gateway and the example BFF listen on loopback only (their demo credentials are published)', async () => {

@@ -35,6 +35,32 @@ describe('error pages', () => {
     expect(page.text).toMatch(/go back to the application you came from/);
   });
 
+  it('a callback whose login is spent: 404 with a "Start again" for the same platform and returnTo', async () => {
+    const platform = await addPlatform(harness);
+    const browser = new OidcBrowser();
+    const toLogin = await browser.followRedirects(await browser.get(startUrl(harness, platform.key)), { maxHops: 10 });
+    const afterLogin = await browser.loginAtDevIdp(toLogin.response, 'alice', 'alice-password');
+    const { stoppedAt } = await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${harness.baseUrl}/v1/auth/callback`), maxHops: 10 });
+    expect((await browser.get(stoppedAt!)).status).toBe(302);
+
+    // The same callback again (the back button, a second tab): the login is spent.
+    const page = await browser.get(stoppedAt!);
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const nextStep = nextStepOf(page);
+    expect(nextStep?.label).toBe('Start again');
+    expect(nextStep!.href.pathname).toBe('/v1/auth/start');
+    expect(nextStep!.href.searchParams.get('platformKey')).toBe(platform.key);
+    expect(nextStep!.href.searchParams.get('returnTo')).toBe(`${PLATFORM_ROOT}home`);
+    expect((await browser.get(nextStep!.href.href)).status).toBe(302);
+
+    // A state the gateway never issued (or whose login was purged) names no platform: the page says where to go.
+    const unknown = await new OidcBrowser().get(`${harness.baseUrl}/v1/auth/callback?state=${'x'.repeat(43)}&code=abc`);
+    expect(unknown.status).toBe(404);
+    expect(nextStepOf(unknown)).toBeUndefined();
+    expect(unknown.text).toMatch(/go back to the application you came from/);
+  });
+
   it('the provider down mid-callback: 503 with a "Start again" that begins a fresh login', async () => {
     // Its own harness: this test stops the provider.
     const local = await startHarness();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { randomBytes } from 'node:crypto';
-import { startHarness, addPlatform, startUrl, PLATFORM_ROOT, type Harness } from '../helpers/flowHarness.ts';
+import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_ROOT, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
 import { s256Challenge } from '../../src/security/crypto.ts';
@@ -80,5 +80,17 @@ describe('a platform that requires the handoff challenge', () => {
     const platform = await addPlatform(harness, { handoffChallengeRequired: false });
     const res = await request(harness.gateway.app).get(pathOf(startUrl(harness, platform.key)));
     expect(res.status).toBe(302);
+  });
+
+  it('an unbound code of a login started while the setting was off is not exchanged once it is on', async () => {
+    // Transactions live ten minutes: turning the setting on must also close the logins already
+    // started without a challenge, or their codes stay injectable for that long.
+    const platform = await addPlatform(harness, { handoffChallengeRequired: false });
+    const { location } = await browserLogin(harness, platform.key, { username: 'alice', password: 'alice-password' });
+    const code = location.searchParams.get('code')!;
+    await harness.database.db.raw('UPDATE platforms SET handoff_challenge_required = true WHERE platform_key = ?', [platform.key]);
+    const res = await request(harness.gateway.app).post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('HANDOFF_CODE_INVALID');
   });
 });

@@ -58,7 +58,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     const code = handoffCode(location);
     const res = await exchange(harness, platform, code).expect(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(Object.keys(res.body).sort()).toEqual(['onboarding', 'permissions', 'platform', 'returnTo', 'session', 'user']);
+    expect(Object.keys(res.body).sort()).toEqual(['authentication', 'onboarding', 'permissions', 'platform', 'returnTo', 'session', 'user']);
     expect(res.body).toEqual({
       session: { id: expect.any(String), expiresAt: expect.any(String), gatewayToken: expect.any(String) },
       user: { id: expect.any(String), sub: 'dev-user-alice' },
@@ -66,6 +66,13 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
       onboarding: { status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true },
       permissions: [],
       returnTo: `${PLATFORM_ROOT}home`,
+      // When and how alice signed in (the ID token's auth_time and amr), and that nothing more was asked.
+      authentication: {
+        authTime: expect.any(String),
+        amr: ['pwd'],
+        acr: null,
+        requested: { maxAge: null, forceLogin: false, secondFactor: false, stepUp: false },
+      },
     });
     // The gatewayToken is the platform's own credential, never the browser's cookie.
     const browserToken = browser.cookiesFor(`${harness.baseUrl}/`).gw_session;

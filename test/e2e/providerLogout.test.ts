@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startHarness, addPlatform, browserLogin, PLATFORM_CALLBACK, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
-import { OidcBrowser, type BrowserResponse } from '../helpers/oidcBrowser.ts';
+import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ADMIN = { username: 'admin', password: 'admin-password' };
@@ -48,19 +48,6 @@ describe('provider logout reaches the gateway (back-channel logout in)', () => {
     return `gw_session=${res.body.session.gatewayToken}`;
   }
 
-  /** The provider's sign-out page: confirm "Yes, sign me out" (logout=yes: every client of the provider session). */
-  async function confirmProviderSignOut(browser: OidcBrowser, page: BrowserResponse): Promise<BrowserResponse> {
-    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
-    expect(form, page.text.slice(0, 400)).not.toBeNull();
-    const action = new URL(/action="([^"]+)"/.exec(form![0])![1]!, page.url).href;
-    const fields: Record<string, string> = { logout: 'yes' };
-    for (const input of form![1]!.match(/<input\b[^>]*>/gi) ?? []) {
-      const name = /name="([^"]+)"/.exec(input)?.[1];
-      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
-    }
-    return browser.postForm(action, fields);
-  }
-
   it('signing out at the provider ends the gateway session of that provider session (and its platform credential); others live on', async () => {
     const alice = await browserLogin(harness, platform.key, ALICE, new OidcBrowser());
     const aliceCookie = cookieOf(alice.browser);
@@ -81,7 +68,7 @@ describe('provider logout reaches the gateway (back-channel logout in)', () => {
     // id_token_hint of the gateway's), and she confirms.
     const page = await alice.browser.get(endSessionEndpoint);
     expect(page.status).toBe(200);
-    const signedOut = await confirmProviderSignOut(alice.browser, page);
+    const signedOut = await alice.browser.confirmProviderSignOut(page);
     expect(signedOut.status).toBeLessThan(400);
 
     // oidc-provider delivers the logout tokens before it answers the confirmation (within its

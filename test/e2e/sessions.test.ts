@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
-import { OidcBrowser, type BrowserResponse } from '../helpers/oidcBrowser.ts';
+import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ADMIN = { username: 'admin', password: 'admin-password' };
@@ -30,19 +30,6 @@ describe('sessions (issue 12)', () => {
     return `gw_session=${res.body.session.gatewayToken}`;
   }
 
-  /** The dev provider's sign-out page: confirm "Yes, sign me out". */
-  async function confirmProviderSignOut(browser: OidcBrowser, page: BrowserResponse) {
-    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
-    expect(form, page.text.slice(0, 400)).not.toBeNull();
-    const action = new URL(/action="([^"]+)"/.exec(form![0])![1]!, page.url).href;
-    const fields: Record<string, string> = { logout: 'yes' };
-    for (const input of form![1]!.match(/<input\b[^>]*>/gi) ?? []) {
-      const name = /name="([^"]+)"/.exec(input)?.[1];
-      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
-    }
-    return browser.postForm(action, fields);
-  }
-
   it('the browser sign-out ends the session and its platform credential, goes through the provider, and lands on returnTo', async () => {
     const { browser, location } = await browserLogin(harness, platform.key, ALICE);
     const cookie = cookieOf(browser);
@@ -62,7 +49,7 @@ describe('sessions (issue 12)', () => {
     await me(credential).expect(401);
 
     const providerPage = await browser.followRedirects(started, { maxHops: 5 });
-    const back = await confirmProviderSignOut(browser, providerPage.response);
+    const back = await browser.confirmProviderSignOut(providerPage.response);
     const landed = await browser.followRedirects(back, { stopWhen: (url) => url.startsWith(PLATFORM_ROOT), maxHops: 5 });
     expect(landed.stoppedAt).toBe(`${PLATFORM_ROOT}bye`);
 

@@ -121,6 +121,12 @@ export interface FakeIdpOptions {
   defaultSub?: string;
   /** Default access token `aud`. */
   accessTokenAudience?: string | string[];
+  /**
+   * `acr_values_supported` in discovery (none by default, as Zitadel's). The provider records the
+   * `max_age`, `prompt` and `acr_values` it is sent (AuthorizeRecord.query) and, like a provider
+   * that ignores them, issues tokens as scripted: a test scripts `auth_time` and `amr`.
+   */
+  acrValuesSupported?: string[];
 }
 
 export interface FakeIdp {
@@ -466,6 +472,7 @@ export async function startFakeIdp(options: FakeIdpOptions): Promise<FakeIdp> {
           introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
           code_challenge_methods_supported: ['S256'],
           authorization_response_iss_parameter_supported: fake.issParameterSupported,
+          ...(options.acrValuesSupported ? { acr_values_supported: options.acrValuesSupported } : {}),
         });
         return;
       case 'GET /jwks':

@@ -33,9 +33,11 @@ export async function startHarness(
   gatewayOptions: {
     /** The gateway's identity-provider account adapter, built from the started dev IdP (none by default). */
     idpAccounts?: (idp: DevIdp) => IdentityProviderAccounts | null;
+    /** A migrated database of the test's own (its server, its pool settings) instead of one on the suite's server; close() drops it. */
+    database?: TestDatabase;
   } = {},
 ): Promise<Harness> {
-  const database = await createTestDatabase();
+  const database = gatewayOptions.database ?? (await createTestDatabase());
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const clientId = 'gateway-e2e';

@@ -200,9 +200,23 @@ export class OidcBrowser {
 
   /**
    * Fill in and submit the dev IdP's login form found in `loginPage`: username/password plus
-   * any hidden inputs, posted to the form's action resolved against the page URL.
+   * any hidden inputs (and `extra` fields, e.g. the one-time code `otp`), posted to the form's
+   * action resolved against the page URL.
    */
-  async loginAtDevIdp(loginPage: BrowserResponse, username: string, password: string): Promise<BrowserResponse> {
+  /** The dev provider's own sign-out page: confirm "Yes, sign me out" (logout=yes: every client of the provider session). */
+  async confirmProviderSignOut(page: { text: string; url: string }): Promise<BrowserResponse> {
+    const form = /<form[^>]*id="op.logoutForm"[^>]*>([\s\S]*?)<\/form>/i.exec(page.text);
+    if (!form) throw new Error(`not the provider's sign-out page: ${page.text.slice(0, 400)}`);
+    const action = new URL(/action="([^"]+)"/.exec(form[0])![1]!, page.url).href;
+    const fields: Record<string, string> = { logout: 'yes' };
+    for (const input of form[1]!.match(/<input\b[^>]*>/gi) ?? []) {
+      const name = /name="([^"]+)"/.exec(input)?.[1];
+      if (name) fields[name] = /value="([^"]*)"/.exec(input)?.[1] ?? '';
+    }
+    return this.postForm(action, fields);
+  }
+
+  async loginAtDevIdp(loginPage: BrowserResponse, username: string, password: string, extra: Record<string, string> = {}): Promise<BrowserResponse> {
     const formMatch = /<form\b[^>]*>([\s\S]*?)<\/form>/i.exec(loginPage.text);
     if (!formMatch) {
       throw new Error(`no form in page ${loginPage.url} (status ${loginPage.status}): ${loginPage.text.slice(0, 300)}`);
@@ -220,7 +234,7 @@ export class OidcBrowser {
     }
     fields.username = username;
     fields.password = password;
-    return this.postForm(action, fields);
+    return this.postForm(action, { ...fields, ...extra });
   }
 }
 

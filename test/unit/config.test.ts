@@ -75,6 +75,14 @@ describe('loadConfig defaults', () => {
     expect(problemsOf({ OIDC_PERMISSIONS_FROM: 'roles' })).toEqual([expect.stringMatching(/OIDC_PERMISSIONS_FROM=roles is refused: allowed scope, zitadel-roles/)]);
   });
 
+  it('reads the second-factor rules: amr values as a list (default mfa), one acr value (default the multi-factor policy)', () => {
+    expect(loadConfig({}).oidc).toMatchObject({ secondFactorAmr: ['mfa'], secondFactorAcr: 'http://schemas.openid.net/pape/policies/2007/06/multi-factor' });
+    expect(loadConfig({ OIDC_SECOND_FACTOR_AMR: 'mfa, hwk ,mfa', OIDC_SECOND_FACTOR_ACR: 'urn:example:mfa' }).oidc)
+      .toMatchObject({ secondFactorAmr: ['mfa', 'hwk'], secondFactorAcr: 'urn:example:mfa' });
+    expect(problemsOf({ OIDC_SECOND_FACTOR_AMR: ' , ' })).toEqual([expect.stringMatching(/OIDC_SECOND_FACTOR_AMR is refused/)]);
+    expect(problemsOf({ OIDC_SECOND_FACTOR_ACR: 'two values' })).toEqual([expect.stringMatching(/OIDC_SECOND_FACTOR_ACR/)]);
+  });
+
   it('CORS origins default to the account center origin, and must include it', () => {
     const accountOnly = loadConfig({ ACCOUNT_CENTER_URL: 'https://account.example.com/app/' });
     expect(accountOnly.corsOrigins).toEqual(['https://account.example.com']);
@@ -204,6 +212,12 @@ describe('production', () => {
     expect(config.isProduction).toBe(true);
     expect(config.authCallbackUrl).toBe('https://gateway.example.com/v1/auth/callback');
   });
+
+  it('keeps accepting 5 s after SIGTERM by default (a grace of 0 reset requests on idle keep-alive connections); development stops at once', () => {
+    expect(loadConfig(complete).shutdownGraceSeconds).toBe(5);
+    expect(loadConfig({ ...complete, SHUTDOWN_GRACE_SECONDS: '0' }).shutdownGraceSeconds).toBe(0);
+    expect(loadConfig({}).shutdownGraceSeconds).toBe(0);
+  });
 });
 
 describe('the published development key ring', () => {
@@ -268,6 +282,44 @@ describe('the returned config', () => {
   });
 });
 
+describe('DATABASE_URL: one address, as the driver (pg) reads it', () => {
+  const base = { DATABASE_URL: '', ENCRYPTION_KEYS: 'k1:' + 'A'.repeat(43) };
+  const withUrl = (url: string) => ({ ...base, DATABASE_URL: url });
+
+  it.each([
+    ['several hosts with ports', 'postgres://gw:secret@db1:5432,db2:5432/gateway'],
+    ['several hosts without ports', 'postgres://gw:secret@db1,db2/gateway'],
+    ['several hosts in the host parameter', 'postgresql://gw:secret@db1/gateway?host=db1,db2'],
+  ])('refuses %s, naming the variable and what to use instead, never echoing the password', (_name, url) => {
+    const problems = problemsOf(withUrl(url));
+    expect(problems).toEqual([expect.stringMatching(/^DATABASE_URL is refused: .*several hosts.*HAProxy.*Patroni/)]);
+    expect(problems.join(' ')).not.toContain('secret');
+  });
+
+  it.each(['read-write', 'primary', 'prefer-standby'])('refuses target_session_attrs=%s, which pg would silently ignore', (attrs) => {
+    const problems = problemsOf(withUrl(`postgres://gw@db1:5432/gateway?target_session_attrs=${attrs}`));
+    expect(problems).toEqual([expect.stringMatching(/^DATABASE_URL is refused: target_session_attrs .*ignore.*HAProxy/)]);
+  });
+
+  it('refuses what is not a URL', () => {
+    expect(problemsOf(withUrl('host=db1 dbname=gateway'))).toEqual([expect.stringMatching(/^DATABASE_URL is refused: must be postgres:\/\//)]);
+  });
+
+  it.each([
+    'postgres://gw:secret@db.internal/gateway',
+    'postgres://gw:secret@haproxy.internal:5000/gateway?target_session_attrs=any',
+    'postgresql://gw@[::1]:5432/gateway?sslmode=verify-full',
+    'postgresql:///gateway?host=/var/run/postgresql',
+  ])('accepts one host, with or without a port (pg defaults to 5432): %s', (url) => {
+    expect(loadConfig(withUrl(url)).databaseUrl).toBe(url);
+    expect(loadDatabaseToolConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+  });
+
+  it('the migration tool and the CLI refuse the same URLs', () => {
+    expect(() => loadDatabaseToolConfig({ DATABASE_URL: 'postgres://gw@db1:5432,db2:5432/gateway' })).toThrow(/DATABASE_URL is refused: .*several hosts/);
+  });
+});
+
 describe('the service entry point', () => {
   it('exits non-zero before touching the database when a variable is bad, naming it', async () => {
     const child = spawn(process.execPath, ['src/main.ts'], {
@@ -292,4 +344,26 @@ describe('the service entry point', () => {
     expect(stdout).toBe('');
     expect(stderr).not.toMatch(/postgres|listening/i);
   }, 30_000);
+
+  // Before: `TypeError: Invalid URL` and exit 1 (ports), or a wait that never ended (no ports).
+  it.each(['postgres://gw:pw@127.0.0.1:5432,127.0.0.2:5432/gateway', 'postgres://gw:pw@127.0.0.1,127.0.0.2/gateway'])('refuses a multi-host DATABASE_URL with exit 78, naming it: %s', async (url) => {
+    const { code, stdout, stderr } = await runMain({ DATABASE_URL: url, ENCRYPTION_KEYS: 'k1:' + 'A'.repeat(43), OIDC_ISSUER: 'https://idp.example.test', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' });
+    expect({ code, stderr }).toEqual({ code: 78, stderr: expect.stringContaining('DATABASE_URL is refused') });
+    expect(stderr).toContain('HAProxy');
+    expect(stderr).not.toContain('Invalid URL');
+    expect(stdout).toBe('');
+  }, 30_000);
 });
+
+/** `node src/main.ts` with only these variables; a guard kills it after 25 s (a hang fails the test). */
+async function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(guard);
+  return { code, stdout, stderr };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../../src/db/errors.ts';
+import { isDatabaseUnavailable, isOutcomeUnknown } from '../../src/db/errors.ts';
 
 function withCode(code: string, message = 'failed'): Error {
   return Object.assign(new Error(message), { code });
@@ -20,6 +20,9 @@ describe('isDatabaseUnavailable', () => {
     ['a socket closed under a knex statement', new Error('ROLLBACK - Connection terminated unexpectedly')],
     ['a socket closed under a knex query', new Error('select * from "platforms" where "id" = $1 - Connection terminated unexpectedly')],
     ['a knex query timed out client side', new Error('select 1 - Query read timeout')],
+    // pg's connectionTimeoutMillis: a server that accepts the connection and never answers the handshake.
+    ['connecting timed out', new Error('timeout expired')],
+    ['a statement that ran after its deadline and changed nothing', withCode('57014', 'statement gw_redeem_handoff ran after its deadline and changed nothing')],
     ['knex pool acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' })],
   ])('%s: yes', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -35,5 +38,24 @@ describe('isDatabaseUnavailable', () => {
     ['nothing', undefined],
   ])('%s: no', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('a failover (docs/operations.md, "PostgreSQL failover")', () => {
+  it('a write refused by a standby or a demoted primary (SQLSTATE 25006) is unavailability (503), not a bug (500)', () => {
+    expect(isDatabaseUnavailable(withCode('25006', 'cannot execute UPDATE in a read-only transaction'))).toBe(true);
+  });
+
+  it.each([
+    ['the server terminated mid-statement (57P01)', withCode('57P01'), true],
+    ['connection reset', withCode('ECONNRESET'), true],
+    ['a socket closed under a statement', new Error('update "handoff_codes" - Connection terminated unexpectedly'), true],
+    ['connection refused: nothing was sent', withCode('ECONNREFUSED'), false],
+    ['pool acquire timeout: nothing was sent', Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }), false],
+    ['refused by a read-only server', withCode('25006'), false],
+    ['cancelled by statement_timeout (rolled back)', withCode('57014'), false],
+    ['cannot connect now', withCode('57P03'), false],
+  ])('whether a statement may have committed unheard: %s', (_name, error, unknown) => {
+    expect(isOutcomeUnknown(error)).toBe(unknown);
   });
 });

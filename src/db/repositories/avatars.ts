@@ -1,4 +1,4 @@
-import type { Db } from '../knex.ts';
+import { refuseIfLate, statementDeadline, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 
 /** Where a ticket's bytes go and where a published picture lives. */
 export type AvatarStoreKind = 'postgres' | 's3';
@@ -33,19 +33,26 @@ export interface SpentTicket {
 /**
  * Spends a ticket in one statement (GUIDE §5): only an unused, unexpired ticket of this
  * store whose user still exists and is not deleted. Undefined when none matched, whatever
- * the reason, so every refusal looks the same.
+ * the reason, so every refusal looks the same. Run after its deadline (src/db/knex.ts
+ * STATEMENT_DEADLINE) it spends nothing and throws StatementDeadlinePassed: the upload's 503
+ * leaves the ticket for its retry.
  */
 export async function spendTicket(db: Db, id: string, store: AvatarStoreKind): Promise<SpentTicket | undefined> {
-  const { rows } = await db.raw<{ rows: SpentTicket[] }>(
-    `UPDATE avatar_upload_tickets t SET used_at = now()
-       FROM users u
-      WHERE t.id = :id AND t.store = :store AND t.used_at IS NULL AND t.expires_at > now()
-        AND u.id = t.user_id AND u.deleted_at IS NULL
-     RETURNING t.id, t.user_id AS "userId", t.avatar_id AS "avatarId", t.content_type AS "contentType",
-               t.content_length AS "contentLength"`,
-    { id, store },
+  const { rows } = await db.raw<{ rows: (Partial<SpentTicket> & { late: boolean })[] }>(
+    `WITH ${STATEMENT_IN_TIME_CTE}, spent AS (
+       UPDATE avatar_upload_tickets t SET used_at = now()
+         FROM users u
+        WHERE t.id = :id AND t.store = :store AND t.used_at IS NULL AND t.expires_at > now()
+          AND u.id = t.user_id AND u.deleted_at IS NULL AND (SELECT ok FROM in_time)
+       RETURNING t.id, t.user_id AS "userId", t.avatar_id AS "avatarId", t.content_type AS "contentType",
+                 t.content_length AS "contentLength"
+     )
+     SELECT (SELECT NOT ok FROM in_time) AS late, spent.* FROM (SELECT 1) AS one LEFT JOIN spent ON true`,
+    { id, store, deadline: statementDeadline(db) },
   );
-  return rows[0];
+  const { late, ...ticket } = rows[0]!;
+  refuseIfLate('spend avatar ticket', { late });
+  return ticket.id == null ? undefined : (ticket as SpentTicket);
 }
 
 export interface RemovedAvatar {

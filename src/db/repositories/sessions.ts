@@ -1,4 +1,4 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 
 export interface SessionPrincipalRow {
@@ -76,6 +76,10 @@ export interface NewLoginSession extends NewSession {
   /** The onboarding status as JSON (what the exchange returns). */
   onboarding: string | null;
   handoffTtlSeconds: number | null;
+  /** When and how the person authenticated (the ID token's `auth_time`, `amr`, `acr`), for the exchange. */
+  authTime: number | null;
+  amr: readonly string[] | null;
+  acr: string | null;
 }
 
 /**
@@ -90,16 +94,20 @@ export interface NewLoginSession extends NewSession {
  * callback upserted it: the user row is read FOR SHARE, so a deletion either committed
  * before (no session) or waits for this statement and then ends the session with the
  * account's others.
+ *
+ * Run after its deadline (`in_time`: STATEMENT_DEADLINE) it writes nothing and throws
+ * StatementDeadlinePassed: a callback answered 503 has created no session and issued no code.
  */
 export async function insertLoginSession(db: Db, session: NewLoginSession): Promise<{ expiresAt: Date; handoffIssued: boolean } | undefined> {
-  const { rows } = await runPrepared<{ expiresAt: Date; handoffIssued: boolean }>(
+  const { rows } = await runPrepared<{ expiresAt: Date | null; handoffIssued: boolean | null; late: boolean }>(
     db,
     'gw_insert_login_session',
-    `WITH live_user AS (
-         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL FOR SHARE
+    `WITH ${STATEMENT_IN_TIME_CTE}, live_user AS (
+         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL AND (SELECT ok FROM in_time) FOR SHARE
        ), session AS (
-         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed)
-         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed
+         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed, auth_time, amr, acr)
+         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed,
+                to_timestamp(CAST(:authTime AS double precision)), CAST(:amr AS text[]), CAST(:acr AS text)
            FROM live_user
          RETURNING id, user_id, expires_at
        ), attached AS (
@@ -112,10 +120,14 @@ export async function insertLoginSession(db: Db, session: NewLoginSession): Prom
          ON CONFLICT (transaction_id) DO NOTHING
          RETURNING id
        )
-       SELECT expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued" FROM session`,
-    { ...session },
+       SELECT session.expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued",
+              NOT in_time.ok AS late
+         FROM in_time LEFT JOIN session ON true`,
+    { ...session, deadline: STATEMENT_DEADLINE },
   );
-  return rows[0];
+  const row = rows[0]!;
+  refuseIfLate('gw_insert_login_session', row);
+  return row.expiresAt ? { expiresAt: row.expiresAt, handoffIssued: row.handoffIssued! } : undefined;
 }
 
 /**
@@ -190,7 +202,7 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
                                           WHERE h.session_id = g.id AND (h.consumed_at IS NOT NULL OR h.expires_at > now()))
                        ORDER BY g.created_at LIMIT :limit)`;
     bindings = { after: selector.unreachedAfterSeconds, limit: selector.limit };
-} else {
+  } else {
     where = `s.id IN (SELECT id FROM gateway_sessions
                        WHERE ended_at IS NULL AND (expires_at <= now() OR last_used_at <= now() - make_interval(secs => :idle))
                        ORDER BY expires_at LIMIT :limit)`;

@@ -1,8 +1,10 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
+import type { AuthenticationRequest } from '../../domain/authentication.ts';
 
-export interface NewTransaction {
+/** What the platform asked of the authentication (freshSignIn.ts) rides along; absent members ask nothing. */
+export interface NewTransaction extends Partial<AuthenticationRequest> {
   id: string;
   platformId: string;
   stateDigest: Buffer;
@@ -33,12 +35,20 @@ export async function insertTransaction(db: Db, tx: NewTransaction): Promise<voi
     'gw_insert_transaction',
     `INSERT INTO auth_transactions
          (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
-          onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge, expires_at)
+          onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge,
+          max_age_seconds, force_login, second_factor_required, step_up_sub, expires_at)
        SELECT :id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
           :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
+          CAST(:maxAgeSeconds AS integer), :forceLogin, :secondFactor, CAST(:stepUpSub AS text),
           now() + make_interval(secs => :ttlSeconds)
          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`,
-    { ...tx },
+    {
+      ...tx,
+      maxAgeSeconds: tx.maxAgeSeconds ?? null,
+      forceLogin: tx.forceLogin ?? false,
+      secondFactor: tx.secondFactor ?? false,
+      stepUpSub: tx.stepUpSub ?? null,
+    },
   );
 }
 
@@ -56,6 +66,10 @@ export interface ConsumedTransaction {
   /** Null only for transactions started before browser binding existed: the callback refuses them. */
   browserBindingDigest: Buffer | null;
   handoffChallenge: string | null;
+  /** When the login started (the age a `max_age` is measured against). */
+  startedAt: Date;
+  /** What the platform asked of the authentication, checked by the callback. */
+  authentication: AuthenticationRequest;
 }
 
 /**
@@ -63,27 +77,49 @@ export interface ConsumedTransaction {
  * erased, and the sealed values are returned from the row as it was. Under
  * concurrency the FOR UPDATE re-check lets exactly one caller through. The platform's
  * registry row comes with it (one round trip fewer per callback). `withinLimit` is a
- * further condition on the row to consume (the rate limit, below).
+ * further condition on the row to consume (the rate limit, below). Run after its deadline
+ * (`in_time`, the statement's first CTE: STATEMENT_DEADLINE) it consumes nothing and answers
+ * `late`: the callback's 503 leaves the state for its retry.
  */
 const consumeSql = (withinLimit = '') => `UPDATE auth_transactions t
         SET consumed_at = now(), pkce_verifier_sealed = NULL, nonce_sealed = NULL
        FROM (SELECT id, pkce_verifier_sealed, nonce_sealed FROM auth_transactions
               WHERE state_digest = :stateDigest AND consumed_at IS NULL AND expires_at > now()${withinLimit}
+                AND (SELECT ok FROM in_time)
               FOR UPDATE) AS before, platforms p
       WHERE t.id = before.id AND t.consumed_at IS NULL AND p.id = t.platform_id
       RETURNING t.id, t.platform_id AS "platformId", p.platform_key AS "platformKey", t.nonce_digest AS "nonceDigest",
                 before.pkce_verifier_sealed AS "pkceVerifierSealed", before.nonce_sealed AS "nonceSealed",
                 t.onboarding_mode AS "onboardingMode", t.return_to AS "returnTo",
                 t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge",
+                t.created_at AS "startedAt", t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
+                t.second_factor_required AS "secondFactor", t.step_up_sub AS "stepUpSub",
                 ${platformJson('p')} AS platform`;
 
-type ConsumedRow = Omit<ConsumedTransaction, 'platform'> & { platform: Parameters<typeof platformFromJson>[0] };
+type ConsumedRow = Omit<ConsumedTransaction, 'platform' | 'authentication'> & AuthenticationRequest & { platform: Parameters<typeof platformFromJson>[0] };
 
-const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined => row && { ...row, platform: platformFromJson(row.platform) };
+/** What a consume statement answers: whether it ran too late, and the consumed row's columns (all null when none). */
+const LATE_COLUMN = '(SELECT NOT ok FROM in_time) AS late';
+
+const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined => {
+  if (!row) return undefined;
+  const { maxAgeSeconds, forceLogin, secondFactor, stepUpSub, ...rest } = row;
+  return { ...rest, platform: platformFromJson(row.platform), authentication: { maxAgeSeconds, forceLogin, secondFactor, stepUpSub } };
+};
 
 export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
-  const { rows } = await runPrepared<ConsumedRow>(db, 'gw_consume_transaction', consumeSql(), { stateDigest });
-  return consumed(rows[0]);
+  const { rows } = await runPrepared<Partial<ConsumedRow> & { late: boolean }>(
+    db,
+    'gw_consume_transaction',
+    `WITH ${STATEMENT_IN_TIME_CTE}, consumed AS (
+         ${consumeSql()}
+       )
+       SELECT ${LATE_COLUMN}, consumed.* FROM (SELECT 1) AS one LEFT JOIN consumed ON true`,
+    { stateDigest, deadline: STATEMENT_DEADLINE },
+  );
+  const { late, ...row } = rows[0]!;
+  refuseIfLate('gw_consume_transaction', { late });
+  return row.id == null ? undefined : consumed(row as ConsumedRow);
 }
 
 /**
@@ -96,20 +132,36 @@ export async function consumeTransactionByStateCounting(
   stateDigest: Buffer,
   limit: StatementRateLimit,
 ): Promise<{ transaction: ConsumedTransaction | undefined; rateLimitedUntil: number | null }> {
-  const { rows } = await runPrepared<Partial<ConsumedRow> & { rateLimitedUntil: number | null }>(
+  const { rows } = await runPrepared<Partial<ConsumedRow> & { rateLimitedUntil: number | null; late: boolean }>(
     db,
     'gw_consume_transaction_counting',
-    `WITH counted AS (
+    `WITH ${STATEMENT_IN_TIME_CTE}, counted AS (
          ${limitCountedCte({ asynchronousCommit: false })}
        ), consumed AS (
          ${consumeSql(' AND (SELECT points FROM counted) <= CAST(:limitPoints AS integer)')}
        )
-       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", consumed.*
+       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", ${LATE_COLUMN}, consumed.*
          FROM counted LEFT JOIN consumed ON true`,
-    { ...statementLimitBindings(limit), stateDigest },
+    { ...statementLimitBindings(limit), stateDigest, deadline: STATEMENT_DEADLINE },
   );
-  const { rateLimitedUntil, ...row } = rows[0]!;
+  const { rateLimitedUntil, late, ...row } = rows[0]!;
+  refuseIfLate('gw_consume_transaction_counting', { late });
   return { transaction: row.id == null ? undefined : consumed(row as ConsumedRow), rateLimitedUntil };
+}
+
+/**
+ * The platform and returnTo of a login by its state, whatever became of it (consumed, expired),
+ * for the way forward of a callback that found nothing to consume; undefined once purged or
+ * when the gateway never issued the state. Read only on that refusal, never on a login's path.
+ */
+export async function findLoginOfState(db: Db, stateDigest: Buffer): Promise<{ platformKey: string; returnTo: string; handoffChallenge: string | null } | undefined> {
+  const { rows } = await db.raw<{ rows: { platformKey: string; returnTo: string; handoffChallenge: string | null }[] }>(
+    `SELECT p.platform_key AS "platformKey", t.return_to AS "returnTo", t.handoff_challenge AS "handoffChallenge"
+       FROM auth_transactions t JOIN platforms p ON p.id = t.platform_id
+      WHERE t.state_digest = ? AND p.active`,
+    [stateDigest],
+  );
+  return rows[0];
 }
 
 export async function attachLogin(db: Db, transactionId: string, userId: string, sessionId: string): Promise<void> {

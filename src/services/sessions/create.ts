@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, Permission } from '../../domain/types.ts';
 import { randomToken, sha256, type KeyRing } from '../../security/crypto.ts';
 import { insertLoginSession, insertSession } from '../../db/repositories/sessions.ts';
+import type { LoginAuthentication } from '../../domain/authentication.ts';
 
 /**
  * The two kinds of token the gateway cookie can carry, told apart by their prefix so
@@ -59,7 +60,16 @@ export interface LoginHandoff {
  */
 export async function createLoginSession(
   db: Db,
-  input: { userId: string; permissions: Permission[]; ttlSeconds: number; login: LoginContext; transactionId: string; handoff: LoginHandoff | null },
+  input: {
+    userId: string;
+    permissions: Permission[];
+    ttlSeconds: number;
+    login: LoginContext;
+    transactionId: string;
+    handoff: LoginHandoff | null;
+    /** When and how the person authenticated, as the ID token said. */
+    authentication?: LoginAuthentication;
+  },
 ): Promise<(CreatedSession & { handoffIssued: boolean }) | null> {
   const id = randomUUID();
   const token = `${SESSION_TOKEN_PREFIX}${randomToken(32)}`;
@@ -70,6 +80,9 @@ export async function createLoginSession(
     platformId: input.handoff?.platformId ?? null,
     onboarding: input.handoff ? JSON.stringify(input.handoff.onboarding) : null,
     handoffTtlSeconds: input.handoff?.ttlSeconds ?? null,
+    authTime: input.authentication?.authTime ?? null,
+    amr: input.authentication?.amr ?? null,
+    acr: input.authentication?.acr ?? null,
   });
   return inserted ? { id, token, ...inserted } : null;
 }

@@ -1,0 +1,68 @@
+// The callback's rules for a fresh sign-in (src/services/freshSignIn.ts), at their edges: the age
+// is measured from the start of the login with 30 s of clock skew; prompt=login is an age of zero;
+// a second factor is any configured amr value; a step-up token opens only for its platform and
+// while it lives, and a start's parameters only ever add to what it asks.
+
+import { describe, expect, it } from 'vitest';
+import { combineRequests, NOTHING_REQUESTED, openStepUp, requestedAtStart, requireRequestedAuthentication, sealStepUp } from '../../src/services/freshSignIn.ts';
+import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
+import { ApiError } from '../../src/errors/catalogue.ts';
+
+const keyRing = parseKeyRing(generateKeyRingSpec('unit'));
+const startedAt = new Date('2026-11-26T12:00:00Z');
+const start = startedAt.getTime() / 1000;
+const person = { sub: 'user-1', authTime: start, amr: ['pwd'], acr: null };
+
+function codeOf(run: () => void): string | null {
+  try {
+    run();
+    return null;
+  } catch (error) {
+    if (error instanceof ApiError) return error.code;
+    throw error;
+  }
+}
+
+describe('fresh sign-in rules', () => {
+  it('maxAge: auth_time down to maxAge + 30 s before the start passes, a second older or none is refused', () => {
+    const request = { ...NOTHING_REQUESTED, maxAgeSeconds: 60 };
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, authTime: start - 90 }, ['mfa']))).toBeNull();
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, authTime: start - 91 }, ['mfa']))).toBe('AUTHENTICATION_TOO_OLD');
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, authTime: null }, ['mfa']))).toBe('AUTHENTICATION_TOO_OLD');
+    // Nothing asked: no auth_time needed.
+    expect(codeOf(() => requireRequestedAuthentication(NOTHING_REQUESTED, startedAt, { ...person, authTime: null }, ['mfa']))).toBeNull();
+  });
+
+  it('forceLogin is an age of zero: an auth_time before the start (beyond the skew) is refused', () => {
+    const request = { ...NOTHING_REQUESTED, forceLogin: true, maxAgeSeconds: 3600 };
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, authTime: start + 5 }, ['mfa']))).toBeNull();
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, authTime: start - 31 }, ['mfa']))).toBe('AUTHENTICATION_TOO_OLD');
+  });
+
+  it('a second factor is any configured amr value', () => {
+    const request = { ...NOTHING_REQUESTED, secondFactor: true };
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: ['pwd', 'otp', 'mfa'] }, ['mfa']))).toBeNull();
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: ['otp'] }, ['mfa']))).toBe('SECOND_FACTOR_MISSING');
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: ['hwk'] }, ['hwk', 'mfa']))).toBeNull();
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: null }, ['mfa']))).toBe('SECOND_FACTOR_MISSING');
+  });
+
+  it('a step-up binds the person; its token opens for its platform only, and not once expired', () => {
+    const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true }, 600);
+    const opened = openStepUp(keyRing, 'PLATFORM_A', token);
+    expect(opened).toEqual({ maxAgeSeconds: 60, forceLogin: false, secondFactor: true, stepUpSub: 'user-1' });
+    expect(codeOf(() => requireRequestedAuthentication(opened, startedAt, { ...person, sub: 'user-2', amr: ['mfa'] }, ['mfa']))).toBe('STEP_UP_SUBJECT_MISMATCH');
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_B', token))).toBe('VALIDATION_FAILED');
+    const expired = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: null, forceLogin: true, secondFactor: false }, -1).token;
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', expired))).toBe('VALIDATION_FAILED');
+  });
+
+  it("a start's parameters only add to a step-up token's request", () => {
+    const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true }, 600);
+    expect(requestedAtStart(keyRing, 'PLATFORM_A', { stepUp: token, maxAge: 3600, requireSecondFactor: false })).toEqual({
+      maxAgeSeconds: 60, forceLogin: false, secondFactor: true, stepUpSub: 'user-1',
+    });
+    expect(combineRequests({ ...NOTHING_REQUESTED, maxAgeSeconds: 600 }, { ...NOTHING_REQUESTED, maxAgeSeconds: 30, forceLogin: true }))
+      .toEqual({ maxAgeSeconds: 30, forceLogin: true, secondFactor: false, stepUpSub: null });
+  });
+});
