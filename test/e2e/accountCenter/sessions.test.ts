@@ -29,12 +29,9 @@ describe.skipIf(!hasChromium)(`account center /sessions in Chromium${hasChromium
   async function aliceElsewhere(platform: { key: string; basic: string }) {
     const login = await browserLogin(stack.harness, platform.key, USERS.alice, new OidcBrowser());
     const exchanged = await gateway().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code: login.location.searchParams.get('code') }).expect(200);
-    const sessionId = exchanged.body.session.id as string | undefined;
-    const { rows } = await stack.harness.database.db.raw(
-      `UPDATE gateway_sessions SET user_agent = ? WHERE id = (SELECT id FROM gateway_sessions WHERE ended_at IS NULL ORDER BY created_at DESC LIMIT 1) RETURNING id`,
-      [FIREFOX_ON_WINDOWS],
-    );
-    return { cookie: cookieOf(login.browser), sessionId: sessionId ?? (rows[0].id as string) };
+    const sessionId = exchanged.body.session.id as string;
+    await stack.harness.database.db.raw(`UPDATE gateway_sessions SET user_agent = ? WHERE id = ?`, [FIREFOX_ON_WINDOWS, sessionId]);
+    return { cookie: cookieOf(login.browser), sessionId };
   }
 
   it('lists where alice is signed in, by labels; ends one, then the others, then every one with this browser', async () => {
