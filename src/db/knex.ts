@@ -253,8 +253,13 @@ function timeoutSettings(statementTimeoutMs: number) {
 
 /** A pooled connection idle this long is checked (SELECT 1) before a request gets it (retireDeadConnections). */
 export const CHECK_IDLE_CONNECTION_AFTER_MS = 1000;
-/** How long that check may take: a connection that does not answer it is retired. */
-const IDLE_CHECK_TIMEOUT_MS = 1000;
+/**
+ * How long that check may take: a connection that does not answer it is retired. Short, because
+ * the pool checks its idle connections one after the other for the same request (N dead ones
+ * cost N times this before the request gets a new one: seen as a 503 at 1 s on a loaded machine),
+ * and retiring a live but slow connection only costs a reconnect.
+ */
+const IDLE_CHECK_TIMEOUT_MS = 300;
 
 /**
  * Retire broken connections before a request gets them. A connection whose server side went away
