@@ -806,6 +806,12 @@ export interface paths {
          *     idling), the browser's user agent, a coarse address (a /24 or /48 prefix), which
          *     platforms hold a credential for it, and which one is the caller's own.
          *
+         *     A session whose login never reached a platform (no platform exchanged its handoff code)
+         *     and whose cookie was never used after the login ends on its own 10 minutes after the
+         *     login (end reason `unreached`): a newer login in the same browser replaced its cookie, so
+         *     no browser holds it, and listing it would only show a sign-in the person does not
+         *     recognise.
+         *
          *     With `userId`, an administrator (`platforms:admin`, checked for this parameter) lists a
          *     given user's sessions. Permissions are read at login and kept for a session's life:
          *     revoking a session is the way to cut a person off at once.
@@ -816,7 +822,20 @@ export interface paths {
         get: operations["listSessions"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Sign out everywhere else
+         * @description Ends every live session of the caller except the one the request comes with ("sign out
+         *     everywhere else"), in one step: each ended session's cookie and platform credentials get
+         *     `401` from the next request, and every platform that exchanged a code for one of them is
+         *     told by back-channel logout, as `revokeSession` does. Audited (`session.revoke`, one event
+         *     per ended session). Safe to retry: sessions already ended are not counted again. A Bearer
+         *     caller has no session of its own here, so all of the user's sessions end.
+         *
+         *     To sign out everywhere, including this browser, a client calls this, then signs the browser
+         *     out as usual (`GET /v1/auth/logout`), which also ends the provider's session. Cookie-
+         *     authenticated requests are origin checked. A platform's credential gives `403 FORBIDDEN`.
+         */
+        delete: operations["revokeOtherSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2282,6 +2301,11 @@ export interface components {
             /** @description Whether this is the caller's own session. */
             current: boolean;
         };
+        /** @description How many sessions a bulk sign-out ended. */
+        SessionsEnded: {
+            /** @description The sessions that were live and have now ended (0 when there were none). */
+            endedCount: number;
+        };
         /** @description Active sessions, most recently used first. */
         SessionList: {
             items: components["schemas"]["Session"][];
@@ -3692,6 +3716,34 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `FORBIDDEN`: `userId` without `platforms:admin`, a platform's credential, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The other sessions have ended. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsEnded"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN` (a platform's credential, a caller with no local user) or `ORIGIN_NOT_ALLOWED`. */
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -16,6 +16,7 @@ import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentia
 import { listAuditEvents } from '../operations/listAuditEvents.ts';
 import { revokeSession } from '../operations/revokeSession.ts';
 import { listSessions } from '../operations/listSessions.ts';
+import { revokeOtherSessions } from '../operations/revokeOtherSessions.ts';
 import { finishSignOut } from '../operations/finishSignOut.ts';
 import { signOut } from '../operations/signOut.ts';
 import { signOutBrowser } from '../operations/signOutBrowser.ts';
@@ -62,6 +63,7 @@ export const handlers: HandlerMap = {
   receiveBackchannelLogout,
   listSessions,
   revokeSession,
+  revokeOtherSessions,
   getJwks,
 
   getOnboardingRequirements,

@@ -125,13 +125,16 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
  * A session ends at its absolute expiry, or after GATEWAY_SESSION_IDLE_SECONDS unused. The
  * check reads only; the use is recorded at most once a minute, after the answer is decided.
  */
-function requireLive(deps: AppDeps, session: { id: string; expiresAt: Date; lastUsedAt: Date }, again: string): void {
+function requireLive(deps: AppDeps, session: { id: string; expiresAt: Date; lastUsedAt: Date; createdAt: Date }, again: string): void {
   const now = Date.now();
   if (session.expiresAt.getTime() <= now) throw new ApiError('SESSION_EXPIRED', `The gateway session has expired. ${again}`);
   if (session.lastUsedAt.getTime() + deps.config.gatewaySessionIdleSeconds * 1000 <= now) {
     throw new ApiError('SESSION_EXPIRED', `The gateway session ended after a time without use. ${again}`);
   }
-  if (now - session.lastUsedAt.getTime() >= 60_000) {
+  // The first use after the login is recorded at once: the purge ends never-used sessions whose
+  // login reached no platform (sessions/ending.ts), and a browser's own session must not look so.
+  const firstUse = session.lastUsedAt.getTime() === session.createdAt.getTime();
+  if (firstUse || now - session.lastUsedAt.getTime() >= 60_000) {
     touchSession(deps.db, session.id).catch((error: unknown) => deps.logger.warn({ err: error }, 'recording a session use failed'));
   }
 }

@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps.ts';
 import { purgeExpired, withPurgeLock } from '../db/repositories/maintenance.ts';
 import { purgeExpiredTickets } from '../db/repositories/avatars.ts';
 import { purgeDeletedAccounts } from './account/deletion.ts';
-import { endTimedOutSessions } from './sessions/ending.ts';
+import { endTimedOutSessions, endUnreachedSessions } from './sessions/ending.ts';
 import { purgeExpiredLogoutTokenJtis } from './backchannel/logoutIn.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
@@ -12,6 +12,7 @@ const PURGE_EVERY_MS = 5 * 60 * 1000;
 
 /**
  * Periodic clean-up: sessions that expired or idled out are ended (their platforms are told),
+ * so are sessions whose login reached no platform and whose cookie was never used (sessions/ending.ts),
  * expired login transactions, handoff codes and sessions (with their platform credentials)
  * are removed, expired avatar upload tickets and replay records of logout tokens too, and deleted accounts (the provider
  * deactivations still owed, and the data of those past ACCOUNT_RETENTION_DAYS). One instance
@@ -26,6 +27,7 @@ export function schedulePurge(deps: AppDeps): () => void {
     try {
       const counts = await withPurgeLock(db, async () => ({
         sessionsTimedOut: await endTimedOutSessions(db, deps.config.gatewaySessionIdleSeconds),
+        sessionsUnreached: await endUnreachedSessions(db),
         ...(await purgeExpired(db, PURGE_GRACE_SECONDS)),
         uploadTickets: await purgeExpiredTickets(db, PURGE_GRACE_SECONDS),
         ...(await purgeDeletedAccounts(deps, deps.config.accountRetentionDays)),

@@ -22,6 +22,7 @@ export function Layout() {
         <nav aria-label="Main">
           <ul>
             {me ? <li><NavLink to="/profile">Profile</NavLink></li> : null}
+            {me ? <li><NavLink to="/sessions">Sessions</NavLink></li> : null}
             {canAdminister ? <li><NavLink to="/admin/platforms">Platforms</NavLink></li> : null}
             {canEditSchemas ? <li><NavLink to="/admin/onboarding">Onboarding forms</NavLink></li> : null}
           </ul>

@@ -12,6 +12,7 @@ export function HomePage() {
       ) : me ? (
         <ul className="cards">
           <li className="card"><h2><Link to="/profile">Your profile</Link></h2><p>Name, picture, sign-in methods, password and your platforms.</p></li>
+          <li className="card"><h2><Link to="/sessions">Where you're signed in</Link></h2><p>The browsers signed in to your account; sign out any you do not recognise.</p></li>
           {hasPermission(me, 'platforms:admin') ? (
             <li className="card"><h2><Link to="/admin/platforms">Platforms</Link></h2><p>Register platforms, their addresses and credentials.</p></li>
           ) : null}

@@ -132,18 +132,25 @@ export async function insertLoginSession(db: Db, session: NewLoginSession): Prom
 
 /**
  * Marks a use of the session, at most once a minute: the idle timeout is checked on every
- * request from what is read, without a write per request.
+ * request from what is read, without a write per request. The first use after the login is
+ * always marked (last_used_at still equals created_at): it tells a session a browser holds from
+ * one no browser holds any more (`unreachedAfterSeconds`).
  */
 export async function touchSession(db: Db, sessionId: string): Promise<void> {
-  await db.raw(`UPDATE gateway_sessions SET last_used_at = now() WHERE id = ? AND last_used_at < now() - interval '1 minute'`, [sessionId]);
+  await db.raw(
+    `UPDATE gateway_sessions SET last_used_at = now()
+      WHERE id = ? AND (last_used_at < now() - interval '1 minute' OR (last_used_at = created_at AND now() > created_at))`,
+    [sessionId],
+  );
 }
 
-export type EndReason = 'sign_out' | 'provider_logout' | 'revoked' | 'account_deleted' | 'expired' | 'idle';
+export type EndReason = 'sign_out' | 'provider_logout' | 'revoked' | 'account_deleted' | 'expired' | 'idle' | 'unreached';
 
 /** Which sessions end: fixed shapes only (no SQL from callers). */
 export type SessionSelector =
   | { sessionIds: readonly string[] }
-  | { userId: string }
+  /** A user's sessions, all but `except` when it names one. */
+  | { userId: string; except?: string | null }
   | { idpSid: string }
   /**
    * The session and every live one of the same user from the same sign-in at the provider (same
@@ -152,7 +159,14 @@ export type SessionSelector =
    */
   | { sameSignInAs: string }
   | { sub: string }
-  | { expiredOrIdleSeconds: number; limit: number };
+  | { expiredOrIdleSeconds: number; limit: number }
+  /**
+   * Logins that never reached a platform, `afterSeconds` after the login: no platform
+   * credential, no handoff code pending or spent, and a cookie never used since (a newer login
+   * in the same browser replaced it). The browser still holding such a cookie uses it, which
+   * records a use (security.ts), so the browser's own session never matches.
+   */
+  | { unreachedAfterSeconds: number; limit: number };
 
 /**
  * Ends the live sessions a selector names, once: `ended_at` and the reason are set (and
@@ -167,8 +181,8 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
     where = 's.id = ANY(CAST(:ids AS uuid[]))';
     bindings = { ids: [...selector.sessionIds] };
   } else if ('userId' in selector) {
-    where = 's.user_id = :userId';
-    bindings = { userId: selector.userId };
+    where = 's.user_id = :userId AND s.id IS DISTINCT FROM CAST(:except AS uuid)';
+    bindings = { userId: selector.userId, except: selector.except ?? null };
   } else if ('idpSid' in selector) {
     where = 's.idp_sid = :idpSid';
     bindings = { idpSid: selector.idpSid };
@@ -179,6 +193,15 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
   } else if ('sub' in selector) {
     where = 's.user_id IN (SELECT id FROM users WHERE sub = :sub)';
     bindings = { sub: selector.sub };
+  } else if ('unreachedAfterSeconds' in selector) {
+    where = `s.id IN (SELECT g.id FROM gateway_sessions g
+                       WHERE g.ended_at IS NULL AND g.last_used_at = g.created_at
+                         AND g.created_at <= now() - make_interval(secs => :after)
+                         AND NOT EXISTS (SELECT 1 FROM platform_credentials c WHERE c.session_id = g.id)
+                         AND NOT EXISTS (SELECT 1 FROM handoff_codes h
+                                          WHERE h.session_id = g.id AND (h.consumed_at IS NOT NULL OR h.expires_at > now()))
+                       ORDER BY g.created_at LIMIT :limit)`;
+    bindings = { after: selector.unreachedAfterSeconds, limit: selector.limit };
   } else {
     where = `s.id IN (SELECT id FROM gateway_sessions
                        WHERE ended_at IS NULL AND (expires_at <= now() OR last_used_at <= now() - make_interval(secs => :idle))

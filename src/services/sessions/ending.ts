@@ -39,3 +39,26 @@ export async function endTimedOutSessions(db: Db, idleSeconds: number, batch = 5
     if (ended.length < batch) return total;
   }
 }
+
+/**
+ * How long after its login a session that reached no platform, and whose cookie was never
+ * used, is left before it ends on its own. Longer than any handoff code lives
+ * (AUTH_HANDOFF_TTL_SECONDS is at most 300) and than the purge's period, short enough that the
+ * account center's list no longer shows it within a quarter of an hour.
+ */
+export const UNREACHED_SESSION_SECONDS = 10 * 60;
+
+/**
+ * The purge's part for logins that never reached a platform: a newer login in the same browser
+ * replaced their cookie before any use, and no platform holds a credential for them, so nobody
+ * can use them; they would only crowd the person's list of sessions. Ended with the reason
+ * `unreached` (nobody is told: no platform holds them).
+ */
+export async function endUnreachedSessions(db: Db, afterSeconds = UNREACHED_SESSION_SECONDS, batch = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ended = await endSessions(db, { unreachedAfterSeconds: afterSeconds, limit: batch }, 'unreached');
+    total += ended.length;
+    if (ended.length < batch) return total;
+  }
+}

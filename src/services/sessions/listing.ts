@@ -55,3 +55,18 @@ export async function revokeSession(
   await endSessions(db, { sessionIds: [sessionId] }, 'revoked', (trx) =>
     recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor));
 }
+
+/**
+ * "Sign out everywhere else": ends every live session of the caller but the one the request
+ * came with (a Bearer caller has none, so all of them), with their platforms told, one audit
+ * event per ended session. Sessions that already ended are not counted again.
+ */
+export async function revokeOtherSessions(db: Db, principal: Principal, actor: Actor): Promise<number> {
+  const own = requireLocalUser(principal);
+  const ended = await endSessions(db, { userId: own, except: principal.session?.id ?? null }, 'revoked', async (trx, ids) => {
+    for (const sessionId of ids) {
+      await recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor);
+    }
+  });
+  return ended.length;
+}

@@ -321,16 +321,38 @@ describe.skipIf(!hasChromium)(`platform registry pages in Chromium${hasChromium 
     expect(errors.filter((error) => !/status of (400|409)/.test(error))).toEqual([]);
   });
 
-  it('someone without platforms:admin who opens /admin/platforms ends on the home page', async () => {
+  it('on a 390 px phone the list shows every column of every platform without a sideways scroll', async () => {
+    const { context, page } = await stack.newPage({ width: 390, height: 900 });
+    await signIn(stack, page, '/admin/platforms', USERS.admin);
+    const table = page.getByRole('table', { name: /^Platforms, page 1/ });
+    await table.waitFor();
+    const region = page.getByRole('region', { name: /^Platforms, page 1/ });
+    expect(await region.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // Each value is on screen with its column's name beside it.
+    const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'ACCOUNT_CENTER' }) });
+    for (const cell of await row.getByRole('cell').all()) {
+      const box = (await cell.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    expect(await row.getByRole('cell').nth(2).evaluate((cell) => cell.getAttribute('data-label'))).toBe('Mode');
+    await expectAccessible(page, 'platform list at 390 px');
+    await screenshots(page, 'admin-platforms-list');
+    await context.close();
+  });
+
+  it('someone without platforms:admin who opens /admin/platforms is told the page needs administrator rights', async () => {
     const { context: other, page: alice } = await stack.newPage();
     await alice.goto(`${stack.url}/admin/platforms`);
     await alice.getByLabel('Username').fill(USERS.alice.username);
     await alice.getByLabel('Password').fill(USERS.alice.password);
     await alice.getByRole('button', { name: 'Sign in' }).click();
-    await alice.waitForURL((url) => url.origin === stack.url && url.pathname === '/');
-    await expect.poll(() => alice.getByRole('link', { name: 'Sign out' }).isVisible()).toBe(true);
-    expect(new URL(alice.url()).pathname).toBe('/');
+    await alice.waitForURL((url) => url.origin === stack.url && url.pathname === '/admin/platforms');
+    await alice.getByRole('heading', { name: 'You need administrator rights for this page', level: 1 }).waitFor();
     expect(await alice.getByRole('link', { name: 'Platforms' }).count()).toBe(0);
+    await expectAccessible(alice, 'admin page without the permission');
+    await alice.getByRole('link', { name: 'Go to the home page' }).click();
+    await alice.waitForURL(`${stack.url}/`);
     await other.close();
   });
 });

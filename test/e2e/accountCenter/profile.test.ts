@@ -125,6 +125,12 @@ describe.skipIf(!hasChromium)(`account center /profile in Chromium${hasChromium 
     await input.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
     await region.getByText('“notes.txt” is not a PNG, JPEG or WebP picture.', { exact: false }).waitFor();
 
+    // refused here too: named and typed as a PNG, but Chromium cannot show it (no broken preview)
+    await input.setInputFiles({ name: 'broken.png', mimeType: 'image/png', buffer: Buffer.from('not really a picture') });
+    await region.getByText('“broken.png” could not be shown as a picture', { exact: false }).waitFor();
+    expect(await region.getByRole('img', { name: 'Preview of the chosen picture' }).count()).toBe(0);
+    expect(await region.getByRole('button', { name: 'Upload picture' }).count()).toBe(0);
+
     const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
     await input.setInputFiles({ name: 'alice.png', mimeType: 'image/png', buffer: png });
     const preview = region.getByRole('img', { name: 'Preview of the chosen picture' });

@@ -89,6 +89,22 @@ describe.skipIf(!hasChromium)(`onboarding schema editor in Chromium${hasChromium
     if (original) await page.setViewportSize(original);
   }
 
+  /**
+   * How far the widest option of a select runs past the room its box leaves for text (its
+   * padding and the arrow taken off), measured in its own font: > 0 cuts the option off.
+   */
+  async function optionOverflow(page: Page, label: string): Promise<number> {
+    const id = await page.getByRole('combobox', { name: label }).getAttribute('id');
+    return page.evaluate(`(() => {
+      const select = document.getElementById(${JSON.stringify(id)});
+      const style = getComputedStyle(select);
+      const context = document.createElement('canvas').getContext('2d');
+      context.font = style.font;
+      const widest = Math.max(...[...select.options].map((option) => context.measureText(option.text).width));
+      return widest - (select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24);
+    })()`);
+  }
+
   const fieldTitles = (page: Page) => page.locator('.oa-field-title').evaluateAll((headings) => headings.map((heading) => heading.firstChild?.textContent ?? ''));
   const version = (page: Page) => page.getByTestId('requirement-version').textContent();
 
@@ -143,6 +159,12 @@ describe.skipIf(!hasChromium)(`onboarding schema editor in Chromium${hasChromium
     expect(await preview.getByText('Roughly how many people use the platform.').isVisible()).toBe(true);
     await expectAccessible(page, 'the field form');
     await expectFitsNarrowScreen(page, 'the field form');
+    // Every type reads whole in its select, on a phone too; the API's name is in the description.
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(await optionOverflow(page, 'Type')).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await optionOverflow(page, 'Type')).toBeLessThanOrEqual(0);
+    expect(await page.getByText('The input people fill in (SELECT in the API).').isVisible()).toBe(true);
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshots(page, 'admin-onboarding-form');
 

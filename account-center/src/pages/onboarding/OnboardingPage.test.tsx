@@ -13,6 +13,7 @@ const CONFIG: AccountCenterConfig = { authBackendUrl: 'https://gateway.test/v1',
 const TX = '0b6f3c1e-8a2d-4f5b-9c7e-1d2e3f4a5b6c';
 const RESUME_URL = `https://gateway.test/v1/auth/resume?transaction=${TX}`;
 const BASE = '/v1/onboarding/DEMO';
+const PHONE_MESSAGE = 'Enter a phone number in international format: + and the country code, then the number, like +44 20 7946 0958.';
 
 function field(fieldKey: string, label: string, fieldType: RequirementField['fieldType'], sortOrder: number, extra: Partial<RequirementField> = {}): RequirementField {
   return {
@@ -279,24 +280,26 @@ describe('OnboardingPage: failures', { timeout: 20_000 }, () => {
     const { leave, user } = renderPage(gateway);
     await formReady();
     await fillRequired(user);
+    // A number of a possible length (the page lets it through), which the gateway refuses.
     await user.clear(screen.getByLabelText(/^Phone number/));
-    await user.type(screen.getByLabelText(/^Phone number/), '+1234');
+    await user.type(screen.getByLabelText(/^Phone number/), '+44 20 0000 0000');
     await user.click(screen.getByRole('button', { name: 'Save and continue' }));
 
     const summary = await screen.findByRole('alert', { name: 'One or more values are not valid; nothing was stored.' });
     await waitFor(() => expect(document.activeElement).toBe(summary));
     const phone = screen.getByLabelText(/^Phone number/) as HTMLInputElement;
-    expect(describedTexts(phone)).toContain('Phone number must be a valid international phone number starting with +.');
+    // In the page's own voice (an instruction), beside the input and in the summary alike.
+    expect(describedTexts(phone)).toContain(PHONE_MESSAGE);
     expect(phone.getAttribute('aria-invalid')).toBe('true');
-    expect(describedTexts(screen.getByRole('group', { name: /^Interests/ }))).toContain('Interests must be one of the options.');
+    expect(describedTexts(screen.getByRole('group', { name: /^Interests/ }))).toContain('Choose one of the options.');
     expect(within(summary).getAllByRole('link').map((link) => link.textContent)).toEqual([
-      'Phone number: must be a valid international phone number starting with +',
-      'Interests: must be one of the options',
+      `Phone number: ${PHONE_MESSAGE}`,
+      'Interests: Choose one of the options.',
     ]);
     await user.click(within(summary).getByRole('link', { name: /^Phone number/ }));
     expect(document.activeElement).toBe(phone);
     // Kept as entered.
-    expect(phone.value).toBe('+1234');
+    expect(phone.value).toBe('+44 20 0000 0000');
     expect((screen.getByLabelText(/^Company/) as HTMLInputElement).value).toBe('Acme Ltd');
     expect((screen.getByLabelText(/^Country/) as HTMLInputElement).value).toBe('Germany');
     expect((within(screen.getByRole('group', { name: /^Interests/ })).getByLabelText('Security') as HTMLInputElement).checked).toBe(true);

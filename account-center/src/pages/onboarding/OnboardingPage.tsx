@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
-import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ApiProblem, call } from '../../api.ts';
-import { signInUrl, useSession } from '../../session.tsx';
+import { useSession } from '../../session.tsx';
 import { PageTitle } from '../../components/PageTitle.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
 import { ErrorSummary } from '../../components/ErrorSummary.tsx';
@@ -15,7 +15,6 @@ import {
   requiredMessage,
   resumeTransaction,
   resumeUrl,
-  sentence,
   sortFields,
   valueErrors,
   valuesToWrite,
@@ -23,6 +22,8 @@ import {
   type RequirementField,
   type Values,
 } from './onboardingFlow.ts';
+import { gatewayFieldMessage } from './fieldMessages.ts';
+import { SessionExpired, StatusNotice } from './OnboardingNotices.tsx';
 import './onboarding.css';
 
 // Central onboarding (spec: Onboarding (user), client continuation):
@@ -168,6 +169,18 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
     setSummary({ attempt: attempts.current, message, entries });
   }
 
+  /** A field changed: its error is out of date, beside the input and in the summary (the others stay). */
+  function clearError(fieldKey: string) {
+    setFieldErrors((current) => {
+      if (!(fieldKey in current)) return current;
+      const { [fieldKey]: _gone, ...rest } = current;
+      return rest;
+    });
+    setSummary((current) => (current && current.entries.some((entry) => entry.fieldKey === fieldKey)
+      ? { ...current, entries: current.entries.filter((entry) => entry.fieldKey !== fieldKey) }
+      : current));
+  }
+
   /** A 401 from any call: the page turns into "sign in again". */
   function expiredBy(problem: ApiProblem): boolean {
     if (problem.needsSignIn) onExpired();
@@ -229,11 +242,15 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
           stop();
           if (refreshed === 'expired') return;
           const current = refreshed ?? fields;
-          const kept = shown.filter((error) => current.some((field) => field.fieldKey === error.fieldKey));
+          // The gateway's words in the page's voice, the same beside the input and in the summary.
+          const kept = shown.flatMap((error) => {
+            const field = current.find((candidate) => candidate.fieldKey === error.fieldKey);
+            return field ? [{ fieldKey: error.fieldKey, label: field.label, message: gatewayFieldMessage(field, error.reason, error.message) }] : [];
+          });
           showErrors(
             `${problem.message}${stale ? ' The form changed while you were filling it in and now shows the current fields: check them and save again.' : ''}`,
-            kept.map((error) => ({ fieldKey: error.fieldKey, label: labelOf(error.fieldKey, current), message: error.message })),
-            Object.fromEntries(kept.map((error) => [error.fieldKey, sentence(labelOf(error.fieldKey, current), error.message)])),
+            kept,
+            Object.fromEntries(kept.map((entry) => [entry.fieldKey, entry.message])),
           );
         } else {
           stop();
@@ -315,7 +332,10 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
                     definition={field}
                     value={values[field.fieldKey] ?? emptyValue(field.fieldType)}
                     error={fieldErrors[field.fieldKey] ?? null}
-                    onChange={(value) => setValues((current) => ({ ...current, [field.fieldKey]: value }))}
+                    onChange={(value) => {
+                      setValues((current) => ({ ...current, [field.fieldKey]: value }));
+                      clearError(field.fieldKey);
+                    }}
                     onInputError={(message) => setInputErrors((current) => (current[field.fieldKey] === message ? current : { ...current, [field.fieldKey]: message }))}
                   />
                 </div>
@@ -340,55 +360,6 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
         </div>
       </form>
     </>
-  );
-}
-
-/** The status as calculated by the gateway, e.g. after coming back from an incomplete resume. */
-function StatusNotice({ status, fields, platformName, resume }: { status: OnboardingStatus; fields: RequirementField[]; platformName: string; resume: boolean }) {
-  if (fields.length === 0) return null;
-  if (status.status === 'COMPLETE') {
-    return (
-      <Notice tone="success" title="Your details are complete.">
-        <p>{resume ? `Check them, then choose “Save and continue” to go on to ${platformName}.` : 'You can change them here at any time.'}</p>
-      </Notice>
-    );
-  }
-  const labels = status.missingFields.map((key) => fields.find((field) => field.fieldKey === key)?.label ?? key);
-  return (
-    <Notice title={labels.length > 0 ? `${platformName} still needs: ${listOf(labels)}.` : 'Check your details and save them to finish.'}>
-      {resume ? <p>{`Once they are saved, you continue to ${platformName}.`}</p> : null}
-    </Notice>
-  );
-}
-
-/**
- * An expired session: the person restarts authentication by signing in to the account
- * center again, back to this page. The login that led here cannot be resumed once its
- * session has ended, so the resume is left out: they save here, then return to the platform.
- */
-function SessionExpired({ platformName, resume, leave }: { platformName: string; resume: boolean; leave: (url: string) => void }) {
-  const location = useLocation();
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    ref.current?.focus();
-  }, []);
-  return (
-    <div ref={ref} className="onboarding-page onboarding-expired" tabIndex={-1}>
-      <PageTitle>Your session has expired</PageTitle>
-      <div className="panel">
-        <p>To keep your details safe, sign in again before saving them. Anything entered on this page that was not saved is not kept.</p>
-        {resume ? (
-          <p>
-            {`Your sign-in to ${platformName} can no longer continue from this page. Sign in again here and save your details; then go back to ${platformName} and sign in there again: it will find the details you saved.`}
-          </p>
-        ) : (
-          <p>{`After signing in you come back to your details for ${platformName}.`}</p>
-        )}
-        <div className="actions">
-          <button type="button" className="button" onClick={() => leave(signInUrl(location.pathname))}>Sign in again</button>
-        </div>
-      </div>
-    </div>
   );
 }
 

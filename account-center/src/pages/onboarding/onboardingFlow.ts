@@ -4,6 +4,7 @@
 import type { Schemas } from '../../api.ts';
 import { gatewayBaseUrl, type AccountCenterConfig } from '../../config.ts';
 import { emptyValue, isEmpty, type FieldDefinition, type FieldValue } from '../../fields/FieldInput.tsx';
+import { formatPhone, valueProblem } from './fieldMessages.ts';
 
 export type RequirementField = Schemas['OnboardingRequirementField'];
 export type OnboardingStatus = Schemas['OnboardingStatus'];
@@ -36,6 +37,8 @@ export function storedValue(field: RequirementField): FieldValue {
   const options = new Set(field.options.map((option) => option.value));
   if (field.fieldType === 'MULTI_SELECT') return Array.isArray(value) ? value.filter((item) => options.has(item)) : [];
   if (field.fieldType === 'SELECT') return typeof value === 'string' && options.has(value) ? value : null;
+  // Stored in E.164 ("+442071838750"); shown as people write it, as it was typed.
+  if (field.fieldType === 'PHONE' && typeof value === 'string') return formatPhone(value);
   return value;
 }
 
@@ -86,16 +89,18 @@ export function requiredMessage(field: Pick<FieldDefinition, 'fieldType'>): stri
 }
 
 /**
- * The client-side check before a write: what an input itself knows is wrong (a name that is
- * no country…) and required fields left empty. A required multi-select left empty is caught
- * here; the gateway stays the judge of everything else.
+ * The client-side check before a write, every field in one pass: what an input itself knows is
+ * wrong (a name that is no country…), required fields left empty, and values the page can tell
+ * are wrong (a phone number, an e-mail address, a web address, a number out of range, a text
+ * too long or short: fieldMessages.ts). The gateway stays the judge of everything else.
  */
 export function checkBeforeWrite(fields: readonly FieldDefinition[], values: Values, inputErrors: Record<string, string | null>): Map<string, string> {
   const problems = new Map<string, string>();
   for (const field of fields) {
     const inputError = inputErrors[field.fieldKey];
-    if (inputError) problems.set(field.fieldKey, inputError);
-    else if (field.required && isEmpty(submittedValue(field, values[field.fieldKey]))) problems.set(field.fieldKey, requiredMessage(field));
+    const value = submittedValue(field, values[field.fieldKey]);
+    const problem = inputError || (field.required && isEmpty(value) ? requiredMessage(field) : valueProblem(field, value));
+    if (problem) problems.set(field.fieldKey, problem);
   }
   return problems;
 }
@@ -125,16 +130,7 @@ export function valueErrors(problem: Schemas['Problem'] | null): GatewayFieldErr
   return [...byField.values()];
 }
 
-/**
- * A sentence for beside the input. The gateway's messages read after the field's name
- * ("must be a valid international phone number starting with +"), so they get the label in
- * front; a message that is already a sentence is kept as it is.
- */
-export function sentence(label: string, message: string): string {
-  const text = message.trim();
-  const full = /^[a-z]/.test(text) ? `${label} ${text}` : text;
-  return /[.!?]$/.test(full) ? full : `${full}.`;
-}
+export { sentence } from './fieldMessages.ts';
 
 /** "A", "A and B", "A, B and C". */
 export function listOf(items: readonly string[]): string {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fakeGateway, json, noContent, PROFILE, problem, renderProfilePage, SLOW } from './testGateway.tsx';
 
@@ -50,6 +50,23 @@ describe('profile: picture', SLOW, () => {
     expect(input.getAttribute('type')).toBe('file');
     expect(input.getAttribute('accept')).toBe('image/png,image/jpeg,image/webp');
     expect(picture.queryByRole('button', { name: 'Remove picture' })).toBeNull();
+  });
+
+  it('a chosen file the browser cannot show as a picture says so instead of a broken preview, and is not offered for upload', async () => {
+    const gateway = fakeGateway();
+    renderProfilePage(gateway);
+    const picture = await section();
+    const input = picture.getByLabelText('Choose a picture');
+    await person().upload(input, new File(['not really a png'], 'broken.png', { type: 'image/png' }));
+    const preview = picture.getByRole('img', { name: 'Preview of the chosen picture' });
+    fireEvent.error(preview);
+    const message = '“broken.png” could not be shown as a picture: it may be damaged. Choose another PNG, JPEG or WebP picture.';
+    expect(await picture.findByText(message)).toBeDefined();
+    expect(picture.queryByRole('img', { name: 'Preview of the chosen picture' })).toBeNull();
+    expect(picture.queryByText(/not uploaded yet/)).toBeNull();
+    expect(picture.queryByRole('button', { name: 'Upload picture' })).toBeNull();
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(gateway.callsTo('POST /v1/profile/me/avatar/upload-request')).toEqual([]);
   });
 
   it('refuses another type before anything is sent', async () => {

@@ -69,6 +69,13 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
     else setFile(chosen);
   }
 
+  // The browser could not decode the chosen file (a damaged picture, or another kind of file
+  // with a picture's name): say so beside the input instead of a broken preview, and drop it.
+  function unreadable(chosen: File) {
+    setFileError(`“${chosen.name}” could not be shown as a picture: it may be damaged. Choose another PNG, JPEG or WebP picture.`);
+    clearChoice();
+  }
+
   async function upload() {
     if (!file || uploading) return;
     setUploading(true);
@@ -129,7 +136,7 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
         </Field>
         {file ? (
           <figure className="profile-preview">
-            {preview ? <img src={preview} alt="Preview of the chosen picture" width={112} height={112} /> : null}
+            {preview ? <img src={preview} alt="Preview of the chosen picture" width={112} height={112} onError={() => unreadable(file)} /> : null}
             <figcaption>
               <span className="profile-preview-name">{file.name}</span> ({formatBytes(file.size)}), not uploaded yet.
             </figcaption>

@@ -55,7 +55,7 @@ describe('field form', () => {
     await userEvent.selectOptions(property, 'dateOfBirth');
     expect((typeSelect() as HTMLSelectElement).value).toBe('DATE');
     expect(within(typeSelect()).getAllByRole('option').map((option) => option.getAttribute('value'))).toEqual(['DATE']);
-    expect(screen.getByText('The profile property Date of birth needs this type.')).toBeDefined();
+    expect(screen.getByText('The profile property Date of birth needs this type (DATE in the API).')).toBeDefined();
 
     await userEvent.click(screen.getByRole('radio', { name: /Custom/ }));
     expect(screen.queryByRole('combobox', { name: /Profile property/ })).toBeNull();

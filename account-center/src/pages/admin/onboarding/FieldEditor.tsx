@@ -240,12 +240,15 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
               )}
             </Field>
             <Field label="Type" error={err('fieldType')}
-              description={bound ? `The profile property ${bound.label} needs this type.` : 'The input people fill in.'}>
+              description={bound
+                ? `The profile property ${bound.label} needs this type (${draft.fieldType} in the API).`
+                : `The input people fill in (${draft.fieldType} in the API).`}>
               {({ id, describedBy, invalid }) => (
                 <select id={id} ref={register('fieldType')} value={draft.fieldType} aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change(['fieldType', 'options', 'validation', 'validation/minLength', 'validation/maxLength', 'validation/min', 'validation/max'],
                     withType(draft, event.target.value as FieldType))}>
-                  {types.map((entry) => <option key={entry.type} value={entry.type}>{`${entry.label} (${entry.type})`}</option>)}
+                  {/* People's words only: with the API's name too the longest option was cut off on a phone. */}
+                  {types.map((entry) => <option key={entry.type} value={entry.type}>{entry.label}</option>)}
                 </select>
               )}
             </Field>

@@ -142,7 +142,8 @@ function PlatformResults({ search, status }: { search: string; status: StatusFil
       <p className="platforms-result-status" role="status" tabIndex={-1} ref={statusLine}>{summary}</p>
       <LoadState loading={loading && !data} error={error} onRetry={() => void reload()} what="the platforms">
         {items.length > 0 ? (
-          // Focusable, so the table can be scrolled sideways with the keyboard on a narrow screen.
+          // Focusable, so the table can be scrolled sideways with the keyboard should it ever be
+          // wider than the screen (on a phone each row is a card: platforms.css).
           <div className={`table-wrap platforms-table-wrap${loading ? ' platforms-stale' : ''}`} aria-busy={loading} role="region" aria-labelledby={tableCaptionId} tabIndex={0}>
             <table className="platforms-table">
               <caption id={tableCaptionId} className="visually-hidden">{`Platforms, page ${page}`}</caption>
@@ -158,15 +159,15 @@ function PlatformResults({ search, status }: { search: string; status: StatusFil
               <tbody>
                 {items.map((platform) => (
                   <tr key={platform.platformKey}>
-                    <td>
+                    <td data-label="Key">
                       <Link className="platforms-mono platforms-key-link" to={`/admin/platforms/${encodeURIComponent(platform.platformKey)}`}>
                         {platform.platformKey}
                       </Link>
                     </td>
-                    <td>{platform.displayName}</td>
-                    <td>{modeLabel(platform.defaultOnboardingMode)}</td>
-                    <td><ActiveBadge active={platform.active} /></td>
-                    <td><time dateTime={platform.createdAt}>{formatDate(platform.createdAt)}</time></td>
+                    <td data-label="Name">{platform.displayName}</td>
+                    <td data-label="Mode">{modeLabel(platform.defaultOnboardingMode)}</td>
+                    <td data-label="Status"><ActiveBadge active={platform.active} /></td>
+                    <td data-label="Created"><time dateTime={platform.createdAt}>{formatDate(platform.createdAt)}</time></td>
                   </tr>
                 ))}
               </tbody>
