@@ -268,6 +268,12 @@ async function main(): Promise<void> {
       onboarding: row.onboarding,
       permissions: row.permissions ?? [],
       returnTo: row.returnTo,
+      authentication: {
+        authTime: row.authTime?.toISOString() ?? null,
+        amr: row.amr,
+        acr: row.acr,
+        requested: { maxAge: row.maxAgeSeconds, forceLogin: row.forceLogin === true, secondFactor: row.secondFactor === true, stepUp: row.stepUp === true },
+      },
     });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' }).end(body);
   }
