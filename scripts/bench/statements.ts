@@ -107,6 +107,7 @@ export async function captureGatewayStatements(): Promise<GatewayStatements> {
   const transactionKeys: TransactionKeys[] = [
     'id', 'platformId', 'stateDigest', 'nonceDigest', 'pkceVerifierSealed', 'nonceSealed',
     'onboardingMode', 'platformCallbackUrl', 'returnTo', 'browserBindingDigest', 'handoffChallenge', 'ttlSeconds',
+    'maxAgeSeconds', 'forceLogin', 'secondFactor', 'stepUpSub',
   ];
   return {
     activePlatform: await capture(['platformKey'], (db, input) => findActivePlatformByKeyCounting(db, input.platformKey!, LIMIT)),
@@ -124,7 +125,7 @@ export async function captureGatewayStatements(): Promise<GatewayStatements> {
     insertLoginSession: await capture(
       [
         'id', 'userId', 'tokenDigest', 'permissions', 'ttlSeconds', 'userAgent', 'ipPrefix', 'idpSid', 'idTokenSealed',
-        'transactionId', 'handoffCodeDigest', 'platformId', 'onboarding', 'handoffTtlSeconds',
+        'transactionId', 'handoffCodeDigest', 'platformId', 'onboarding', 'handoffTtlSeconds', 'authTime', 'amr', 'acr',
       ],
       (db, input) => insertLoginSession(db, input as never),
     ),
