@@ -35,7 +35,7 @@ import pg from 'pg';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
 import http from 'node:http';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { findPlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';

@@ -6,7 +6,7 @@ import { sha256 } from '../security/crypto.ts';
 import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../db/repositories/sessions.ts';
 import { PLATFORM_CREDENTIAL_PREFIX, SESSION_TOKEN_PREFIX } from '../services/sessions/create.ts';
 import { HANDOFF_PREFIX } from '../services/handoff.ts';
-import { CLIENT_SECRET_PREFIX } from '../services/platformRegistry.ts';
+import { CLIENT_SECRET_PREFIX } from '../services/registry/index.ts';
 import { accessTokenInvalid } from '../oidc/providerErrors.ts';
 import { readSessionCookie } from './cookies.ts';
 import { findUserBySub } from '../db/repositories/users.ts';

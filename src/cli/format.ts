@@ -1,7 +1,7 @@
 import type { FieldError } from '../errors/catalogue.ts';
 import type { AuditEventList } from '../services/audit.ts';
 import type { FieldList, FieldView, SchemaChangePreview } from '../services/onboarding/schema.ts';
-import type { PlatformList, PlatformView } from '../services/platformRegistry.ts';
+import type { PlatformList, PlatformView } from '../services/registry/index.ts';
 
 // Human-readable output of the operator CLI (`--json` prints the API
 // representations instead). Pure functions: text in, text out.

@@ -19,7 +19,7 @@ import {
   type PlatformCreateInput,
   type PlatformUpdateInput,
   type RegistryRules,
-} from '../services/platformRegistry.ts';
+} from '../services/registry/index.ts';
 import {
   archiveFieldDefinition,
   createFieldDefinition,

@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
-import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/platformRegistry.ts';
+import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/registry/index.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { sha256 } from '../security/crypto.ts';
 import type { PublishedPlatformCredentials } from '../security/devCredentials.ts';

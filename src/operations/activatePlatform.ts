@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
-import { activatePlatform as activate } from '../services/platformRegistry.ts';
+import { activatePlatform as activate } from '../services/registry/index.ts';
 
 /**
  * POST /v1/platforms/{platformKey}/activate: 409 with a precise code when the record is

@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
-import { createPlatform as registerPlatform } from '../services/platformRegistry.ts';
+import { createPlatform as registerPlatform } from '../services/registry/index.ts';
 
 /**
  * POST /v1/platforms: the only answer (with rotation) that carries a client secret, so

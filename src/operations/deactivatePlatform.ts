@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
-import { deactivatePlatform as deactivate } from '../services/platformRegistry.ts';
+import { deactivatePlatform as deactivate } from '../services/registry/index.ts';
 
 /** DELETE /v1/platforms/{platformKey}: soft deactivation; the record and its data stay. */
 export const deactivatePlatform: OperationHandler<'deactivatePlatform'> = async (ctx, deps) => {

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { listPlatforms as listRegistry } from '../services/platformRegistry.ts';
+import { listPlatforms as listRegistry } from '../services/registry/index.ts';
 
 /** GET /v1/platforms: one page of the registry, optionally only active or inactive, or matching a search. */
 export const listPlatforms: OperationHandler<'listPlatforms'> = async ({ query }, deps) => {

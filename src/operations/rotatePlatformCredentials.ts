@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
-import { rotatePlatformCredentials as rotate } from '../services/platformRegistry.ts';
+import { rotatePlatformCredentials as rotate } from '../services/registry/index.ts';
 
 /** POST /v1/platforms/{platformKey}/credentials/rotate: the new secret, shown once and never cached. */
 export const rotatePlatformCredentials: OperationHandler<'rotatePlatformCredentials'> = async (ctx, deps) => {

@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
-import { updatePlatform as patchPlatform } from '../services/platformRegistry.ts';
+import { updatePlatform as patchPlatform } from '../services/registry/index.ts';
 
 /** PATCH /v1/platforms/{platformKey}: merge semantics; only the properties sent change. */
 export const updatePlatform: OperationHandler<'updatePlatform'> = async (ctx, deps) => {

@@ -17,7 +17,7 @@
 // (node:net's BlockList matches IPv4 rules against it by itself), the NAT64 well-known
 // prefix 64:ff9b::/96 (RFC 6052) and 6to4 2002::/16 (RFC 3056).
 //
-// Pure module: no I/O. The checks run at registration (src/services/platformRegistry.ts, the
+// Pure module: no I/O. The checks run at registration (src/services/registry/rules.ts, the
 // host as written) and at connection time (src/security/outboundLookup.ts, every address the
 // name resolves to).
 

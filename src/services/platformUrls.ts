@@ -6,7 +6,7 @@ import { listPlatformRows, type PlatformRow } from '../db/repositories/platforms
 /**
  * Production speaks only https to platforms: the handoff code travels to the callbackUrl and
  * the person to a return URL. The registry refuses http URLs on create, update and activation
- * in production (platformRegistry.ts), but a platform stored before the rule (or before the
+ * in production (registry/rules.ts), but a platform stored before the rule (or before the
  * deployment became production) may still hold one; the start refuses it and the boot log
  * lists it, so an operator knows what to change before people meet the refusal.
  */

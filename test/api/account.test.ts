@@ -18,7 +18,7 @@ import { createZitadelAccounts } from '../../src/services/identityProvider/zitad
 import { patCredential } from '../../src/services/identityProvider/zitadelAuth.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 const ACCOUNT_CENTER = 'http://account.test';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sha256 } from '../../src/security/crypto.ts';
-import { CLI_ACTOR, rotatePlatformCredentials, updatePlatform } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, rotatePlatformCredentials, updatePlatform } from '../../src/services/registry/index.ts';
 import { newPlatformKey, platformBody, seedPlatform, startRegistryTestContext, type Caller, type RegistryTestContext } from './registryHelpers.ts';
 
 interface AuditRow {

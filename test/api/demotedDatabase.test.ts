@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicAuth } from '../helpers/oidcBrowser.ts';
 import { createDb, type Db } from '../../src/db/knex.ts';
-import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { createPlatform } from '../../src/services/registry/index.ts';
 
 const CLI_ACTOR = { type: 'cli', userId: null, sub: null, requestId: null } as const;
 

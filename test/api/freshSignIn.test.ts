@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicAuth } from '../helpers/oidcBrowser.ts';
 import { startFakeIdp, type FakeIdp, type TokenScript } from '../helpers/fakeIdp.ts';
-import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { createPlatform } from '../../src/services/registry/index.ts';
 import { randomToken, s256Challenge } from '../../src/security/crypto.ts';
 import { MULTI_FACTOR_ACR } from '../../src/config/index.ts';
 

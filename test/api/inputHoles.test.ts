@@ -3,7 +3,7 @@ import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createApp } from '../../src/app.ts';
-import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
 import { logInsecurePlatforms } from '../../src/services/platformUrls.ts';
 import { loadConfig } from '../../src/config/index.ts';

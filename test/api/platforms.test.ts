@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { sha256 } from '../../src/security/crypto.ts';
 import { createApp } from '../../src/app.ts';
-import { CLI_ACTOR, updatePlatform as updatePlatformService } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, updatePlatform as updatePlatformService } from '../../src/services/registry/index.ts';
 import {
   ACCOUNT_CENTER_ORIGIN,
   FOREIGN_ORIGIN,

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeIdp, type FakeIdp } from '../helpers/fakeIdp.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 import type { Permission } from '../../src/domain/types.ts';

@@ -14,7 +14,7 @@ import { findPlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { insertTransaction } from '../../src/db/repositories/transactions.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { issueHandoff } from '../../src/services/handoff.ts';
-import { CLI_ACTOR, createPlatform, type PlatformCreateInput } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, createPlatform, type PlatformCreateInput } from '../../src/services/registry/index.ts';
 
 /** The test configuration's account center origin: in CORS_ORIGINS by default. */
 export const ACCOUNT_CENTER_ORIGIN = 'http://account.test';

@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicAuth } from '../helpers/oidcBrowser.ts';
 import { startFakeIdp, type FakeIdp } from '../helpers/fakeIdp.ts';
-import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { createPlatform } from '../../src/services/registry/index.ts';
 import { sha256 } from '../../src/security/crypto.ts';
 
 const CLIENT_ID = 'gateway-return-to-test';

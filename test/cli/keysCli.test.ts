@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { generateKeyRingSpec, parseKeyRing, randomToken, sha256 } from '../../src/security/crypto.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { insertTransaction } from '../../src/db/repositories/transactions.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { nonceAad, pkceAad } from '../../src/services/loginFlow.ts';
 import { idTokenAad } from '../../src/services/sessions/create.ts';
 

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { markUserDeleted, upsertLoginUser } from '../../src/db/repositories/users.ts';
 import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 // The callback's merged statements (issue 15): what each one writes, and what it refuses.

@@ -7,7 +7,7 @@ import { attachLogin } from '../../src/db/repositories/transactions.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { issueHandoff } from '../../src/services/handoff.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 const DAY = 24 * 3600;

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createDb, runPrepared, type Db } from '../../src/db/knex.ts';
 import { findActivePlatformByKey, findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
 import { consumeTransactionByState } from '../../src/db/repositories/transactions.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 

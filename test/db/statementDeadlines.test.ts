@@ -16,7 +16,7 @@ import { upsertLoginUser } from '../../src/db/repositories/users.ts';
 import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
 import { insertHandoff } from '../../src/db/repositories/handoffs.ts';
 import { insertTicket, spendTicket } from '../../src/db/repositories/avatars.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 describe('a single-use statement that runs after its client gave up', () => {

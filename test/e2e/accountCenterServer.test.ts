@@ -6,7 +6,7 @@ import { startHarness, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { startAccountCenterServer, type AccountCenterServer } from '../../account-center/server/server.ts';
 import { ACCOUNT_CENTER_DIST } from '../../account-center/server/build.ts';
-import { createPlatform, updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, updatePlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 const PLATFORM = 'ACCOUNT_CENTER';

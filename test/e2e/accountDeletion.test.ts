@@ -8,7 +8,7 @@ import { createDevIdpAccounts } from '../../src/services/identityProvider/devIdp
 import { createLogger } from '../../src/logger.ts';
 import { purgeDeletedAccounts } from '../../src/services/account/deletion.ts';
 import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
-import { CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR } from '../../src/services/registry/index.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ACCOUNT_CENTER = 'http://account.test';

@@ -20,7 +20,7 @@ import { DEV_USERS, type DevIdpUser } from '../../src/devidp/users.ts';
 import { createDb, type Db } from '../../src/db/knex.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/db/embedded.ts';
-import { CLI_ACTOR, createPlatform, updatePlatform } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, createPlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';

@@ -10,7 +10,7 @@ import request from 'supertest';
 import { startHarness, addPlatform, browserLogin, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/db/embedded.ts';
-import { CLI_ACTOR, updatePlatform } from '../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import type { Resolver } from '../../src/security/outboundLookup.ts';

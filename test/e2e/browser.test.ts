@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { startHarness, type Harness } from '../helpers/flowHarness.ts';
 import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { createPlatform } from '../../src/services/registry/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 /**

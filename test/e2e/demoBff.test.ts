@@ -7,7 +7,7 @@ import type { Harness } from '../helpers/flowHarness.ts';
 import { startDemoBffHarness, type DemoBffHarness } from '../helpers/demoBffHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import type { DemoBff } from '../../src/devstack/demoBff.ts';
-import { updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { updatePlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { randomBytes } from 'node:crypto';
 import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_ROOT, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { s256Challenge } from '../../src/security/crypto.ts';
 
 const pathOf = (url: string) => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startHarness, addPlatform, browserLogin, startUrl, PLATFORM_CALLBACK, PLATFORM_ROOT, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import type { OidcBrowser } from '../helpers/oidcBrowser.ts';
-import { updatePlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { updatePlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ADMIN = { username: 'admin', password: 'admin-password' };

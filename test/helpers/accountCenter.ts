@@ -10,7 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { AxeBuilder } from '@axe-core/playwright';
 import { startHarness, type Harness } from './flowHarness.ts';
 import { freePort } from '../../src/db/embedded.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { createDevIdpAccounts } from '../../src/services/identityProvider/devIdp.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startAccountCenterServer, type AccountCenterServer } from '../../account-center/server/server.ts';

@@ -2,7 +2,7 @@
 // to is registered with the registry's defaults (the handoff challenge required), on a free port.
 import { startHarness, type Harness } from './flowHarness.ts';
 import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
-import { createPlatform, CLI_ACTOR } from '../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 export interface DemoBffHarness {

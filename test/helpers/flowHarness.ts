@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from './app.ts';
 import { OidcBrowser, basicAuth, type BrowserResponse } from './oidcBrowser.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpOptions } from '../../src/devidp/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
-import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { createPlatform } from '../../src/services/registry/index.ts';
 import type { IdentityProviderAccounts } from '../../src/services/identityProvider/port.ts';
 
 export const PLATFORM_CALLBACK = 'https://bff.example.test/auth/callback';

@@ -16,7 +16,7 @@ import { freePort } from '../../src/db/embedded.ts';
 import { generateKeyRingSpec } from '../../src/security/crypto.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp } from '../../src/devidp/index.ts';
-import { createPlatform } from '../../src/services/platformRegistry.ts';
+import { createPlatform } from '../../src/services/registry/index.ts';
 import { startLoadBalancer, type LoadBalancer } from './loadBalancer.ts';
 import { OidcBrowser, basicAuth, type BrowserResponse } from './oidcBrowser.ts';
 

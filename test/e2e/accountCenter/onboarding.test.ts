@@ -19,7 +19,7 @@ import {
   type AccountCenterStack,
 } from '../../helpers/accountCenter.ts';
 import { basicAuth } from '../../helpers/oidcBrowser.ts';
-import { createPlatform, CLI_ACTOR } from '../../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../../src/services/registry/index.ts';
 import { createFieldDefinition, type FieldCreateInput } from '../../../src/services/onboarding/schema.ts';
 
 /** One field of every type, as an administrator would define them. */

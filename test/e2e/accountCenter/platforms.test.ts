@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { collectPageErrors, expectAccessible, hasChromium, screenshots, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
-import { CLI_ACTOR, createPlatform, getPlatform } from '../../../src/services/platformRegistry.ts';
+import { CLI_ACTOR, createPlatform, getPlatform } from '../../../src/services/registry/index.ts';
 
 const KEY = 'E2E_SHOP';
 /** The little of a DOM element these tests use in the page (the project's types have no DOM). */

@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 import { collectPageErrors, expectAccessible, hasChromium, screenshots, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
 import { addPlatform, browserLogin } from '../../helpers/flowHarness.ts';
 import { createFieldDefinition } from '../../../src/services/onboarding/schema.ts';
-import { CLI_ACTOR } from '../../../src/services/platformRegistry.ts';
+import { CLI_ACTOR } from '../../../src/services/registry/index.ts';
 
 const NEW_PASSWORD = 'Wonderland-2025!';
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { collectPageErrors, expectAccessible, hasChromium, screenshots, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
-import { createPlatform, CLI_ACTOR } from '../../../src/services/platformRegistry.ts';
+import { createPlatform, CLI_ACTOR } from '../../../src/services/registry/index.ts';
 import { createFieldDefinition } from '../../../src/services/onboarding/schema.ts';
 
 const PLATFORM = 'SCHEMA_EDITOR_E2E';
