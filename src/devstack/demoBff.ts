@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { confirmHtml, requestStepUp, type SignIn } from './demoBffConfirm.ts';
+import { escapeHtml, page, personHtml, type BffSession } from './demoBffPages.ts';
+import { fetchPerson, localReturnPath, readBody, readCookie } from './demoBffHttp.ts';
 
 /**
  * A minimal example platform back end (BFF), served by the demo stack so a
@@ -71,66 +73,6 @@ const VERIFIER_COOKIE = 'demo_handoff_verifier';
 /** The BFF's own session cookie, one per platform it serves (a random id; the session stays on the server). */
 const sessionCookieName = (platform: DemoBffPlatform) => `demo_session_${platform.platformKey}`;
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
-
-/** What the BFF keeps on the server for a signed-in person. */
-interface BffSession {
-  platformKey: string;
-  /** `session.id` of the exchange: the `sid` of the logout token that ends it. */
-  gatewaySessionId: string;
-  /** The platform credential (`gwp_…`): never sent to the browser. */
-  platformCredential: string;
-  user: { id: string; sub: string };
-  /** Who signed in, from GET /v1/me (null when the gateway could not say). */
-  person: Person | null;
-}
-
-/** The part of GET /v1/me the pages show. */
-interface Person {
-  displayName: string | null;
-  email: string | null;
-  pictureUrl: string | null;
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-
-/**
- * `returnTo` as a path inside this BFF under the platform's basePath, or the fallback: only a
- * same-origin relative path ("/reports?id=1"), never "//evil.example", a backslash, an absolute
- * URL or control characters (an open redirect otherwise). The gateway checks it again against
- * the platform's allowedReturnUrls.
- */
-function localReturnPath(value: string | null, selfUrl: string, basePath: string, fallback: string): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\\\s\u0000-\u001f\u007f]/.test(value)) return fallback;
-  const url = new URL(value, selfUrl);
-  if (url.origin !== new URL(selfUrl).origin || !url.pathname.startsWith(`${basePath}/`)) return fallback;
-  return `${url.pathname}${url.search}`;
-}
-
-/** Who signed in: the person's name, e-mail and picture (never the credential). */
-function personHtml(session: BffSession): string {
-  const name = session.person?.displayName ?? session.user.sub;
-  const picture = session.person?.pictureUrl
-    ? `<img class="avatar" src="${escapeHtml(session.person.pictureUrl)}" alt="" width="48" height="48">`
-    : `<span class="avatar" aria-hidden="true">${escapeHtml(name.slice(0, 1).toUpperCase())}</span>`;
-  const email = session.person?.email ? ` <span class="email">${escapeHtml(session.person.email)}</span>` : '';
-  return `<span class="person">${picture} <strong class="name">${escapeHtml(name)}</strong>${email}</span>`;
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem;color:#222}
-a.button,button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border:0;border-radius:6px;text-decoration:none;font:inherit;cursor:pointer}
-pre{background:#f4f4f4;padding:1rem;overflow:auto}
-.avatar{display:inline-flex;width:48px;height:48px;border-radius:50%;background:#dde4f6;align-items:center;justify-content:center;vertical-align:middle;object-fit:cover}</style></head><body>${body}</body></html>`;
-}
 
 export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   let selfUrl = options.publicUrl ?? '';
@@ -417,28 +359,4 @@ ${confirmHtml(signIns.get(sessionState(req, platform).cookie!), platform.basePat
     sessionCount: () => sessions.size,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
-}
-
-/**
- * GET /v1/me with the platform credential, forwarded as the gateway cookie (`Cookie:
- * gw_session=gwp_…`, server to server): the person's name, e-mail and picture. null when the
- * gateway does not answer (the page then shows the subject).
- */
-async function fetchPerson(gatewayUrl: string, cookieName: string, platformCredential: string): Promise<Person | null> {
-  const response = await fetch(new URL('/v1/me', gatewayUrl), { headers: { Cookie: `${cookieName}=${platformCredential}`, Accept: 'application/json' } }).catch(() => null);
-  if (!response?.ok) return null;
-  const me = (await response.json()) as { user?: { displayName?: string | null; email?: string | null; pictureUrl?: string | null } };
-  return { displayName: me.user?.displayName ?? null, email: me.user?.email ?? null, pictureUrl: me.user?.pictureUrl ?? null };
-}
-
-/** The request body as text, refused beyond `limit` bytes. */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new Error('body too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
