@@ -66,14 +66,37 @@ function loginBindingOptions(config: Config): CookieOptions {
   return { httpOnly: true, path, sameSite: 'lax', secure: config.secureCookies };
 }
 
-export function setLoginBindingCookie(res: Response, config: Config, transactionId: string, secret: string): void {
-  res.cookie(loginBindingCookieName(config, transactionId), secret, { ...loginBindingOptions(config), maxAge: config.authTransactionTtlSeconds * 1000 });
+/**
+ * How long the binding cookie outlives its login: a person who waited on the provider's page
+ * past the login's lifetime still brings it to the callback, whose page can then lead back
+ * (loginWayBack.ts). It opens nothing by then: the transaction itself has expired.
+ */
+const BINDING_GRACE_SECONDS = 3600;
+
+export function setLoginBindingCookie(res: Response, config: Config, transactionId: string, value: string): void {
+  res.cookie(loginBindingCookieName(config, transactionId), value, {
+    ...loginBindingOptions(config),
+    maxAge: (config.authTransactionTtlSeconds + BINDING_GRACE_SECONDS) * 1000,
+  });
 }
+
+/** At most this many binding cookies are tried for a way back (several tabs; never unbounded work). */
+const MAX_BINDINGS_READ = 8;
+const TRANSACTION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Read and clear a login's binding cookie, for the callback (which spends the login either way). */
 export function loginBindingCookies(req: Request, res: Response, config: Config) {
   return {
     read: (transactionId: string): string | undefined => req.cookies?.[loginBindingCookieName(config, transactionId)] as string | undefined,
+    /** Every login binding this browser sent, as [transactionId, value]: for a callback that names no known login. */
+    all: (): [string, string][] => {
+      const prefix = loginBindingCookieName(config, '');
+      return Object.entries((req.cookies ?? {}) as Record<string, unknown>)
+        .filter((entry): entry is [string, string] => entry[0].startsWith(prefix) && typeof entry[1] === 'string')
+        .map(([name, value]): [string, string] => [name.slice(prefix.length), value])
+        .filter(([transactionId]) => TRANSACTION_ID.test(transactionId))
+        .slice(0, MAX_BINDINGS_READ);
+    },
     clear: (transactionId: string): void => {
       res.clearCookie(loginBindingCookieName(config, transactionId), loginBindingOptions(config));
     },

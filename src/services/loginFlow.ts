@@ -17,6 +17,7 @@ import { outcomeOf } from '../observability/metrics.ts';
 import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
+import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
 import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
@@ -46,8 +47,9 @@ export interface StartedLogin {
   authorizeUrl: URL;
   transactionId: string;
   /**
-   * The secret of this login's browser binding (RFC 9700 §4.7.1): the operation sets it
-   * as a cookie of this browser, and the callback requires it. Only its digest is stored.
+   * This login's browser binding (RFC 9700 §4.7.1): the operation sets it as a cookie of this
+   * browser, and the callback requires its secret (only the digest is stored). It also carries,
+   * sealed, the platform and returnTo, for the way back of a callback that finds no login.
    */
   browserBinding: string;
 }
@@ -121,7 +123,8 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
   // 7.
-  return { authorizeUrl, transactionId: id, browserBinding };
+  const target = { platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: Boolean(input.handoffChallenge) };
+  return { authorizeUrl, transactionId: id, browserBinding: bindingCookieValue(deps.keyRing, id, browserBinding, target) };
 }
 
 export interface CallbackInput {
@@ -130,7 +133,7 @@ export interface CallbackInput {
   /** The full URL the provider sent the browser to (code, state, iss). */
   callbackUrl: URL;
   /** This browser's binding cookie of a transaction: read it, and clear it once the transaction is spent. */
-  browserBinding: { read(transactionId: string): string | undefined; clear(transactionId: string): void };
+  browserBinding: { read(transactionId: string): string | undefined; clear(transactionId: string): void; all(): [string, string][] };
   /** The browser, for the session list: its User-Agent and its address. */
   client: { userAgent: string | null; address: string | undefined };
   /** The address's callback limit, counted by the consume statement (statementRateLimit); null when already counted (Redis). */
@@ -158,20 +161,22 @@ export async function finishLogin(deps: AppDeps, input: CallbackInput): Promise<
 async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<LoginOutcome> {
   const oidc = requireOidc(deps);
   if (!input.state) {
-    throw new ApiError('VALIDATION_FAILED', 'The callback carries no state.', { errors: [{ pointer: '/query/state', message: 'is required' }] });
+    // A hand-typed or truncated callback address: this browser's logins may still name a way back.
+    const nextStep = await wayBackFromCookies(deps, input.browserBinding.all());
+    throw new ApiError('VALIDATION_FAILED', 'The callback carries no state.', { errors: [{ pointer: '/query/state', message: 'is required' }], ...(nextStep ? { nextStep } : {}) });
   }
   // 1. consume the transaction atomically; nothing else decides whether this state is good.
   // Counted against the address's limit in the same statement: over it, nothing is consumed.
   // (A callback without a state was refused above without being counted: it reads and writes nothing.)
   const stateDigest = sha256(input.state);
   const tx = await consumeCounted(deps, stateDigest, input.callbackLimit);
-  if (!tx) throw await transactionNotFound(deps, stateDigest);
+  if (!tx) throw await transactionNotFound(deps, stateDigest, input.browserBinding.all());
   // The login must come back to the browser that started it (RFC 9700 §4.7.1): otherwise a
   // callback link sent to a victim would sign the victim in as whoever started the login.
   // Checked before the code is redeemed; the transaction is spent either way.
   const binding = input.browserBinding.read(tx.id);
   input.browserBinding.clear(tx.id);
-  if (!binding || !tx.browserBindingDigest || !digestEquals(sha256(binding), tx.browserBindingDigest)) {
+  if (!binding || !tx.browserBindingDigest || !digestEquals(sha256(bindingSecret(binding)), tx.browserBindingDigest)) {
     throw new ApiError('LOGIN_BROWSER_MISMATCH', 'This sign-in was started in another browser, or this browser does not keep cookies. Start again here.', {
       nextStep: startAgain(deps, tx),
     });
@@ -188,13 +193,16 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
 
 /**
  * The callback's 404: nothing to consume. When the login is still known (spent by an earlier
- * callback, the back button, a second tab; or expired), the page offers "Start again" for its
- * platform and returnTo, as the other refusals of a callback do; a state never issued, or purged,
- * names no platform. The read happens only here, and its own failure only loses the link.
+ * callback, the back button, a second tab; or expired), or this browser's binding cookies name
+ * one (purged, a state never issued), the page leads back through the registry (loginWayBack.ts).
+ * The reads happen only here, and their own failure only loses the link.
  */
-async function transactionNotFound(deps: AppDeps, stateDigest: Buffer): Promise<ApiError> {
+async function transactionNotFound(deps: AppDeps, stateDigest: Buffer, bindings: [string, string][]): Promise<ApiError> {
   const login = await findLoginOfState(deps.db, stateDigest).catch(() => undefined);
-  return new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in link is invalid, has expired or was already used.', login ? { nextStep: startAgain(deps, login) } : {});
+  const nextStep = login
+    ? await wayBack(deps, { platformKey: login.platformKey, returnTo: login.returnTo, handoffChallenge: login.handoffChallenge !== null })
+    : await wayBackFromCookies(deps, bindings);
+  return new ApiError('TRANSACTION_NOT_FOUND', 'This sign-in has expired or was already used, so it cannot be finished.', nextStep ? { nextStep } : {});
 }
 
 async function consumeCounted(deps: AppDeps, stateDigest: Buffer, limit: StatementRateLimit | null): Promise<ConsumedTransaction | undefined> {

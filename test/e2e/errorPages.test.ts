@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, addPlatform, startUrl, PLATFORM_ROOT, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser, type BrowserResponse } from '../helpers/oidcBrowser.ts';
+import { randomToken, s256Challenge } from '../../src/security/crypto.ts';
 
 /** The page's single call to action: its label and where it leads. */
 function nextStepOf(page: BrowserResponse): { label: string; href: URL } | undefined {
@@ -92,5 +93,73 @@ describe('error pages', () => {
     } finally {
       await local.close().catch(() => {});
     }
+  });
+
+  /** A login started in `browser` and signed in at the provider, stopped before its callback; the login row is gone (expired and purged). */
+  async function purgedLogin(browser: OidcBrowser, platformKey: string, extra: Record<string, string> = {}): Promise<string> {
+    const toLogin = await browser.followRedirects(await browser.get(startUrl(harness, platformKey, `${PLATFORM_ROOT}home`, extra)), { maxHops: 10 });
+    const afterLogin = await browser.loginAtDevIdp(toLogin.response, 'alice', 'alice-password');
+    const { stoppedAt } = await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${harness.baseUrl}/v1/auth/callback`), maxHops: 10 });
+    const state = new URL(stoppedAt!).searchParams.get('state');
+    await harness.database.db.raw('DELETE FROM auth_transactions t USING platforms p WHERE p.id = t.platform_id AND p.platform_key = ?', [platformKey]);
+    expect(state).toBeTruthy();
+    return stoppedAt!;
+  }
+
+  it('an expired login whose row is purged: the browser binding cookie still leads to "Start again"', async () => {
+    const platform = await addPlatform(harness);
+    const browser = new OidcBrowser();
+    const page = await browser.get(await purgedLogin(browser, platform.key));
+    expect(page.status).toBe(404);
+    const nextStep = nextStepOf(page);
+    expect(nextStep?.label).toBe('Start again');
+    expect(nextStep!.href.origin + nextStep!.href.pathname).toBe(`${harness.baseUrl}/v1/auth/start`);
+    expect(nextStep!.href.searchParams.get('platformKey')).toBe(platform.key);
+    expect(nextStep!.href.searchParams.get('returnTo')).toBe(`${PLATFORM_ROOT}home`);
+    expect((await browser.get(nextStep!.href.href)).status).toBe(302);
+  });
+
+  it('a hand-typed callback address in a browser with a login in flight offers "Start again", in words', async () => {
+    const platform = await addPlatform(harness);
+    const browser = new OidcBrowser();
+    await browser.get(startUrl(harness, platform.key));
+    const page = await browser.get(`${harness.baseUrl}/v1/auth/callback`);
+    expect(page.status).toBe(400);
+    expect(nextStepOf(page)?.href.searchParams.get('platformKey')).toBe(platform.key);
+    expect(page.text).not.toMatch(/\/query\/state/);
+  });
+
+  it('a platform that requires a handoff challenge: "Back to <platform>", at its re-checked returnTo', async () => {
+    const platform = await addPlatform(harness, { handoffChallengeRequired: true });
+    const extra = { handoffChallenge: s256Challenge(randomToken()) };
+    // The row still there (expired, spent): read by its state.
+    const browser = new OidcBrowser();
+    const toLogin = await browser.followRedirects(await browser.get(startUrl(harness, platform.key, `${PLATFORM_ROOT}home`, extra)), { maxHops: 10 });
+    await harness.database.db.raw(`UPDATE auth_transactions SET expires_at = now() - interval '1 second' WHERE return_to = ? AND consumed_at IS NULL AND handoff_challenge = ?`, [`${PLATFORM_ROOT}home`, extra.handoffChallenge]);
+    const afterLogin = await browser.loginAtDevIdp(toLogin.response, 'alice', 'alice-password');
+    const { stoppedAt } = await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${harness.baseUrl}/v1/auth/callback`), maxHops: 10 });
+    const expired = await browser.get(stoppedAt!);
+    expect(expired.status).toBe(404);
+    expect(nextStepOf(expired)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
+    // Purged: the sealed cookie says the same.
+    const other = new OidcBrowser();
+    const purged = await other.get(await purgedLogin(other, platform.key, extra));
+    expect(nextStepOf(purged)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
+  });
+
+  it('a binding cookie is never trusted: moved to another login, or its returnTo no longer allowed', async () => {
+    const platform = await addPlatform(harness, { allowedReturnUrls: [`${PLATFORM_ROOT}home`, 'https://other.example.test/'] });
+    const browser = new OidcBrowser();
+    await browser.get(startUrl(harness, platform.key, 'https://other.example.test/deep'));
+    const callback = `${harness.baseUrl}/v1/auth/callback`;
+    const [[name, value]] = Object.entries(browser.cookiesFor(callback)) as [[string, string]];
+    // The same sealed value under another login's name does not open: no link at all.
+    const moved = name.replace(/_login_.*$/, `_login_${crypto.randomUUID()}`);
+    const forged = await fetch(callback, { headers: { accept: 'text/html', cookie: `${moved}=${value}` } });
+    expect(nextStepOf({ text: await forged.text() } as BrowserResponse)).toBeUndefined();
+    // The registry changed since: the returnTo is re-checked, and the way back is the platform's first allowed URL.
+    await harness.database.db.raw('UPDATE platforms SET allowed_return_urls = ? WHERE platform_key = ?', [[`${PLATFORM_ROOT}home`], platform.key]);
+    const page = await fetch(callback, { headers: { accept: 'text/html', cookie: `${name}=${value}` } });
+    expect(nextStepOf({ text: await page.text() } as BrowserResponse)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
   });
 });
