@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { escapeHtml, htmlPage } from '../web/page.ts';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type NextStep } from './catalogue.ts';
 
 /** RFC 9457 problem details, as the contract's Problem schema describes them. */
@@ -31,33 +32,46 @@ export function toProblem(error: ApiError, requestId: string): ProblemBody {
 /** Endpoints a person's browser lands on answer it with a page, not JSON. */
 const BROWSER_OPERATIONS = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser', 'confirmSignOut', 'finishSignOut']);
 
-export function wantsHtml(req: Request, operationId: string | undefined): boolean {
-  if (!operationId || !BROWSER_OPERATIONS.has(operationId)) return false;
+/**
+ * A page for the browser endpoints, and for an address the contract does not publish (a typo'd
+ * path opened in a browser): a person reads it. Only when the request prefers HTML: a client that
+ * asks for JSON, or names no preference, gets problem+json.
+ */
+export function wantsHtml(req: Request, operationId: string | undefined, code?: ErrorCode): boolean {
+  const browserFacing = operationId ? BROWSER_OPERATIONS.has(operationId) : code === 'NOT_FOUND' || code === 'METHOD_NOT_ALLOWED';
+  if (!browserFacing) return false;
   const preferred = req.accepts(['application/problem+json', 'application/json', 'text/html']);
   return preferred === 'text/html';
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+/** A page in words for a code a browser meets; anything else shows the catalogue's title and detail. */
+const PAGE_WORDS: Partial<Record<ErrorCode, { title: string; detail?: string }>> = {
+  TRANSACTION_NOT_FOUND: { title: 'This sign-in has expired', detail: 'The sign-in took longer than it may, or this page was opened again after the sign-in had already ended.' },
+  VALIDATION_FAILED: { title: 'This link is incomplete', detail: 'The address that brought you here is missing something or was changed, so it cannot be followed.' },
+  NOT_FOUND: { title: 'There is no page at this address', detail: 'The address may be mistyped, or the link that brought you here is out of date.' },
+  METHOD_NOT_ALLOWED: { title: 'There is no page at this address', detail: 'The address may be mistyped, or the link that brought you here is out of date.' },
+  LOGIN_BROWSER_MISMATCH: { title: 'This sign-in was started in another browser' },
+  IDP_ERROR: { title: 'The sign-in was not completed', detail: 'The sign-in service ended the sign-in before it was complete.' },
+};
 
 function problemPage(problem: ProblemBody, nextStep: NextStep | undefined): string {
-  const advice = problem.status >= 500 ? 'Please try again in a moment.' : 'Please go back to the application you came from and sign in again.';
-  const again = nextStep
-    ? `<p><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(nextStep.label)}</a></p>`
-    : `<p>${advice}</p>`;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(problem.title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{color:#555}
-a.button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border-radius:6px;text-decoration:none}</style>
-</head><body>
-<h1>${escapeHtml(problem.title)}</h1>
-${problem.detail ? `<p>${escapeHtml(problem.detail)}</p>` : ''}
-${problem.errors ? `<ul>${problem.errors.map((e) => `<li><code>${escapeHtml(e.pointer)}</code> ${escapeHtml(e.message)}</li>`).join('')}</ul>` : ''}
-${again}
-<p><small>Reference: <code>${escapeHtml(problem.code)}</code> · request <code>${escapeHtml(problem.requestId)}</code></small></p>
-</body></html>
-`;
+  const words = PAGE_WORDS[problem.code];
+  const title = words?.title ?? problem.title;
+  // Validator messages (`/query/platformKey must have …`) are for programs: the page says it in words.
+  const detail = words?.detail ?? (problem.errors ? undefined : problem.detail);
+  const whatToDo = nextStep
+    ? `Choose “${nextStep.label}” to continue.`
+    : problem.status >= 500
+      ? 'Please try again in a moment.'
+      : 'Please go back to the application you came from and sign in again.';
+  return htmlPage(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+${detail ? `<p class="lead">${escapeHtml(detail)}</p>` : ''}
+<p>${escapeHtml(whatToDo)}</p>
+${nextStep ? `<p class="actions"><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(nextStep.label)}</a></p>` : ''}
+<p class="reference">If you contact support, quote: <code>${escapeHtml(problem.code)}</code> · <code>${escapeHtml(problem.requestId)}</code></p>`,
+  );
 }
 
 /**
@@ -80,7 +94,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   res.status(problem.status);
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
-  if (wantsHtml(req, operationId)) {
+  if (wantsHtml(req, operationId, error.code)) {
     res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep));
     return;
   }

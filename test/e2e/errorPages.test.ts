@@ -162,4 +162,29 @@ describe('error pages', () => {
     const page = await fetch(callback, { headers: { accept: 'text/html', cookie: `${name}=${value}` } });
     expect(nextStepOf({ text: await page.text() } as BrowserResponse)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
   });
+
+  it('a typo\'d address opened in a browser gets a page in words; a program still gets problem+json', async () => {
+    const page = await new OidcBrowser().get(`${harness.baseUrl}/v1/auth/strat?platformKey=X`);
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.text).toMatch(/<h1>There is no page at this address<\/h1>/);
+    const json = await fetch(`${harness.baseUrl}/v1/auth/strat`, { headers: { accept: 'application/json' } });
+    expect(json.headers.get('content-type')).toMatch(/application\/problem\+json/);
+  });
+
+  it('a start link missing its platform says so in words, never in validator text', async () => {
+    const page = await new OidcBrowser().get(`${harness.baseUrl}/v1/auth/start?returnTo=${encodeURIComponent(PLATFORM_ROOT)}`);
+    expect(page.status).toBe(400);
+    expect(page.text).toMatch(/<h1>This link is incomplete<\/h1>/);
+    expect(page.text).not.toMatch(/must have required property|\/query\//);
+    expect(page.text).toMatch(/go back to the application you came from/);
+  });
+
+  it('the pages wear the account center\'s look: its colours and font stack, inline, nothing loaded', async () => {
+    const page = await new OidcBrowser().get(startUrl(harness, 'NO_SUCH_PLATFORM'));
+    expect(page.text).toMatch(/--accent:#2457d6/);
+    expect(page.text).toMatch(/--canvas:#f5f6f9/);
+    expect(page.text).not.toMatch(/<link|<script|src=/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+  });
 });
