@@ -145,7 +145,8 @@ describe('app skeleton', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.text).toMatch(/^<!doctype html>/i);
       expect(() => JSON.parse(res.text)).toThrow();
-      expect(res.text).toContain(ERROR_CATALOGUE.VALIDATION_FAILED.title);
+      // In words: the validator's pointers are for programs (problem+json).
+      expect(res.text).toContain('This link is incomplete');
       expect(res.text).toContain('VALIDATION_FAILED');
       expect(res.text).toContain(String(res.headers['x-request-id']));
       expect(res.text).not.toMatch(/<script|<img|onerror/i);

@@ -354,10 +354,13 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     expect(stored).not.toContain(state);
     expect(stored).not.toContain(nonce);
     expect(row.pkce_verifier_sealed).toMatch(/^v1\.test\./);
-    // The browser binding: a cookie for this transaction only, and only its digest stored.
+    // The browser binding: a cookie for this transaction only, and only its digest stored. It
+    // outlives the login by an hour (the way back of a late callback) and carries its target sealed.
     const binding = (res.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith(`gw_session_login_${row.id}=`));
-    expect(binding).toMatch(/; Max-Age=600; Path=\/v1\/auth\/callback; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
-    const secret = /=([^;]+)/.exec(binding!)![1]!;
+    expect(binding).toMatch(/; Max-Age=4200; Path=\/v1\/auth\/callback; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    const [secret, sealed] = /=([^.;]+)\.([^;]+)/.exec(binding!)!.slice(1) as [string, string];
+    expect(sealed).toMatch(/^v1\.test\./);
+    expect(decodeURIComponent(sealed)).not.toContain('deep/link');
     expect(row.browser_binding_digest).toEqual(sha256(secret));
     expect(JSON.stringify(row)).not.toContain(secret);
   });

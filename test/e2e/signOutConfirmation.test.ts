@@ -59,10 +59,12 @@ describe('sign-out needs a proof or the person’s confirmation', () => {
     expect(setCookies(res)).toEqual([]);
     // A page a person understands, with no script, posting only to the gateway's own path.
     expect(res.text).toContain('<html lang="en">');
+    // The same frame as the error pages and the account center's look (src/web/page.ts).
+    expect(res.text).toMatch(/<header class="topbar">[\s\S]*--accent:#2457d6|--accent:#2457d6[\s\S]*<header class="topbar">/);
     expect(res.text).toContain(`<title>Sign out of Platform ${platform.key}?</title>`);
     expect(res.text).toMatch(/<h1[^>]*>Sign out of Platform [^<]+\?<\/h1>/);
     expect(res.text).toMatch(/<button type="submit"[^>]*>Sign out<\/button>/);
-    expect(res.text).toContain(`<a class="button" href="${PLATFORM_ROOT}">Cancel, stay signed in</a>`);
+    expect(res.text).toContain(`<a class="button button-secondary" href="${PLATFORM_ROOT}">Cancel, stay signed in</a>`);
     expect(res.text).not.toMatch(/<script|\son[a-z]+=/i);
     const action = /<form method="post" action="([^"]+)"/.exec(res.text)![1]!.replaceAll('&#38;', '&');
     const target = new URL(action, `${harness.baseUrl}/v1/auth/logout?${query()}`);

@@ -1,6 +1,6 @@
 import type { PlatformRow } from '../../db/repositories/platforms.ts';
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+import { escapeHtml, htmlPage } from '../../web/page.ts';
 
 /**
  * The page GET /v1/auth/logout answers when nothing proves that the person or their platform
@@ -13,23 +13,16 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
 export function signOutConfirmationPage(platform: Pick<PlatformRow, 'platformKey' | 'displayName'>, returnTo: URL): string {
   const name = escapeHtml(platform.displayName);
   const action = `logout/confirm?${new URLSearchParams({ platformKey: platform.platformKey, returnTo: returnTo.href })}`;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign out of ${name}?</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}
-button,a.button{font:inherit;display:inline-block;padding:.6rem 1.2rem;border-radius:6px;margin-right:.5rem}
-button{background:#2457d6;color:#fff;border:0;cursor:pointer}a.button{color:#2457d6;border:1px solid #2457d6;text-decoration:none}
-button:focus-visible,a.button:focus-visible{outline:3px solid #f2a900;outline-offset:2px}</style>
-</head><body><main>
-<h1 id="sign-out-title">Sign out of ${name}?</h1>
-<p>Signing out ends your session at ${name}, at every other application you signed in to with the same sign-in, and at the identity provider.</p>
+  return htmlPage(
+    `Sign out of ${platform.displayName}?`,
+    `<h1 id="sign-out-title">Sign out of ${name}?</h1>
+<p class="lead">Signing out ends your session at ${name}, at every other application you signed in to with the same sign-in, and at the identity provider.</p>
 <p>We ask because the link that brought you here could have been placed on any website. If you did not mean to sign out, choose Cancel: you stay signed in.</p>
-<form method="post" action="${escapeHtml(action)}" aria-labelledby="sign-out-title">
-<button type="submit" id="confirm-sign-out">Sign out</button>
-<a class="button" href="${escapeHtml(new URL('/', returnTo).href)}">Cancel, stay signed in</a>
-</form>
-</main></body></html>
-`;
+<form method="post" action="${escapeHtml(action)}" aria-labelledby="sign-out-title" class="actions">
+<button type="submit" id="confirm-sign-out" class="button">Sign out</button>
+<a class="button button-secondary" href="${escapeHtml(new URL('/', returnTo).href)}">Cancel, stay signed in</a>
+</form>`,
+  );
 }
 
 /**
