@@ -93,8 +93,9 @@ export interface paths {
          *
          *     Behavior, in order:
          *     1. Atomically consume the transaction by the digest of `state`; invalid, expired or
-         *        used gives `404 TRANSACTION_NOT_FOUND` (when the login is still known, spent or
-         *        expired, its HTML page offers to start again for the same platform and returnTo).
+         *        used gives `404 TRANSACTION_NOT_FOUND`. Its HTML page leads back when the login is
+         *        still known (spent or expired) or when this browser's login binding cookie names it
+         *        (purged, or a callback without `state`, e.g. a hand-typed address): see `HtmlErrorPage`.
          *        A `503 DATABASE_UNAVAILABLE` at this step has consumed nothing: send the callback again.
          *        Once consumed, a later 503 writes no session and no handoff code, but the login is
          *        spent (the provider's code too), so its page offers to start again.
@@ -1461,9 +1462,23 @@ export interface components {
          */
         FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INVALID";
         /**
-         * @description A small HTML page with the same status, telling the person what happened and how to
-         *     start again (answered to browsers sending `Accept: text/html` on start, callback and
-         *     resume). It echoes only the title, the detail, the code and the request id, HTML escaped.
+         * @description A small HTML page with the same status, telling the person in words what happened, what
+         *     to do, and at most one button that does it (answered to browsers sending
+         *     `Accept: text/html` on start, callback, resume and sign-out, and on any address the
+         *     contract does not publish). Validator messages (`errors[]`) are not shown: a validation
+         *     failure reads "This link is incomplete". It shows the code and the request id for support,
+         *     HTML escaped. Served by the gateway in the account center's look, inline styles only, no
+         *     script, nothing loaded (strict CSP).
+         *
+         *     The button after a callback that cannot finish: the platform comes from the registry (active)
+         *     and the login's `returnTo` is re-checked against the platform's allowlist of today. A
+         *     platform that requires `handoffChallenge`, or whose login carried one, must start the login
+         *     from its back end (only it holds the verifier), so the button is "Back to {displayName}" at
+         *     the re-checked `returnTo` (or the platform's first allowed return URL when it is no longer
+         *     allowed). Otherwise it is "Start again": a fresh `startAuthentication` for the platform and
+         *     the re-checked `returnTo`. The login is read by its `state`, or else from this browser's
+         *     sealed login binding cookie (`SetLoginBindingCookie`); nothing from the request's URL is
+         *     ever linked to. With none of these, the page says to go back to the application.
          */
         HtmlErrorPage: string;
         /**
@@ -2653,10 +2668,14 @@ export interface components {
         /**
          * @description Binds the login to this browser (RFC 9700 §4.7.1): a cookie named
          *     `{GATEWAY_COOKIE_NAME}_login_{transactionId}`, `HttpOnly`, `SameSite=Lax`, `Path` = the
-         *     path of `AUTH_CALLBACK_URL`, `Max-Age` = the transaction lifetime, `Secure` in production
-         *     and on https. In production both names carry the `__Host-` prefix
+         *     path of `AUTH_CALLBACK_URL`, `Max-Age` = the transaction lifetime plus one hour, `Secure`
+         *     in production and on https. In production both names carry the `__Host-` prefix
          *     (`__Host-gw_session_login_{transactionId}`), which requires `Path=/`. The callback
-         *     requires and clears it.
+         *     requires and clears it. Its value is `{secret}.{sealed}`: the callback compares the
+         *     secret's digest; `sealed` is the login's platform key and `returnTo`, AES-256-GCM sealed
+         *     under the gateway's key ring and bound to the transaction id, read only for the way back
+         *     of a callback that finds no login (the extra hour lets a login that expired at the
+         *     provider still find its way back; the transaction itself has expired by then).
          * @example gw_session_login_3f6c1a52-9d4e-4b7a-8c21-5e0f7a9b2d13=Yx2…; Max-Age=600; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax
          */
         SetLoginBindingCookie: string;
