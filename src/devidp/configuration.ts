@@ -15,7 +15,7 @@ import {
   type ResourceServerInfo,
 } from 'oidc-provider';
 
-import { renderErrorPage, renderLoggedOutPage, renderLogoutPage } from './pages.ts';
+import { backToApplication, renderErrorPage, renderLoggedOutPage, renderLogoutPage } from './pages.ts';
 import { describeError } from './http.ts';
 import type { TokenShaper } from './tokenShape.ts';
 import { OIDC_SCOPES, PERMISSION_SCOPES, type DevIdpProfile } from './users.ts';
@@ -50,6 +50,8 @@ export interface ProviderSettings {
   accessTokenFormat: 'jwt' | 'opaque';
   shaper: TokenShaper;
   logger: { info(obj: object, msg?: string): void } | undefined;
+  /** Where a dev login starts (the example BFF): the error pages' way back. */
+  homeUrl?: string | undefined;
 }
 
 /**
@@ -288,7 +290,7 @@ export function buildProviderConfiguration(settings: ProviderSettings): Configur
     renderError: async (ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown) => {
       logger?.info({ component: 'dev-idp', ...describeError(error) }, 'dev IdP rendered an error page');
       ctx.type = 'html';
-      ctx.body = renderErrorPage(out);
+      ctx.body = renderErrorPage(out, backToApplication(settings.homeUrl));
     },
   };
 }

@@ -194,6 +194,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       accessTokenFormat: options.accessTokenFormat ?? 'jwt',
       shaper,
       logger,
+      homeUrl: options.homeUrl,
     }));
   } catch (err) {
     await new Promise<void>((resolve) => server.close(() => resolve()));

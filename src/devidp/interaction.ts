@@ -7,7 +7,7 @@ import type { Provider } from 'oidc-provider';
 import type { DevIdpAccountStore } from './accounts.ts';
 import type { ActiveUsers } from './configuration.ts';
 import { describeError, FORM_BODY_LIMIT, isFormPost, readBody, redirect, sendHtml } from './http.ts';
-import { renderErrorPage, renderLoginPage } from './pages.ts';
+import { backToApplication, renderErrorPage, renderLoginPage } from './pages.ts';
 import type { TokenShaper } from './tokenShape.ts';
 import { asksSecondFactor, checkSecondFactor, signInAmr } from './secondFactor.ts';
 
@@ -66,10 +66,7 @@ export function createInteractionHandler(context: InteractionContext) {
       interaction = await provider.interactionDetails(req, res);
     } catch (err) {
       logger?.info({ component: 'dev-idp', ...describeError(err) }, 'dev IdP interaction not found');
-      sendHtml(res, 400, renderErrorPage({
-        error: 'invalid_request',
-        error_description: 'This sign-in request has expired or is unknown. Start again from the application.',
-      }, context.homeUrl ? { label: 'Back to the application', href: context.homeUrl } : undefined));
+      sendHtml(res, 400, renderErrorPage({ error: 'invalid_request', error_description: 'interaction expired or unknown' }, backToApplication(context.homeUrl)));
       return;
     }
     if (interaction.uid !== uid) {

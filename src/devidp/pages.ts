@@ -30,6 +30,7 @@ const STYLE = `
   .error{background:#ffebe9;border:1px solid #ff8182;color:#82071e;padding:8px;border-radius:6px;margin:12px 0}
   .hint{color:#57606a;font-size:.85em;margin-top:16px}
   code{background:#f6f8fa;padding:1px 4px;border-radius:4px}
+  a.button{display:block;text-align:center;margin-top:16px;padding:10px;border-radius:6px;background:#0969da;color:#fff;text-decoration:none}
 `;
 
 function layout(title: string, body: string): string {
@@ -87,15 +88,37 @@ ${input.secondFactor ? `<label for="otp">One-time code</label>
 ${hint}`);
 }
 
-export function renderErrorPage(fields: Record<string, unknown>, back?: { label: string; href: string }): string {
-  const rows = Object.entries(fields)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(v)}</p>`)
-    .join('\n');
-  return layout(`${PAGE_TITLE}: error`, `<h1>${escapeHtml(PAGE_TITLE)}</h1>
-<p class="sub">Something went wrong.</p>
-${rows}
-${back ? `<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.label)}</a></p>` : ''}`);
+/** The way back an error page offers (the application a dev login starts from, when known). */
+export interface BackLink {
+  label: string;
+  href: string;
+}
+
+/** "Back to the application": the dev stack's example BFF, where a dev login starts (DevIdpOptions.homeUrl). */
+export function backToApplication(homeUrl: string | undefined): BackLink | undefined {
+  return homeUrl ? { label: 'Back to the application', href: homeUrl } : undefined;
+}
+
+/**
+ * An error in words: what happened, what to do, one link that does it. The OAuth error and its
+ * description (oidc-provider's, for developers) stay below as a small reference. An unknown or
+ * ended sign-in request (a long wait on this page, or Back after signing in) is the common
+ * case: `invalid_request` with the interaction or its session gone, or an expired `login`.
+ */
+export function renderErrorPage(fields: { error?: unknown; error_description?: unknown } & Record<string, unknown>, back?: BackLink): string {
+  const description = String(fields.error_description ?? '');
+  const expired = fields.error === 'invalid_request' && /expired|not found|unknown|interaction|session/i.test(description);
+  const title = expired ? 'This sign-in page has expired' : 'The sign-in could not continue';
+  const said = expired
+    ? 'You waited too long on this page, or you came back to it after signing in. Nothing was changed.'
+    : 'The request that opened this page could not be completed here.';
+  const whatToDo = back ? `Choose “${back.label}” and sign in again from there.` : 'Go back to the application you came from and sign in again.';
+  const reference = [fields.error, fields.error_description].filter((v) => v !== undefined && v !== '').map(escapeHtml).join(': ');
+  return layout(`${PAGE_TITLE}: ${title}`, `<h1>${escapeHtml(title)}</h1>
+<p class="sub">${escapeHtml(said)}</p>
+<p>${escapeHtml(whatToDo)}</p>
+${back ? `<p><a class="button" href="${escapeHtml(back.href)}">${escapeHtml(back.label)}</a></p>` : ''}
+${reference ? `<p class="hint">For developers: <code>${reference}</code></p>` : ''}`);
 }
 
 /**

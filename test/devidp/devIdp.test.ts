@@ -52,8 +52,8 @@ describe('dev identity provider', () => {
     const res = await fetch(`${idp.issuer}/interaction/no-such-interaction`);
     expect(res.status).toBe(400);
     const page = await res.text();
-    expect(page).toMatch(/expired or is unknown/);
-    expect(page).toContain('<a href="http://127.0.0.1:9/home">Back to the application</a>');
+    expect(page).toMatch(/<h1>This sign-in page has expired<\/h1>/);
+    expect(page).toContain('<a class="button" href="http://127.0.0.1:9/home">Back to the application</a>');
   });
 
   const tokensFor = (username: 'alice' | 'admin', scope = ALL_SCOPES, nonce?: string) => {

@@ -187,4 +187,27 @@ describe('error pages', () => {
     expect(page.text).not.toMatch(/<link|<script|src=/);
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
   });
+
+  it('the dev provider, Back after signing in: its page says so in words and leads back to the application', async () => {
+    const local = await startHarness({}, { homeUrl: PLATFORM_ROOT });
+    try {
+      const platform = await addPlatform(local);
+      const browser = new OidcBrowser();
+      const toLogin = await browser.followRedirects(await browser.get(startUrl(local, platform.key)), { maxHops: 10 });
+      const loginPage = toLogin.response.url;
+      const afterLogin = await browser.loginAtDevIdp(toLogin.response, 'alice', 'alice-password');
+      const resume = afterLogin.location!;
+      await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${local.baseUrl}/v1/auth/callback`), maxHops: 10 });
+      // Back to the login page, and to the provider's resume step (its own error page, renderError).
+      for (const url of [loginPage, resume]) {
+        const page = await browser.get(url);
+        expect(page.status).toBeGreaterThanOrEqual(400);
+        expect(page.text).toMatch(/<h1>This sign-in page has expired<\/h1>/);
+        expect(page.text).not.toMatch(/Something went wrong/);
+        expect(page.text).toContain(`<a class="button" href="${PLATFORM_ROOT}">Back to the application</a>`);
+      }
+    } finally {
+      await local.close().catch(() => {});
+    }
+  });
 });
