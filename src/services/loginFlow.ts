@@ -312,8 +312,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
  * returnTo. A platform that bound its login with a handoff challenge must start it itself
  * (only it holds the verifier), so the person goes back to its returnTo, which starts one.
  */
-function startAgain(deps: AppDeps, tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest }): NextStep {
-  if (tx.handoffChallenge) return { label: 'Start again', href: new URL(tx.returnTo) };
+function startAgain(
+  deps: AppDeps,
+  tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest; platform?: Pick<PlatformRow, 'displayName'> },
+): NextStep {
+  // Named "Back to …", not "Start again": the person lands on the platform, which starts the login.
+  if (tx.handoffChallenge) return { label: tx.platform ? `Back to ${tx.platform.displayName}` : 'Back to the application', href: new URL(tx.returnTo) };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);

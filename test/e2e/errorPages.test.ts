@@ -141,6 +141,15 @@ describe('error pages', () => {
     const expired = await browser.get(stoppedAt!);
     expect(expired.status).toBe(404);
     expect(nextStepOf(expired)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
+    // A callback link opened in another browser (refused): the same way back.
+    const refused = await new OidcBrowser().get(await (async () => {
+      const starter = new OidcBrowser();
+      const login = await starter.followRedirects(await starter.get(startUrl(harness, platform.key, `${PLATFORM_ROOT}home`, extra)), { maxHops: 10 });
+      const signedIn = await starter.loginAtDevIdp(login.response, 'alice', 'alice-password');
+      return (await starter.followRedirects(signedIn, { stopWhen: (url) => url.startsWith(`${harness.baseUrl}/v1/auth/callback`), maxHops: 10 })).stoppedAt!;
+    })());
+    expect(refused.status).toBe(403);
+    expect(nextStepOf(refused)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
     // Purged: the sealed cookie says the same.
     const other = new OidcBrowser();
     const purged = await other.get(await purgedLogin(other, platform.key, extra));
