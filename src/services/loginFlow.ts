@@ -167,7 +167,8 @@ async function callbackSteps(deps: AppDeps, input: CallbackInput): Promise<Login
   }
   // 1. consume the transaction atomically; nothing else decides whether this state is good.
   // Counted against the address's limit in the same statement: over it, nothing is consumed.
-  // (A callback without a state was refused above without being counted: it reads and writes nothing.)
+  // (A callback without a state was refused above without being counted: it writes nothing, and
+  // reads at most one registry row, for a browser whose sealed binding cookie names a login.)
   const stateDigest = sha256(input.state);
   const tx = await consumeCounted(deps, stateDigest, input.callbackLimit);
   if (!tx) throw await transactionNotFound(deps, stateDigest, input.browserBinding.all());

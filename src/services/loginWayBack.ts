@@ -69,12 +69,15 @@ export async function wayBack(deps: AppDeps, target: LoginTarget): Promise<NextS
   return back ? { label: `Back to ${platform.displayName}`, href: back } : undefined;
 }
 
-/** The way back named by the first of this browser's binding cookies whose target opens and still leads somewhere. */
+/**
+ * The way back named by the first of this browser's binding cookies whose target opens. One
+ * registry read at most, whatever the request carries: the callback without a state that asks
+ * for it is refused before the callback's rate limit is counted.
+ */
 export async function wayBackFromCookies(deps: AppDeps, cookies: readonly (readonly [transactionId: string, value: string])[]): Promise<NextStep | undefined> {
   for (const [transactionId, value] of cookies) {
     const target = openBindingTarget(deps.keyRing, transactionId, value);
-    const step = target && (await wayBack(deps, target));
-    if (step) return step;
+    if (target) return wayBack(deps, target);
   }
   return undefined;
 }
