@@ -127,7 +127,8 @@ async function main(): Promise<void> {
     res.writeHead(302, {
       location: `${authorizationEndpoint}?${query}`,
       'cache-control': 'no-store',
-      'set-cookie': `gw_session_login_${id}=${browserBinding}; Max-Age=${TRANSACTION_TTL_SECONDS}; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax`,
+      // The same work as the gateway's start: the binding also carries its login's target, sealed (loginWayBack.ts).
+      'set-cookie': `gw_session_login_${id}=${browserBinding}.${keyRing.seal(JSON.stringify({ platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: false }), `login_binding:target:${id}`)}; Max-Age=${TRANSACTION_TTL_SECONDS + 3600}; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax`,
     }).end();
   }
 
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
     const bindingName = `${COOKIE}_login_${tx.id}`;
     const clearBinding = `${bindingName}=; Path=${callbackPath}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax`;
     const binding = cookieValue(req.headers.cookie, bindingName);
-    if (!binding || !tx.browserBindingDigest || !timingSafeEqual(sha256(binding), tx.browserBindingDigest)) return problem(res, 401, clearBinding);
+    if (!binding || !tx.browserBindingDigest || !timingSafeEqual(sha256(binding.split('.')[0]!), tx.browserBindingDigest)) return problem(res, 401, clearBinding);
     if (url.searchParams.get('error')) return problem(res, 401, clearBinding);
     const iss = url.searchParams.get('iss');
     if (iss !== null && iss !== metadata.issuer) return problem(res, 401, clearBinding);
