@@ -33,7 +33,7 @@ function variablesTheConfigReads(): Set<string> {
   const recording = (values: Record<string, string>) => new Proxy(values, {
     get(target, name) {
       if (typeof name === 'string') read.add(name);
-      return target[name];
+      return typeof name === 'string' ? target[name] : undefined;
     },
   });
   const attempt = (load: () => unknown) => {
