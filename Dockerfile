@@ -2,7 +2,8 @@
 # Production image: Node 24, production dependencies only, non-root.
 # Build:   docker build -t auth-gateway .
 # Migrate: docker run --rm -e DATABASE_URL=… auth-gateway node scripts/migrate.js latest
-# Run:     docker run -p 8080:8080 -e NODE_ENV=production -e DATABASE_URL=… -e OIDC_ISSUER=… auth-gateway
+# Run:     docker run -p 8080:8080 -e NODE_ENV=production -e DATABASE_URL=… -e OIDC_ISSUER=… \
+#            -e ACCOUNT_CENTER_URL=https://account.example.com … auth-gateway   (every variable: README, Configuration)
 #
 # The account center is a second image of the same file (its own target, at the end):
 #   docker build --target account-center -t account-center .

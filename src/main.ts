@@ -33,7 +33,8 @@ async function main(): Promise<void> {
     throw error;
   }
   // Production writes its JSON lines to stdout in batches (batchedDestination); development at once.
-  const logger = createLogger(config.logLevel, config.isProduction ? batchedDestination(1) : undefined, { pretty: wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY) });
+  const pretty = wantsPrettyLogs(config.nodeEnv, process.stdout.isTTY);
+  const logger = createLogger(config.logLevel, config.isProduction ? batchedDestination(1) : undefined, { pretty });
   logger.info({ node: process.version, nodeEnv: config.nodeEnv }, 'starting auth-gateway');
   for (const warning of config.warnings) logger.warn(warning);
   // Traces only with OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry packages are not even loaded otherwise.
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
   const { startBackchannelWorker } = await import('./services/backchannel/worker.ts');
   const backchannelWorker = await startBackchannelWorker(deps);
   // Once everything runs: "ready" is what people and the dev stack's tests wait for.
-  devStack?.announce(logger);
+  devStack?.announce(logger, { pretty });
 
   installShutdown({ server, lifecycle, graceMs: config.shutdownGraceSeconds * 1000 }, logger, async () => {
     stopPurge();

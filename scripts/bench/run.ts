@@ -1171,7 +1171,7 @@ async function main(): Promise<number> {
             (eocSummary.login ? ` whole login (3 requests) ${eocSummary.login.perSecond.toFixed(0)} logins/s, p50 ${eocSummary.login.p50Ms.toFixed(1)} ms, p99 ${eocSummary.login.p99Ms.toFixed(1)} ms, CPU ${eocSummary.login.cpuUs?.toFixed(0) ?? 'n/a'} µs/login` : '') +
             '\n'
           : '') +
-        `\nTargets (issue 15):\n${targets.map((t) => `  ${t.status.padEnd(12)} ${t.name}: ${t.measured}`).join('\n')}\n` +
+        `\nPerformance targets:\n${targets.map((t) => `  ${t.status.padEnd(12)} ${t.name}: ${t.measured}`).join('\n')}\n` +
         `\nGateway memory (RSS): ${mb(memory.rssAfterBootBytes)} after boot, ${mb(memory.rssWarmBytes)} warm (${memory.loginsWhenWarm} logins), ` +
         `${mb(memory.rssAfterLoginsBytes)} after ${memory.logins} logins and every other request of the run; ` +
         `heap after a full GC ${mb(memory.heapWarmBytes)} warm, ${mb(memory.heapAfterLoginsBytes)} at the end\n` +

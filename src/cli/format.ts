@@ -97,7 +97,8 @@ export function formatAuditList(page: AuditEventList): string {
       e.action,
       e.platformKey ?? (e.sessionId ? `session ${e.sessionId}` : '-'),
       e.fieldKey ?? '-',
-      e.actor.type === 'cli' ? 'cli' : `user ${e.actor.sub ?? e.actor.userId ?? '?'}`,
+      // cli and devstack (the dev stack's seeding) have no user; only a user actor has a subject.
+      e.actor.type === 'user' ? `user ${e.actor.sub ?? e.actor.userId ?? '?'}` : e.actor.type,
       e.changedFields.join(',') || '-',
       e.requestId ?? '-',
     ]),

@@ -6,6 +6,7 @@ import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from
 import type { FieldCreateInput } from '../services/onboarding/schema.ts';
 import { acceptsPublishedDevCredentials, DEV_OIDC_CLIENT, DEV_PLATFORM_CREDENTIALS } from '../security/devCredentials.ts';
 import { seedDemoPlatform } from './seed.ts';
+import { announceReady } from './announcement.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
 import { signedOutPath } from '../services/sessions/signOut.ts';
 import { otpauthUri } from '../devidp/totp.ts';
@@ -25,7 +26,8 @@ export interface DevStack {
   config: Config;
   /** The dev identity provider's accounts, for the gateway's development adapter (password change, methods). */
   idpAccounts: DevIdpAccounts;
-  announce(logger: Logger): void;
+  /** The "what next" block (announcement.ts); `pretty`: the log is read at a terminal. */
+  announce(logger: Logger, output: { pretty: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -112,28 +114,20 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   return {
     config: devConfig,
     idpAccounts: idp.accounts,
-    announce(log) {
-      // Only the seeded users whose published password still works (a changed one is never shown).
-      const users = idp.seedHints().map((user) => `${user.username} / ${user.password}`).join(', ') || `a user of ${DEV_IDP_USERS_FILE}`;
-      // The secrets are in the message, not in fields: the logger redacts fields named like secrets.
-      const lines = [
-        'dev stack ready (development only; these credentials are published and refused by any other gateway):',
-        `  example BFF      ${bff?.url ?? '(not running: set DEMO_BFF_PORT)'}/`,
-        `    ${DEMO_PLATFORM_KEY}  client id ${credentials.clientId}  secret ${credentials.clientSecret}`,
-        `    ${DEMO_CENTRAL_PLATFORM_KEY}  client id ${centralCredentials.clientId}  secret ${centralCredentials.clientSecret}`,
-        `  account center   ${accountCenter ? `${accountCenter.url}/` : '(not running: set ACCOUNT_CENTER_URL)'}`,
-        `  API docs         ${config.publicBaseUrl}/docs (sign in as admin first for the admin operations)`,
-        `  users            ${users}`,
-        // The demo users' second factor (a platform asks for it with requireSecondFactor): published
-        // dev data like the passwords; an authenticator app reads the otpauth:// URI.
-        '  second factor    TOTP secrets of the demo users, asked for when a platform requires a second factor:',
-        ...idp.users.filter((user) => idp.totpSecrets[user.sub]).map((user) => `    ${user.username}  ${otpauthUri('Dev IdP', user.username, idp.totpSecrets[user.sub]!)}`),
-        `  admin token      npm run gateway -- dev token --user admin`,
-      ];
-      log.info(
-        { demo: bff?.url, accountCenter: accountCenter?.url, users, devIdp: idp.issuer, demoClientId: credentials.clientId },
-        lines.join('\n'),
-      );
+    announce(log, output) {
+      announceReady(log, {
+        bffUrl: bff?.url ?? null,
+        accountCenterUrl: accountCenter?.url ?? null,
+        gatewayUrl: config.publicBaseUrl,
+        devIdpUrl: idp.issuer,
+        platforms: [
+          { platformKey: DEMO_PLATFORM_KEY, ...credentials },
+          { platformKey: DEMO_CENTRAL_PLATFORM_KEY, ...centralCredentials },
+        ],
+        // Only the seeded users whose published password still works (a changed one is never shown).
+        users: idp.seedHints().map((user) => `${user.username} / ${user.password}`).join(', ') || `a user of ${DEV_IDP_USERS_FILE}`,
+        secondFactors: idp.users.filter((user) => idp.totpSecrets[user.sub]).map((user) => ({ username: user.username, uri: otpauthUri('Dev IdP', user.username, idp.totpSecrets[user.sub]!) })),
+      }, output);
     },
     async close() {
       await accountCenter?.close();

@@ -43,11 +43,22 @@ export interface BackchannelWorker {
  * every connection is closed (test/db/backchannelWorkerStop.test.ts).
  */
 export async function startBackchannelWorker(
-  deps: { config: Pick<Config, 'publicBaseUrl' | 'gatewaySigningKeys' | 'isProduction'> & Partial<Pick<Config, 'outbound'>>; db: Db; logger: Logger },
+  deps: {
+    config: Pick<Config, 'publicBaseUrl' | 'gatewaySigningKeys' | 'isProduction'> & Partial<Pick<Config, 'outbound'>>;
+    db: Db;
+    logger: Logger;
+    /** The service's shutdown state (main.ts): draining means the service is stopping. */
+    lifecycle?: { readonly draining: boolean };
+  },
   options: BackchannelWorkerOptions = {},
 ): Promise<BackchannelWorker> {
   const concurrency = options.concurrency ?? BACKCHANNEL_WORKER_CONCURRENCY;
   const logger = deps.logger.child({ component: 'backchannel-worker' });
+  // Once the service stops, its database goes too: with Ctrl-C the embedded PostgreSQL gets the
+  // signal at the same moment and ends the worker's connections, often before stop() is called.
+  // Those losses are expected, so they are told calmly, without error level or stack trace.
+  let stopRequested = false;
+  const stopping = () => stopRequested || deps.lifecycle?.draining === true;
   // One connection listens for new jobs; the others take, complete and fail jobs.
   const pool = new pg.Pool({ connectionString: connectionStringOf(deps.db), max: concurrency + 2, application_name: 'auth-gateway-worker' });
   // A connection that fails (a restart, the server stopping) is logged once, by its own listener,
@@ -55,7 +66,10 @@ export async function startBackchannelWorker(
   // graphile-worker handles it. pg passes an idle connection's error on to the pool as well: that
   // listener only keeps the event handled (without one it would crash the process).
   pool.on('connect', (client) =>
-    client.on('error', (error: Error & { code?: string }) => logger.warn({ reason: error.code ?? error.message }, 'back-channel worker: a database connection failed')),
+    client.on('error', (error: Error & { code?: string }) => {
+      if (stopping()) logger.info({ reason: error.code ?? error.message }, 'back-channel worker: a database connection closed while the service stops');
+      else logger.warn({ reason: error.code ?? error.message }, 'back-channel worker: a database connection failed');
+    }),
   );
   pool.on('error', () => {});
   let runner: Runner;
@@ -65,7 +79,7 @@ export async function startBackchannelWorker(
       concurrency,
       noHandleSignals: true,
       pollInterval: options.pollIntervalMs ?? 2000,
-      logger: workerLogger(logger),
+      logger: workerLogger(logger, stopping),
       taskList: {
         [BACKCHANNEL_LOGOUT_TASK]: backchannelLogoutTask({
           db: deps.db,
@@ -85,6 +99,7 @@ export async function startBackchannelWorker(
   let stopped: Promise<void> | null = null;
   return {
     stop() {
+      stopRequested = true;
       stopped ??= runner.stop().finally(() => pool.end());
       return stopped;
     },
@@ -94,13 +109,16 @@ export async function startBackchannelWorker(
 /**
  * graphile-worker's messages in the service's log. Its per-job "Completed task"/"Failed task"
  * lines become debug (the task logs each delivery, failed attempt and give-up itself, without
- * graphile-worker's job object); everything else keeps its level.
+ * graphile-worker's job object); everything else keeps its level, except while the service
+ * stops: its warnings and errors then are lost connections and refused reconnections (the
+ * database stopping too), logged at info with their message and no stack.
  */
-function workerLogger(logger: Logger): WorkerLogger {
+function workerLogger(logger: Logger, stopping: () => boolean): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const perJob = meta?.failure === true || message.startsWith('Completed task');
     const fields = { worker: { label: scope.label, workerId: scope.workerId, jobId: scope.jobId } };
     if (perJob || level === 'debug' || level === 'info') logger.debug(fields, message);
+    else if (stopping()) logger.info(fields, `while the service stops: ${message}`);
     else if (level === 'error') logger.error({ ...fields, err: meta?.error ?? meta?.fatalError }, message);
     else logger.warn(fields, message);
   });

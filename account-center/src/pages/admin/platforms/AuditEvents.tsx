@@ -50,6 +50,8 @@ export function AuditEvents({ platformKey, version }: { platformKey: string; ver
 
   const actorLabel = (event: AuditEvent) => {
     if (event.actor.type === 'cli') return 'Command line';
+    // `npm start` seeding its demo platforms: not a person, and not an anonymous API caller.
+    if (event.actor.type === 'devstack') return 'Dev stack (npm start)';
     if (me && event.actor.userId !== null && event.actor.userId === me.user.id) return 'You';
     return event.actor.sub ? `User ${event.actor.sub}` : 'An API caller';
   };

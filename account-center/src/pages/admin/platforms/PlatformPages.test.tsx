@@ -223,7 +223,7 @@ describe('platform page', { timeout: 20_000 }, () => {
       platformKey: 'DEMO_APP',
       fieldKey: null,
       sessionId: null,
-      actor: i === 0 ? { type: 'user', userId: ME.user.id, sub: ME.user.sub } : i === 1 ? { type: 'cli', userId: null, sub: null } : { type: 'user', userId: null, sub: 'someone-else' },
+      actor: i === 0 ? { type: 'user', userId: ME.user.id, sub: ME.user.sub } : i === 1 ? { type: 'cli', userId: null, sub: null } : i === 2 ? { type: 'devstack', userId: null, sub: null } : { type: 'user', userId: null, sub: 'someone-else' },
       changedFields: i === 0 ? ['clientSecret'] : ['displayName'],
       requestId: null,
     }));
@@ -235,7 +235,9 @@ describe('platform page', { timeout: 20_000 }, () => {
     expect(rows).toHaveLength(21);
     expect(within(rows[1]!).getAllByRole('cell').map((cell) => cell.textContent).slice(1)).toEqual(['Client secret rotated', 'You', 'clientSecret']);
     expect(within(rows[2]!).getAllByRole('cell')[2]!.textContent).toBe('Command line');
-    expect(within(rows[3]!).getAllByRole('cell')[2]!.textContent).toBe('User someone-else');
+    // The dev stack's own seeding is neither a person nor an anonymous API caller.
+    expect(within(rows[3]!).getAllByRole('cell')[2]!.textContent).toBe('Dev stack (npm start)');
+    expect(within(rows[4]!).getAllByRole('cell')[2]!.textContent).toBe('User someone-else');
     await user.click(within(panel).getByRole('button', { name: 'Load more' }));
     await within(panel).findByText('Showing 23 events (all of them), newest first.');
     expect(within(panel).getAllByRole('row')).toHaveLength(24);
