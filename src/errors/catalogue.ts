@@ -82,11 +82,13 @@ export class ApiError extends Error {
   readonly headers: Readonly<Record<string, string>> | undefined;
   /** The way forward an HTML error page offers (a link with this label), when there is one. */
   readonly nextStep: NextStep | undefined;
+  /** The heading of the HTML error page when the code's own words would not fit this case; the page then shows `detail`. */
+  readonly pageTitle: string | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    extra: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>>; cause?: unknown; nextStep?: NextStep } = {},
+    extra: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>>; cause?: unknown; nextStep?: NextStep; pageTitle?: string } = {},
   ) {
     super(detail ?? ERROR_CATALOGUE[code].title, { cause: extra.cause });
     this.name = 'ApiError';
@@ -96,6 +98,7 @@ export class ApiError extends Error {
     this.errors = extra.errors;
     this.headers = extra.headers;
     this.nextStep = extra.nextStep;
+    this.pageTitle = extra.pageTitle;
   }
 }
 

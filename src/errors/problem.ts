@@ -54,8 +54,9 @@ const PAGE_WORDS: Partial<Record<ErrorCode, { title: string; detail?: string }>>
   IDP_ERROR: { title: 'The sign-in was not completed', detail: 'The sign-in service ended the sign-in before it was complete.' },
 };
 
-function problemPage(problem: ProblemBody, nextStep: NextStep | undefined): string {
-  const words = PAGE_WORDS[problem.code];
+function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined): string {
+  // A case with a heading of its own (pageTitle) says it with its own detail, not the code's words.
+  const words = pageTitle === undefined ? PAGE_WORDS[problem.code] : { title: pageTitle, detail: problem.detail };
   const title = words?.title ?? problem.title;
   // Validator messages (`/query/platformKey must have …`) are for programs: the page says it in words.
   const detail = words?.detail ?? (problem.errors ? undefined : problem.detail);
@@ -95,7 +96,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
   if (wantsHtml(req, operationId, error.code)) {
-    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep));
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));
