@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 // The path helper alone: the package's main module also loads the UI's browser bundles into
 // this process (+25 MB of RSS, for files that are only ever served from disk).
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { loadContract } from './contract.ts';
 import { SERVICE_VERSION } from '../version.ts';
 
@@ -34,6 +35,29 @@ export function isDocsPath(path: string): boolean {
   return path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
 }
 
+/** Where the docs page reads its copy of the contract, and the full introduction it links to. */
+export const DOCS_CONTRACT_PATH = '/docs/openapi.json';
+export const DOCS_INTRODUCTION_PATH = '/docs/introduction';
+
+/**
+ * The contract as the docs page shows it. Two differences from /openapi.json, both for the
+ * person reading /docs: (1) `info.description` (pages of introduction) is cut to its first
+ * paragraph and a link to the whole text, so the first operation is on the first screen;
+ * (2) the server is `/`, which Swagger UI resolves against the page's own address, so
+ * "Try it out" calls the origin the page was opened at (localhost or 127.0.0.1 alike: a
+ * cross-origin call would be refused by CORS and the cookie would not match). Generated
+ * clients read /openapi.json, whose server stays PUBLIC_BASE_URL.
+ */
+export function docsContract(contract: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const full = contract.info.description ?? '';
+  const firstParagraph = full.split(/\n\s*\n/, 1)[0]!.trim();
+  return {
+    ...contract,
+    info: { ...contract.info, version: SERVICE_VERSION, description: `${firstParagraph}\n\n[Read the full introduction](${DOCS_INTRODUCTION_PATH}): the login flow, credentials, errors and versioning.` },
+    servers: [{ url: '/', description: 'This gateway, at the address this page was opened at' }],
+  };
+}
+
 /**
  * `/openapi.json` (the contract as JSON) and `/docs` (Swagger UI). The UI's
  * assets come from the swagger-ui-dist package, so the page works offline.
@@ -49,9 +73,19 @@ export function docsRouter(publicBaseUrl: string): Router {
     info: { ...contract.info, version: SERVICE_VERSION },
     servers: [{ url: publicBaseUrl, description: 'This gateway' }],
   });
+  const docsJson = JSON.stringify(docsContract(contract));
+  const introduction = contract.info.description ?? '';
 
   router.get('/openapi.json', (_req, res) => {
     res.type('application/json').set('Cache-Control', 'no-cache').send(json);
+  });
+
+  router.get(DOCS_CONTRACT_PATH, (_req, res) => {
+    res.type('application/json').set('Cache-Control', 'no-cache').send(docsJson);
+  });
+  // Markdown, shown as plain text: a browser displays it rather than downloading it.
+  router.get(DOCS_INTRODUCTION_PATH, (_req, res) => {
+    res.type('text/plain; charset=utf-8').set('Cache-Control', 'no-cache').send(introduction);
   });
 
   router.get('/docs', (_req, res) => {
@@ -84,7 +118,7 @@ const PAGE = `<!doctype html>
 `;
 
 const INIT = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
+  url: '/docs/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
   withCredentials: true,

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { confirmHtml, requestStepUp, type SignIn } from './demoBffConfirm.ts';
-import { escapeHtml, page, personHtml, type BffSession } from './demoBffPages.ts';
+import { accessHtml, escapeHtml, page, personHtml, type BffSession } from './demoBffPages.ts';
 import { fetchPerson, localReturnPath, readBody, readCookie } from './demoBffHttp.ts';
 
 /**
@@ -85,30 +85,32 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   const sessions = new Map<string, BffSession>();
   // How each session's person last signed in (the exchange's `authentication`): "Confirm it's you".
   const signIns = new Map<string, SignIn>();
-  // Cookies whose session a logout token ended: the next page says so once.
-  const endedByGateway = new Set<string>();
+  // Cookies whose session ended, and how (the person's own sign-out, or a logout token from the
+  // gateway): the next page says so once, so the person knows why they are no longer signed in.
+  const ended = new Map<string, 'signed-out' | 'back-channel'>();
   // The gateway's signing keys, fetched (and refetched for an unknown kid) from its JWKS.
   const gatewayKeys = createRemoteJWKSet(new URL('/.well-known/jwks.json', options.gatewayUrl));
 
   /** The signed-in state of a platform for this browser: its session, "signed out by the gateway", or none. */
-  function sessionState(req: http.IncomingMessage, platform: DemoBffPlatform): { session: BffSession | null; ended: boolean; cookie: string | undefined } {
+  function sessionState(req: http.IncomingMessage, platform: DemoBffPlatform): { session: BffSession | null; ended: 'signed-out' | 'back-channel' | undefined; cookie: string | undefined } {
     const cookie = readCookie(req.headers.cookie, sessionCookieName(platform));
     const session = cookie ? sessions.get(cookie) : undefined;
-    return { session: session?.platformKey === platform.platformKey ? session : null, ended: cookie !== undefined && endedByGateway.has(cookie), cookie };
+    return { session: session?.platformKey === platform.platformKey ? session : null, ended: cookie === undefined ? undefined : ended.get(cookie), cookie };
   }
 
   function statusHtml(req: http.IncomingMessage, platform: DemoBffPlatform, clearEnded: string[]): string {
-    const { session, ended, cookie } = sessionState(req, platform);
+    const { session, ended: how, cookie } = sessionState(req, platform);
     if (session) {
       return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Signed in as ${personHtml(session)} to ${escapeHtml(platform.name)}
  (gateway session <code class="gateway-session">${escapeHtml(session.gatewaySessionId)}</code>).</p>
-<form method="post" action="${escapeHtml(platform.basePath ?? '')}/logout"><button type="submit" id="sign-out-${escapeHtml(platform.platformKey)}">Sign out of ${escapeHtml(platform.name)}</button></form>`;
+<form method="post" action="${escapeHtml(platform.basePath ?? '')}/logout"><button type="submit" class="button" id="sign-out-${escapeHtml(platform.platformKey)}">Sign out of ${escapeHtml(platform.name)}</button></form>`;
     }
-    if (ended && cookie) {
+    if (how && cookie) {
       // Said once: the cookie is cleared with this page.
-      endedByGateway.delete(cookie);
+      ended.delete(cookie);
       clearEnded.push(`${sessionCookieName(platform)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
-      return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">You were signed out of ${escapeHtml(platform.name)}: the gateway session ended (back-channel logout).</p>`;
+      const why = how === 'back-channel' ? ': the gateway session ended (back-channel logout).' : '.';
+      return `<p class="status" id="status-${escapeHtml(platform.platformKey)}">You were signed out of ${escapeHtml(platform.name)}${why}</p>`;
     }
     return '';
   }
@@ -156,7 +158,7 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     for (const [cookie, session] of sessions) {
       if (session.platformKey === platform.platformKey && session.gatewaySessionId === sid) {
         sessions.delete(cookie);
-        endedByGateway.add(cookie);
+        ended.set(cookie, 'back-channel');
       }
     }
     return answer(200);
@@ -233,11 +235,10 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     const token = issued?.ok ? ((await issued.json()) as { signOutToken?: string }).signOutToken : undefined;
     if (token) signOut.searchParams.set('signOutToken', token);
     sessions.delete(cookie);
-    res.writeHead(303, {
-      Location: signOut.href,
-      'Cache-Control': 'no-store',
-      'Set-Cookie': `${sessionCookieName(platform)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`,
-    });
+    // The cookie stays until the welcome page the gateway returns to has said "You were signed
+    // out" (it then clears it); it names no session any more.
+    ended.set(cookie, 'signed-out');
+    res.writeHead(303, { Location: signOut.href, 'Cache-Control': 'no-store' });
     res.end();
   }
 
@@ -316,7 +317,9 @@ ${buttons}`), cookies);
       // The BFF's own session: a random cookie for the browser; the platform credential and the
       // gateway session id (what a logout token names in `sid`) stay on the server.
       const cookie = randomBytes(32).toString('base64url');
-      sessions.set(cookie, { platformKey: platform.platformKey, gatewaySessionId: body.session!.id!, platformCredential: body.session!.gatewayToken!, user: body.user!, person });
+      const onboarding = (body.onboarding as { status?: string } | undefined)?.status ?? null;
+      const permissions = Array.isArray(body.permissions) ? body.permissions.map(String) : [];
+      sessions.set(cookie, { platformKey: platform.platformKey, gatewaySessionId: body.session!.id!, platformCredential: body.session!.gatewayToken!, user: body.user!, person, onboarding, permissions });
       signIns.set(cookie, body.authentication as SignIn);
       const sessionCookie = `${sessionCookieName(platform)}=${cookie}; Path=/; HttpOnly; SameSite=Lax`;
       // Redirect (303) to the page the person wanted, checked again as a path of this BFF: the
@@ -336,17 +339,21 @@ ${buttons}`), cookies);
         res.writeHead(303, { Location: login, 'Cache-Control': 'no-store' });
         return res.end();
       }
-      return send(200, page('Your account', `<h1>Your account at ${escapeHtml(platform.name)}</h1><p id="person">${personHtml(session)}</p>${statusHtml(req, platform, [])}
+      return send(200, page('Your account', `<h1>Your account at ${escapeHtml(platform.name)}</h1><p id="person">${personHtml(session)}</p>${accessHtml(session)}${statusHtml(req, platform, [])}
 ${confirmHtml(signIns.get(sessionState(req, platform).cookie!), platform.basePath ?? '')}<p><a href="/">Home</a></p>`));
     }
     if (platform && path === '/account/confirm' && req.method === 'POST') return confirmItsYou(req, res, platform);
     if (platform && path === '/welcome') {
       const cookies: string[] = [];
+      // Read before statusHtml, which says "You were signed out" once and forgets it.
+      const { session, ended: how } = sessionState(req, platform);
       const status = statusHtml(req, platform, cookies) || `<p class="status" id="status-${escapeHtml(platform.platformKey)}">Not signed in to ${escapeHtml(platform.name)}.</p>`;
-      const { session } = sessionState(req, platform);
-      const heading = session ? `<h1 id="signed-in">Welcome, ${escapeHtml(session.person?.displayName ?? session.user.sub)}</h1>` : '<h1>Welcome</h1>';
-      const account = session ? `<p><a href="${escapeHtml(platform.basePath ?? '')}/account">Your account</a></p>` : `<p><a class="button" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in</a></p>`;
-      return send(200, page('Welcome', `${heading}${status}${account}<p><a href="/">Home</a></p>`), cookies);
+      const title = session ? 'Welcome' : how ? 'Signed out' : 'Welcome';
+      const heading = session ? `<h1 id="signed-in">Welcome, ${escapeHtml(session.person?.displayName ?? session.user.sub)}</h1>` : `<h1>${title}</h1>`;
+      const account = session
+        ? `${accessHtml(session)}<p><a href="${escapeHtml(platform.basePath ?? '')}/account">Your account</a></p>`
+        : `<p><a class="button" href="${escapeHtml(platform.basePath ?? '')}/login">Sign ${how ? 'in again' : 'in'}</a></p>`;
+      return send(200, page(title, `${heading}${status}${account}<p><a href="/">Home</a></p>`), cookies);
     }
     return send(404, page('Not found', '<h1>Not found</h1>'));
   });

@@ -29,7 +29,7 @@ export function confirmHtml(signIn: SignIn | undefined, basePath: string): strin
   const how = signIn?.amr?.length ? ` (${signIn.amr.map((value) => `<code>${escapeHtml(value)}</code>`).join(', ')})` : '';
   return `<p id="signed-in-at">You signed in ${when}${how}.</p>
 ${confirmed ? '<p id="confirmed">Confirmed: you signed in again just now, with a second factor. Sensitive changes are open for a minute.</p>' : ''}
-<form method="post" action="${escapeHtml(basePath)}/account/confirm"><button type="submit" id="confirm-its-you">Confirm it's you</button></form>`;
+<form method="post" action="${escapeHtml(basePath)}/account/confirm"><button type="submit" class="button" id="confirm-its-you">Confirm it's you</button></form>`;
 }
 
 /**

@@ -1,5 +1,6 @@
 // The example BFF's HTML (src/devstack/demoBff.ts): the page frame, the signed-in person,
 // and the session shape they show.
+import { escapeHtml, htmlPage } from '../web/page.ts';
 
 /** What the BFF keeps on the server for a signed-in person. */
 export interface BffSession {
@@ -11,6 +12,10 @@ export interface BffSession {
   user: { id: string; sub: string };
   /** Who signed in, from GET /v1/me (null when the gateway could not say). */
   person: Person | null;
+  /** The exchange's `onboarding.status` (NOT_STARTED, IN_PROGRESS, COMPLETE). */
+  onboarding: string | null;
+  /** The exchange's `permissions` (may be empty). */
+  permissions: string[];
 }
 
 /** The part of GET /v1/me the pages show. */
@@ -20,7 +25,7 @@ export interface Person {
   pictureUrl: string | null;
 }
 
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+export { escapeHtml };
 
 /** Who signed in: the person's name, e-mail and picture (never the credential). */
 export function personHtml(session: BffSession): string {
@@ -32,10 +37,32 @@ export function personHtml(session: BffSession): string {
   return `<span class="person">${picture} <strong class="name">${escapeHtml(name)}</strong>${email}</span>`;
 }
 
+/**
+ * The account center's look (src/web/page.ts: its colours, system font stack, top bar and card),
+ * so a person moving between the platform, the gateway's pages and the account center stays in
+ * calm, familiar surroundings. Inline styles only: nothing to load from anywhere.
+ */
+const BFF_STYLE = `pre{background:var(--canvas);padding:1rem;overflow:auto}
+.person{display:inline-flex;align-items:center;gap:.5rem;flex-wrap:wrap}.email{color:var(--ink-soft)}
+.avatar{display:inline-flex;width:48px;height:48px;border-radius:50%;background:#dde4f6;align-items:center;justify-content:center;object-fit:cover}
+.facts{margin:1rem 0;padding:0;list-style:none}.facts li{padding:.25rem 0;border-bottom:1px solid var(--line)}`;
+
 export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem;color:#222}
-a.button,button{display:inline-block;padding:.6rem 1.2rem;background:#2457d6;color:#fff;border:0;border-radius:6px;text-decoration:none;font:inherit;cursor:pointer}
-pre{background:#f4f4f4;padding:1rem;overflow:auto}
-.avatar{display:inline-flex;width:48px;height:48px;border-radius:50%;background:#dde4f6;align-items:center;justify-content:center;vertical-align:middle;object-fit:cover}</style></head><body>${body}</body></html>`;
+  return htmlPage(title, body, { brand: 'Demo platform', style: BFF_STYLE });
+}
+
+const ONBOARDING_WORDS: Record<string, string> = { NOT_STARTED: 'not started', IN_PROGRESS: 'in progress', COMPLETE: 'complete' };
+const PERMISSION_WORDS: Record<string, string> = {
+  'platforms:admin': 'Administrator of platforms',
+  'onboarding:schema:read': 'Reads onboarding fields',
+  'onboarding:schema:write': 'Edits onboarding fields',
+};
+
+/** The exchange's onboarding status and permissions, in words a person reads (the raw values stay in the title). */
+export function accessHtml(session: BffSession): string {
+  const onboarding = session.onboarding ? (ONBOARDING_WORDS[session.onboarding] ?? session.onboarding) : 'unknown';
+  const permissions = session.permissions.length === 0
+    ? 'none'
+    : session.permissions.map((permission) => `<span title="${escapeHtml(permission)}">${escapeHtml(PERMISSION_WORDS[permission] ?? permission)}</span>`).join(', ');
+  return `<ul class="facts"><li id="onboarding">Onboarding: ${escapeHtml(onboarding)}</li><li id="permissions">Permissions: ${permissions}</li></ul>`;
 }

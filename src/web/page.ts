@@ -22,14 +22,22 @@ border:1px solid var(--accent);background:var(--accent);color:var(--accent-ink);
 .button-secondary{background:var(--surface);color:var(--accent)}
 .reference{margin-top:1.5rem;color:var(--ink-soft);font-size:.85rem;overflow-wrap:anywhere}`;
 
+/** What another server's pages change in the frame (the example BFF: its own name in the top bar, a few rules of its own). */
+export interface PageFrame {
+  /** The top bar's name (plain text); default "Sign-in", the gateway's. */
+  brand?: string;
+  /** More CSS after the shared rules. */
+  style?: string;
+}
+
 /** A whole page: `title` (already plain text) and `body` (HTML, escaped by the caller) inside the card. */
-export function htmlPage(title: string, body: string): string {
+export function htmlPage(title: string, body: string, frame: PageFrame = {}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${frame.style ?? ''}</style>
 </head><body>
-<header class="topbar"><span class="brand">Sign-in</span></header>
+<header class="topbar"><span class="brand">${escapeHtml(frame.brand ?? 'Sign-in')}</span></header>
 <main><div class="card">
 ${body}
 </div></main>

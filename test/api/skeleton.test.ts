@@ -395,11 +395,32 @@ describe('app skeleton', () => {
       expect(Number(res.headers['content-length'] ?? res.text.length)).toBeGreaterThan(100_000);
     });
 
-    it('the UI is pointed at the local /openapi.json', async () => {
+    it('the UI is pointed at its local copy of the contract, /docs/openapi.json', async () => {
       const res = await request(gateway.app).get('/docs/init.js').expect(200);
       expect(res.headers['content-type']).toMatch(/^(?:application|text)\/javascript/);
-      expect(res.text).toContain("url: '/openapi.json'");
+      expect(res.text).toContain("url: '/docs/openapi.json'");
       expect(res.text).not.toMatch(/https?:\/\//i);
+    });
+
+    // The person's way through: the first operation on the first screen, and "Try it out"
+    // calling the origin the page was opened at (localhost or 127.0.0.1).
+    it("the docs' contract has a one-paragraph introduction linking to the full text, and a relative server", async () => {
+      const docs = (await request(gateway.app).get('/docs/openapi.json').expect(200)).body as { info: { description: string }; servers: unknown; paths: object };
+      const full = (contract as unknown as { info: { description: string } }).info.description;
+      expect(docs.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+      expect(docs.info.description.length).toBeLessThan(600);
+      expect(docs.info.description.startsWith(full.split('\n\n')[0]!)).toBe(true);
+      expect(docs.info.description).toContain('](/docs/introduction)');
+      expect(Object.keys(docs.paths)).toEqual(Object.keys((contract as unknown as { paths: object }).paths));
+      const introduction = await request(gateway.app).get('/docs/introduction').expect(200);
+      expect(introduction.headers['content-type']).toMatch(/^text\/plain; charset=utf-8/);
+      expect(introduction.text).toBe(full);
+    });
+
+    it('/openapi.json keeps the full contract and PUBLIC_BASE_URL as its server (what generated clients read)', async () => {
+      const served = (await request(gateway.app).get('/openapi.json').expect(200)).body as { info: { description: string }; servers: { url: string }[] };
+      expect(served.info.description).toBe((contract as unknown as { info: { description: string } }).info.description);
+      expect(served.servers).toEqual([{ url: gateway.deps.config.publicBaseUrl, description: 'This gateway' }]);
     });
 
     // Only what the page loads is served: swagger-ui-dist's stock index.html points the UI
@@ -412,7 +433,7 @@ describe('app skeleton', () => {
       },
     );
 
-    it.each(['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png', '/docs/favicon-16x16.png', '/docs/init.js'])(
+    it.each(['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/favicon-32x32.png', '/docs/favicon-16x16.png', '/docs/init.js', '/docs/openapi.json', '/docs/introduction'])(
       'the asset %s the page loads is served',
       async (path) => {
         await request(gateway.app).get(path).expect(200);

@@ -82,6 +82,31 @@ describe.skipIf(!hasChromium)(`in headless Chromium${hasChromium ? '' : ' (skipp
     await page.close();
   });
 
+  // The person's way through /docs: the first operation on the first screen of a laptop, and
+  // "Try it out" working at whichever loopback name the page was opened (the harness's
+  // PUBLIC_BASE_URL is 127.0.0.1; this page is opened at localhost).
+  it('/docs at 1280×800 shows the first operation on the first screen, and "Try it out" calls the origin the page came from', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const port = new URL(harness.baseUrl).port;
+    await page.goto(`http://localhost:${port}/docs`);
+    const first = page.locator('.opblock-summary').first();
+    await first.waitFor({ timeout: 20_000 });
+    const box = (await first.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(800);
+    expect(await page.textContent('.info .description')).toContain('Read the full introduction');
+
+    const live = page.locator('.opblock', { has: page.locator('.opblock-summary-path', { hasText: /^\/health\/live$/ }) });
+    await live.locator('.opblock-summary-control').click();
+    await live.locator('.try-out__btn').click();
+    const answered = page.waitForResponse((response) => response.url().endsWith('/health/live'));
+    await live.locator('.execute').click();
+    const response = await answered;
+    expect(new URL(response.url()).origin).toBe(`http://localhost:${port}`);
+    expect(response.status()).toBe(200);
+    await context.close();
+  });
+
   it('/docs renders the contract with the network cut off', async () => {
     const context = await browser.newContext();
     const external: string[] = [];

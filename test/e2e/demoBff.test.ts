@@ -52,6 +52,14 @@ describe('the example BFF with a handoff challenge', () => {
       expect(welcome.text).not.toContain('Sign-in failed');
       expect(welcome.text).not.toMatch(/gwp_|"session"/);
       expect(welcome.text).toContain('Sign out');
+      // The exchange's onboarding status and permissions, in words (the platform onboards nobody: complete; Alice holds none).
+      expect(welcome.text).toContain('id="onboarding">Onboarding: complete<');
+      expect(welcome.text).toContain('id="permissions">Permissions: none<');
+      // The account center's look: its top bar and card, styles inline, nothing loaded from elsewhere.
+      expect(welcome.text).toContain('<header class="topbar"><span class="brand">Demo platform</span></header>');
+      expect(welcome.text).toContain('<div class="card">');
+      expect(welcome.text).toContain('--canvas:#f5f6f9');
+      expect(welcome.text).not.toMatch(/<link|src="http/);
     }
   });
 
@@ -112,7 +120,11 @@ describe('the example BFF with a handoff challenge', () => {
     const back = await browser.confirmProviderSignOut(providerPage.response);
     const landed = await browser.followRedirects(back, { maxHops: 5 });
     expect(landed.response.url).toBe(`${bff.url}/welcome`);
-    expect(landed.response.text).toContain('Not signed in');
+    // Said once, under a heading that says what happened; then simply not signed in.
+    expect(landed.response.text).toContain('<h1>Signed out</h1>');
+    expect(landed.response.text).toContain('You were signed out of Demo platform.');
+    expect(landed.response.text).not.toContain('<h1>Welcome');
+    expect((await browser.get(`${bff.url}/welcome`)).text).toContain('Not signed in');
   });
 
   it("refuses a code from someone else's login injected into its callback", async () => {
