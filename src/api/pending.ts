@@ -5,7 +5,7 @@ const PENDING = Symbol('pending operation');
 
 /**
  * A contract operation whose behaviour belongs to a later issue. It answers
- * 501 NOT_IMPLEMENTED (after authentication) and is listed in the README's
+ * 501 NOT_IMPLEMENTED (after authentication) and is listed in docs/development.md's
  * pending-operations section; a test keeps that list and this marker in step.
  */
 export function pending<K extends OperationId>(operationId: K): OperationHandler<K> {

@@ -602,7 +602,7 @@ export function loadConfig(env: Env = process.env): Config {
     if (reader.raw('DATABASE_URL') === undefined) reader.problems.push('DATABASE_URL is required when NODE_ENV=production');
     if (!config.encryptionKeys) reader.problems.push('ENCRYPTION_KEYS is required when NODE_ENV=production');
     if (!config.gatewaySigningKeys && reader.raw('GATEWAY_SIGNING_KEYS') === undefined) {
-      reader.problems.push('GATEWAY_SIGNING_KEYS is required when NODE_ENV=production (kid:base64url(PKCS#8 DER of an EC P-256 key), see the README)');
+      reader.problems.push('GATEWAY_SIGNING_KEYS is required when NODE_ENV=production (kid:base64url(PKCS#8 DER of an EC P-256 key), see docs/configuration.md)');
     }
     // AUTH_CALLBACK_URL shares PUBLIC_BASE_URL's origin (checked below), so its scheme too.
     const mustBeHttps: [string, string | null][] = [

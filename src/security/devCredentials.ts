@@ -3,7 +3,7 @@ import type { Config } from '../config/index.ts';
 /**
  * DEVELOPMENT ONLY. Fixed, published credentials of the dev stack (`npm start` with no
  * configuration), like the development key ring (DEV_ENCRYPTION_KEYS): anyone can read them
- * here and in the README, so they protect nothing. The dev stack seeds its demo platforms with
+ * here and in docs/getting-started.md, so they protect nothing. The dev stack seeds its demo platforms with
  * them (src/devstack/seed.ts) so a person can use them without rotating anything, and the
  * gateway accepts them only while it runs its own dev stack (acceptsPublishedDevCredentials):
  * any gateway with DATABASE_URL set, and every production gateway, refuses them at the exchange.

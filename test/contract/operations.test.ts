@@ -8,13 +8,13 @@ import { ERROR_CATALOGUE } from '../../src/errors/catalogue.ts';
 
 /**
  * Drift between the contract (openapi/gateway.yaml), the handler map, the error
- * catalogue and the README. The YAML is read from disk here, independently of the
+ * catalogue and docs/development.md (its "Pending operations"). The YAML is read from disk here, independently of the
  * app's own loader, so a loader bug cannot hide a drift.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONTRACT_FILE = `${ROOT}openapi/gateway.yaml`;
-const README_FILE = `${ROOT}README.md`;
+const PENDING_FILE = `${ROOT}docs/development.md`;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -238,13 +238,13 @@ describe('error codes', () => {
 });
 
 /**
- * The operationIds listed under `## Pending operations` in the README: a markdown
+ * The operationIds listed under `## Pending operations` in docs/development.md: a markdown
  * list, one backticked operationId per item.
  */
-function readmePendingOperations(markdown: string): string[] {
+function documentedPendingOperations(markdown: string): string[] {
   const lines = markdown.split(/\r?\n/);
   const start = lines.findIndex((line) => /^##\s+Pending operations\s*$/.test(line));
-  if (start === -1) throw new Error('README.md has no "## Pending operations" section');
+  if (start === -1) throw new Error('docs/development.md has no "## Pending operations" section');
   const ids: string[] = [];
   for (const line of lines.slice(start + 1)) {
     if (/^#{1,2}\s/.test(line)) break;
@@ -269,14 +269,14 @@ describe('pending operations', () => {
     }
   });
 
-  it("the README's \"Pending operations\" list equals the pending handlers exactly", () => {
-    expect(existsSync(README_FILE), 'README.md exists').toBe(true);
-    const listed = readmePendingOperations(readFileSync(README_FILE, 'utf8'));
+  it("docs/development.md's \"Pending operations\" list equals the pending handlers exactly", () => {
+    expect(existsSync(PENDING_FILE), 'docs/development.md exists').toBe(true);
+    const listed = documentedPendingOperations(readFileSync(PENDING_FILE, 'utf8'));
     expect(new Set(listed).size, 'no operationId listed twice').toBe(listed.length);
     expect(sorted(listed)).toEqual(pendingIds);
   });
 
-  it('the README parser reads the documented format (and stops at the next section)', () => {
+  it('the pending-list parser reads the documented format (and stops at the next section)', () => {
     const sample = [
       '# Title',
       '## Pending operations',
@@ -288,8 +288,8 @@ describe('pending operations', () => {
       '## Next',
       '- `notPending`',
     ].join('\n');
-    expect(readmePendingOperations(sample)).toEqual(['getMe', 'listPlatforms']);
-    expect(() => readmePendingOperations('# nothing')).toThrow(/Pending operations/);
+    expect(documentedPendingOperations(sample)).toEqual(['getMe', 'listPlatforms']);
+    expect(() => documentedPendingOperations('# nothing')).toThrow(/Pending operations/);
   });
 
   it('an operation documents 501 NOT_IMPLEMENTED exactly when its handler is pending', () => {

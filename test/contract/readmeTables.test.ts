@@ -6,17 +6,18 @@ import { HELP } from '../../src/cli/run.ts';
 import { DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 
-// The README's configuration and CLI tables are what operators read instead of the code.
-// Both drifted unnoticed (GATEWAY_SESSION_IDLE_SECONDS, `keys status`), so these tests
-// compare them with what the code actually reads and parses.
+// The configuration and CLI tables (docs/configuration.md, docs/cli.md; once in the README) are
+// what operators read instead of the code. Both drifted unnoticed (GATEWAY_SESSION_IDLE_SECONDS,
+// `keys status`), so these tests compare them with what the code actually reads and parses.
 
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+const doc = (path: string) => '\n' + readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
 
-/** The rows of the Markdown table that follows `heading` (cells, header and separator left out). */
-function tableAfter(heading: string): string[][] {
-  const start = README.indexOf(`\n${heading}\n`);
-  expect(start, `README section ${heading}`).toBeGreaterThanOrEqual(0);
-  const lines = README.slice(start).split('\n');
+/** The rows of the Markdown table that follows `heading` in the file at `path` (cells, header and separator left out). */
+function tableAfter(path: string, heading: string): string[][] {
+  const text = doc(path);
+  const start = text.indexOf(`\n${heading}\n`);
+  expect(start, `${path} section ${heading}`).toBeGreaterThanOrEqual(0);
+  const lines = text.slice(start).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
@@ -53,8 +54,8 @@ function variablesTheConfigReads(): Set<string> {
   return read;
 }
 
-describe('README configuration table', () => {
-  const rows = tableAfter('## Configuration');
+describe('docs/configuration.md variables table', () => {
+  const rows = tableAfter('docs/configuration.md', '# Configuration');
   const names = (cell: string) => [...cell.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]!);
   const documented = new Set(rows.flatMap((row) => names(row[0]!)));
   const mentioned = new Set(rows.flatMap((row) => row.flatMap(names)));
@@ -65,13 +66,13 @@ describe('README configuration table', () => {
     const read = variablesTheConfigReads();
     expect(read.size).toBeGreaterThan(40);
     const missing = [...read].filter((name) => !mentioned.has(name)).sort();
-    expect(missing, 'variables the config reads that the README table does not name').toEqual([]);
+    expect(missing, 'variables the config reads that the docs/configuration.md table does not name').toEqual([]);
   });
 
   it('has a row only for variables the code reads', () => {
     const read = variablesTheConfigReads();
     const unknown = [...documented].filter((name) => !read.has(name) && !readElsewhere.includes(name)).sort();
-    expect(unknown, 'README rows for variables nothing reads').toEqual([]);
+    expect(unknown, 'docs/configuration.md rows for variables nothing reads').toEqual([]);
   });
 });
 
@@ -96,8 +97,8 @@ function commandsOfHelp(): Map<string, Set<string>> {
   return commands;
 }
 
-describe('README CLI table', () => {
-  const rows = tableAfter('## Operator CLI');
+describe('docs/cli.md CLI table', () => {
+  const rows = tableAfter('docs/cli.md', '# Operator CLI');
   const documented = new Map<string, Set<string>>();
   for (const [cell] of rows) {
     // "`platforms activate KEY` / `platforms deactivate KEY`" documents two commands in one row.
@@ -118,6 +119,6 @@ describe('README CLI table', () => {
     for (const [command, options] of help) {
       for (const option of options) if (!documented.get(command)?.has(option)) missing.push(`${command} ${option}`);
     }
-    expect(missing, 'options in the CLI help that the README row leaves out').toEqual([]);
+    expect(missing, 'options in the CLI help that the docs/cli.md row leaves out').toEqual([]);
   });
 });

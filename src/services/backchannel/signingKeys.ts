@@ -136,7 +136,7 @@ export function parseSigningKeys(spec: string): SigningKeys {
 
 /**
  * A new GATEWAY_SIGNING_KEYS entry: a fresh P-256 key as `kid:base64url(PKCS#8 DER)`. The
- * README's one-liner does the same with node:crypto alone.
+ * one-liner in docs/configuration.md does the same with node:crypto alone.
  */
 export function generateSigningKeySpec(kid: string = 's1'): string {
   if (!KID_PATTERN.test(kid)) throw new Error('key id must match ^[A-Za-z0-9_-]{1,32}$');
