@@ -11,6 +11,16 @@ function nextStepOf(page: BrowserResponse): { label: string; href: URL } | undef
   return link ? { label: link[2]!, href: new URL(link[1]!.replaceAll('&#38;', '&')) } : undefined;
 }
 
+/** The page's one button is "Start again": a fresh start of this gateway for the platform and its returnTo. */
+function startAgainOf(page: BrowserResponse, baseUrl: string, platformKey: string): URL {
+  const nextStep = nextStepOf(page);
+  expect(nextStep?.label).toBe('Start again');
+  expect(nextStep!.href.origin + nextStep!.href.pathname).toBe(`${baseUrl}/v1/auth/start`);
+  expect(nextStep!.href.searchParams.get('platformKey')).toBe(platformKey);
+  expect(nextStep!.href.searchParams.get('returnTo')).toBe(`${PLATFORM_ROOT}home`);
+  return nextStep!.href;
+}
+
 describe('error pages', () => {
   let harness: Harness;
 
@@ -48,12 +58,7 @@ describe('error pages', () => {
     const page = await browser.get(stoppedAt!);
     expect(page.status).toBe(404);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
-    const nextStep = nextStepOf(page);
-    expect(nextStep?.label).toBe('Start again');
-    expect(nextStep!.href.pathname).toBe('/v1/auth/start');
-    expect(nextStep!.href.searchParams.get('platformKey')).toBe(platform.key);
-    expect(nextStep!.href.searchParams.get('returnTo')).toBe(`${PLATFORM_ROOT}home`);
-    expect((await browser.get(nextStep!.href.href)).status).toBe(302);
+    expect((await browser.get(startAgainOf(page, harness.baseUrl, platform.key).href)).status).toBe(302);
 
     // A state the gateway never issued (or whose login was purged) names no platform: the page says where to go.
     const unknown = await new OidcBrowser().get(`${harness.baseUrl}/v1/auth/callback?state=${'x'.repeat(43)}&code=abc`);
@@ -79,15 +84,11 @@ describe('error pages', () => {
       const page = await browser.get(stoppedAt!);
       expect(page.status).toBe(503);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
-      const nextStep = nextStepOf(page);
-      expect(nextStep?.label).toBe('Start again');
-      expect(nextStep!.href.pathname).toBe('/v1/auth/start');
-      expect(nextStep!.href.searchParams.get('platformKey')).toBe(platform.key);
-      expect(nextStep!.href.searchParams.get('returnTo')).toBe(`${PLATFORM_ROOT}home`);
+      const startAgain = startAgainOf(page, local.baseUrl, platform.key);
 
       // Retrying the spent callback cannot work; "Start again" does: a new login at the provider.
       expect((await browser.get(stoppedAt!)).status).toBe(404);
-      const again = await browser.get(nextStep!.href.href);
+      const again = await browser.get(startAgain.href);
       expect(again.status).toBe(302);
       expect(again.headers.get('location')).toMatch(new RegExp(`^${local.idp.issuer}`));
     } finally {
@@ -111,12 +112,7 @@ describe('error pages', () => {
     const browser = new OidcBrowser();
     const page = await browser.get(await purgedLogin(browser, platform.key));
     expect(page.status).toBe(404);
-    const nextStep = nextStepOf(page);
-    expect(nextStep?.label).toBe('Start again');
-    expect(nextStep!.href.origin + nextStep!.href.pathname).toBe(`${harness.baseUrl}/v1/auth/start`);
-    expect(nextStep!.href.searchParams.get('platformKey')).toBe(platform.key);
-    expect(nextStep!.href.searchParams.get('returnTo')).toBe(`${PLATFORM_ROOT}home`);
-    expect((await browser.get(nextStep!.href.href)).status).toBe(302);
+    expect((await browser.get(startAgainOf(page, harness.baseUrl, platform.key).href)).status).toBe(302);
   });
 
   it('a hand-typed callback address in a browser with a login in flight offers "Start again", in words', async () => {
