@@ -70,6 +70,23 @@ export function PlatformForm(props: FormProps) {
     inputIds.current.set(key, id);
     return id;
   };
+  /** The control of a checkbox field bound to one boolean of the form, its error under errorKey. */
+  const checkbox =
+    (name: 'centralOnboardingEnabled' | 'handoffChallengeRequired' | 'createInactive', errorKey: ErrorKey) =>
+    ({ id, describedBy, invalid }: { id: string; describedBy: string | undefined; invalid: boolean }) => (
+      <input
+        id={remember(errorKey, id)}
+        name={name}
+        type="checkbox"
+        checked={values[name]}
+        aria-describedby={describedBy}
+        aria-invalid={invalid || undefined}
+        onChange={(event) => {
+          set(name, event.target.checked);
+          clearError(errorKey);
+        }}
+      />
+    );
 
   const fail = (message: string, fieldErrors: FormErrors) => {
     attempts.current += 1;
@@ -345,20 +362,7 @@ export function PlatformForm(props: FormProps) {
             )}
           </Field>
           <Field kind="checkbox" label="Central onboarding enabled" help="Lets the account center onboard this platform's users. Required for mode Central." error={errorOf('centralOnboardingEnabled')}>
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('centralOnboardingEnabled', id)}
-                name="centralOnboardingEnabled"
-                type="checkbox"
-                checked={values.centralOnboardingEnabled}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                onChange={(event) => {
-                  set('centralOnboardingEnabled', event.target.checked);
-                  clearError('centralOnboardingEnabled');
-                }}
-              />
-            )}
+            {checkbox('centralOnboardingEnabled', 'centralOnboardingEnabled')}
           </Field>
           <Field
             kind="checkbox"
@@ -367,20 +371,7 @@ export function PlatformForm(props: FormProps) {
             description={values.handoffChallengeRequired ? null : HANDOFF_CHALLENGE_OFF_WARNING}
             error={errorOf('handoffChallengeRequired')}
           >
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('handoffChallengeRequired', id)}
-                name="handoffChallengeRequired"
-                type="checkbox"
-                checked={values.handoffChallengeRequired}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                onChange={(event) => {
-                  set('handoffChallengeRequired', event.target.checked);
-                  clearError('handoffChallengeRequired');
-                }}
-              />
-            )}
+            {checkbox('handoffChallengeRequired', 'handoffChallengeRequired')}
           </Field>
         </div>
       </section>
@@ -409,20 +400,7 @@ export function PlatformForm(props: FormProps) {
           </Field>
           {mode === 'create' ? (
             <Field kind="checkbox" label="Create inactive" help="An inactive platform accepts no sign-ins. It may be saved without a callback URL and return URLs; activate it later." error={errorOf('active')}>
-              {({ id, describedBy, invalid }) => (
-                <input
-                  id={remember('active', id)}
-                  name="createInactive"
-                  type="checkbox"
-                  checked={values.createInactive}
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid || undefined}
-                  onChange={(event) => {
-                    set('createInactive', event.target.checked);
-                    clearError('active');
-                  }}
-                />
-              )}
+              {checkbox('createInactive', 'active')}
             </Field>
           ) : null}
         </div>
