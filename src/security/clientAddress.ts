@@ -28,15 +28,19 @@ export function normalizeAddress(address: string): string {
 
 const compiled = new WeakMap<readonly string[], BlockList>();
 
-function trustedList(trustedProxies: readonly string[]): BlockList {
-  let list = compiled.get(trustedProxies);
+/**
+ * A configured list of IP addresses and CIDR ranges (TRUSTED_PROXIES, OUTBOUND_ALLOWED_PRIVATE_RANGES)
+ * as a BlockList, built once per list; entries the config module refused are not in the list.
+ */
+export function compileRanges(entries: readonly string[]): BlockList {
+  let list = compiled.get(entries);
   if (!list) {
     list = new BlockList();
-    for (const entry of trustedProxies) {
+    for (const entry of entries) {
       const parsed = parseProxyEntry(entry);
-      if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family); // the config module refused the others
+      if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family);
     }
-    compiled.set(trustedProxies, list);
+    compiled.set(entries, list);
   }
   return list;
 }
@@ -57,7 +61,7 @@ export function clientAddress(req: Request, trustedProxies: readonly string[]): 
   if (peer === undefined) return undefined;
   let current = normalizeAddress(peer);
   if (trustedProxies.length === 0) return current;
-  const list = trustedList(trustedProxies);
+  const list = compileRanges(trustedProxies);
   const header = req.headers['x-forwarded-for'];
   const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? ''))
     .split(',')

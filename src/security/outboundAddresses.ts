@@ -22,7 +22,7 @@
 // name resolves to).
 
 import { BlockList, isIP } from 'node:net';
-import { parseProxyEntry } from './clientAddress.ts';
+import { compileRanges, parseProxyEntry } from './clientAddress.ts';
 
 /** What the gateway may reach besides public addresses (from the configuration). */
 export interface OutboundPolicy {
@@ -63,6 +63,7 @@ const BLOCKS: readonly (readonly [AddressKind, readonly Block[]])[] = [
       ['169.254.169.254', 32, 'ipv4'], // AWS, GCP, Azure, OpenStack, Oracle, DigitalOcean
       ['169.254.170.2', 32, 'ipv4'], // AWS ECS task credentials
       ['fd00:ec2::254', 128, 'ipv6'], // AWS IMDS over IPv6
+      ['fd20:ce::254', 128, 'ipv6'], // GCP metadata over IPv6
       ['100.100.100.200', 32, 'ipv4'], // Alibaba Cloud
       ['168.63.129.16', 32, 'ipv4'], // Azure WireServer (a public address, answers only inside Azure)
     ],
@@ -83,6 +84,7 @@ const BLOCKS: readonly (readonly [AddressKind, readonly Block[]])[] = [
       ['198.18.0.0', 15, 'ipv4'], // benchmarking, RFC 2544
       ['192.88.99.0', 24, 'ipv4'], // 6to4 relay anycast, deprecated by RFC 7526
       ['::', 96, 'ipv6'], // IPv4-compatible, deprecated (RFC 4291 §2.5.5.1)
+      ['::ffff:0:0:0', 96, 'ipv6'], // IPv4-translated (RFC 2765 §2.1): an IPv4 address inside
       ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64, RFC 8215
       ['100::', 64, 'ipv6'], // discard, RFC 6666
       ['2001::', 32, 'ipv6'], // Teredo: an obfuscated IPv4 inside
@@ -153,20 +155,6 @@ function ipv6Groups(address: string): number[] {
 
 export type OutboundCheck = { ok: true } | { ok: false; kind: AddressKind; reason: string };
 
-const compiledRanges = new WeakMap<readonly string[], BlockList>();
-
-function allowedList(ranges: readonly string[]): BlockList {
-  let list = compiledRanges.get(ranges);
-  if (!list) {
-    list = new BlockList();
-    for (const entry of ranges) {
-      const parsed = parseProxyEntry(entry);
-      if (parsed) list.addSubnet(parsed.address, parsed.prefix, parsed.family); // the configuration refused the others
-    }
-    compiledRanges.set(ranges, list);
-  }
-  return list;
-}
 
 /** Whether the gateway may connect to `address` (an IP address, no brackets) under `policy`. */
 export function checkOutboundAddress(address: string, policy: OutboundPolicy): OutboundCheck {
@@ -176,7 +164,7 @@ export function checkOutboundAddress(address: string, policy: OutboundPolicy): O
   if (kind === 'private' || kind === 'loopback') {
     if (kind === 'loopback' && policy.allowLoopback) return { ok: true };
     const family = isIP(judged) === 4 ? 'ipv4' : 'ipv6';
-    if (allowedList(policy.allowedPrivateRanges).check(judged, family)) return { ok: true };
+    if (compileRanges(policy.allowedPrivateRanges).check(judged, family)) return { ok: true };
   }
   return { ok: false, kind, reason: refusalReason(kind, address) };
 }
@@ -206,7 +194,8 @@ function refusalReason(kind: AddressKind, address: string): string {
 export function checkOutboundHost(hostname: string, policy: OutboundPolicy): OutboundCheck {
   const literal = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   if (isIP(literal) !== 0) return checkOutboundAddress(literal, policy);
-  const name = literal.toLowerCase();
+  // `localhost.` is the same name, fully qualified (RFC 1034 §3.1).
+  const name = literal.toLowerCase().replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) {
     // What it resolves to: both must be allowed (the connection may use either).
     const v4 = checkOutboundAddress('127.0.0.1', policy);

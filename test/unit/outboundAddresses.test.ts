@@ -29,6 +29,9 @@ describe('classifyAddress', () => {
     ['169.254.169.254', 'metadata'],
     ['::ffff:169.254.169.254', 'metadata'],
     ['fd00:ec2::254', 'metadata'],
+    ['fd20:ce::254', 'metadata'], // GCP over IPv6: inside fc00::/7, so never reachable through a listed range
+    ['fe80::1%eth0', 'link-local'], // a zone id does not hide the address
+    ['::ffff:0:a00:5', 'reserved'], // IPv4-translated 10.0.0.5 (RFC 2765)
     ['100.100.100.200', 'metadata'],
     ['169.254.170.2', 'metadata'],
     ['169.254.1.1', 'link-local'],
@@ -113,7 +116,7 @@ describe('checkOutboundAddress', () => {
 });
 
 describe('checkOutboundHost (registration)', () => {
-  it.each(['127.0.0.1', '[::1]', '[::ffff:7f00:1]', 'localhost', 'app.localhost', 'LOCALHOST', '169.254.169.254', '10.0.0.5', '0.0.0.0', '[fe80::1]'])(
+  it.each(['127.0.0.1', '[::1]', '[::ffff:7f00:1]', 'localhost', 'localhost.', 'app.localhost.', 'app.localhost', 'LOCALHOST', '169.254.169.254', '10.0.0.5', '0.0.0.0', '[fe80::1]'])(
     '%s is refused without an allowance',
     (host) => {
       expect(checkOutboundHost(host, PUBLIC_ONLY)).toMatchObject({ ok: false, reason: expect.stringMatching(/^must not point at/) });
