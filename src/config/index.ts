@@ -368,7 +368,9 @@ function readDatabaseUrl(reader: Reader): string | null {
     url = null;
   }
   const hostParams = url ? ['host', 'hostaddr', 'port'].flatMap((name) => url.searchParams.getAll(name)) : [];
-  if (/^postgres(?:ql)?:\/\/[^/?#]*,/i.test(raw) || hostParams.some((value) => value.includes(','))) {
+  // The host part of the authority: after its last `@` (a password may hold a comma).
+  const authority = /^postgres(?:ql)?:\/\/([^/?#]*)/i.exec(raw)?.[1] ?? '';
+  if (authority.slice(authority.lastIndexOf('@') + 1).includes(',') || hostParams.some((value) => value.includes(','))) {
     reader.problems.push(`DATABASE_URL is refused: it names several hosts, and the driver (pg) connects to one host only; ${oneAddress}`);
     return null;
   }

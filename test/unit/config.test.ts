@@ -310,6 +310,7 @@ describe('DATABASE_URL: one address, as the driver (pg) reads it', () => {
     'postgres://gw:secret@haproxy.internal:5000/gateway?target_session_attrs=any',
     'postgresql://gw@[::1]:5432/gateway?sslmode=verify-full',
     'postgresql:///gateway?host=/var/run/postgresql',
+    'postgres://gw:pa,ss@db.internal/gateway', // a comma in the password is not a second host
   ])('accepts one host, with or without a port (pg defaults to 5432): %s', (url) => {
     expect(loadConfig(withUrl(url)).databaseUrl).toBe(url);
     expect(loadDatabaseToolConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
