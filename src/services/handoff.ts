@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps.ts';
-import type { Db } from '../db/knex.ts';
+import { statementDeadline, type Db } from '../db/knex.ts';
 import type { Permission } from '../domain/types.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
@@ -149,15 +149,28 @@ async function redeem(
 
 /** How long an exchange whose connection died looks for its committed result (a failover's length). */
 export const REDEEM_RECOVERY_WINDOW_MS = 10_000;
+/** The margin of the statement deadline (src/db/knex.ts STATEMENT_DEADLINE): its commit and the clocks' difference. */
+const DEADLINE_MARGIN_MS = 1000;
 
+/**
+ * The redeem's committed result, or null once it is certain there is none. "Not found" is final
+ * only after the redeem's own deadline: until then a redeem still queued or running on the server
+ * (a reset connection, a network split) may yet commit, and a 503 answered before it would lose the
+ * login (the retry would find the code spent). Its deadline was taken when it was sent, so it is
+ * at most one statement timeout from now.
+ */
 async function committedRedeem(db: Db, statement: Parameters<typeof findRedeemedHandoff>[1]): Promise<RedeemedHandoff | null> {
   const until = Date.now() + REDEEM_RECOVERY_WINDOW_MS;
+  const deadline = statementDeadline(db);
+  const settledAt = deadline instanceof Date ? deadline.getTime() + DEADLINE_MARGIN_MS : Infinity;
   for (;;) {
     try {
-      return await findRedeemedHandoff(db, statement);
+      const found = await findRedeemedHandoff(db, statement);
+      if (found || Date.now() >= settledAt) return found;
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() + 500 > until) return null;
+      if (!isDatabaseUnavailable(error)) return null;
     }
+    if (Date.now() + 500 > until) return null;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
