@@ -61,8 +61,10 @@ export async function signOutBrowser(
   const session = browserSession(principal);
   const proof = input.signOutToken ? openSignOutToken(deps.keyRing, input.signOutToken) : null;
   if (proof && (proof.platformKey === null || proof.platformKey === platform.platformKey)) {
-    // The platform asked for its session's sign-out: that ends whatever this browser is. The
-    // browser's own session ends with it only if it is of the same sign-in, in this statement.
+    // The platform asked for its session's sign-out (what its credential may already do with
+    // POST /v1/auth/logout): that sign-in ends, whichever browser brings the token, so a leaked
+    // token can only do what was asked. This browser goes on through the provider only when its
+    // own session was of that sign-in; any other browser keeps its own session.
     const ended = await endSessions(deps.db, sessionsOfSignIn(proof.sessionId), 'sign_out');
     if (session && ended.includes(session.id)) return { kind: 'redirect', location: await throughProvider(deps, session.id, returnTo), signedOut: true };
   }
