@@ -872,6 +872,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll for Security Event Tokens (RFC 8936)
+         * @description Poll-based delivery of Security Event Tokens (RFC 8936) for a platform that cannot
+         *     receive calls (`eventDelivery: poll`; a `push` platform may poll too, and then receives
+         *     what is still pending after failed pushes). Authenticated with the platform's Basic
+         *     credentials (`clientId:clientSecret`, as for the exchange): a platform only ever sees,
+         *     acknowledges or reports errors on its own events; a `jti` of another platform in `ack`
+         *     or `setErrs` changes nothing.
+         *
+         *     In one request, in this order: the `jti`s in `ack` are marked delivered (RFC 8936
+         *     §2.4.2), the ones in `setErrs` marked failed with their `err` and `description`
+         *     (§2.4.3; they are not offered again), then up to `maxEvents` pending events are
+         *     returned, oldest first (§2.4.1), each as a freshly signed SET (same `jti`, same `iat`;
+         *     the signature differs between polls, the content does not). An event stays pending,
+         *     and is offered again at each poll, until it is acknowledged or reported. `maxEvents: 0`
+         *     only acknowledges. The gateway always answers at once: `returnImmediately: false` is
+         *     accepted and treated as `true` (long polling is optional for the transmitter).
+         *
+         *     The SETs are those described in the integration guide (`docs/platform-integration.md`,
+         *     "Events"): header `typ: secevent+jwt`, `alg: ES256` with a key of
+         *     `/.well-known/jwks.json`; claims `iss` (the gateway's public base URL), `aud` (the
+         *     platform's `clientId`), `jti`, `iat`, `toe`, `sub` (the person's gateway user id, the
+         *     `user.id` of the exchange) and `events` with exactly one member whose name is one of
+         *     `SecurityEventType`.
+         *
+         *     Not rate limited (valid credentials are never refused because of what others sent);
+         *     bad or missing credentials give `401 INVALID_CLIENT_CREDENTIALS`. Errors are
+         *     problem+json, as everywhere in this API.
+         */
+        post: operations["pollSecurityEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The delivery record of a platform's security events
+         * @description The operator's view of the events recorded for one platform and how their delivery
+         *     went (one record per event and platform), newest first: pending, delivered (a push
+         *     answered `202`, a poll acknowledged it) or failed (a push answered `400`, a push gave up
+         *     after its last attempt or was refused by the outbound address rule, a poll reported it
+         *     in `setErrs`). Never a token. Requires `platforms:admin`. The CLI's
+         *     `gateway events list` shows the same.
+         */
+        get: operations["listSecurityEventDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -1756,6 +1829,8 @@ export interface components {
             displayName: components["schemas"]["PlatformDisplayName"];
             callbackUrl: components["schemas"]["PlatformCallbackUrl"];
             backchannelLogoutUrl: components["schemas"]["PlatformBackchannelLogoutUrl"];
+            eventDelivery: components["schemas"]["PlatformEventDelivery"];
+            eventReceiverUrl: components["schemas"]["PlatformEventReceiverUrl"];
             allowedReturnUrls: components["schemas"]["AllowedReturnUrls"];
             defaultOnboardingMode: components["schemas"]["OnboardingMode"];
             /** @description Whether the account center may onboard users centrally; must be true when the mode is `central`. */
@@ -1818,6 +1893,8 @@ export interface components {
             displayName: components["schemas"]["PlatformDisplayName"];
             callbackUrl?: components["schemas"]["PlatformCallbackUrl"];
             backchannelLogoutUrl?: components["schemas"]["PlatformBackchannelLogoutUrl"];
+            eventDelivery?: components["schemas"]["PlatformEventDelivery"];
+            eventReceiverUrl?: components["schemas"]["PlatformEventReceiverUrl"];
             allowedReturnUrls?: components["schemas"]["AllowedReturnUrls"];
             /** @default central */
             defaultOnboardingMode?: components["schemas"]["OnboardingMode"];
@@ -1846,6 +1923,8 @@ export interface components {
             displayName?: components["schemas"]["PlatformDisplayName"];
             callbackUrl?: components["schemas"]["PlatformCallbackUrl"];
             backchannelLogoutUrl?: components["schemas"]["PlatformBackchannelLogoutUrl"];
+            eventDelivery?: components["schemas"]["PlatformEventDelivery"];
+            eventReceiverUrl?: components["schemas"]["PlatformEventReceiverUrl"];
             allowedReturnUrls?: components["schemas"]["AllowedReturnUrls"];
             defaultOnboardingMode?: components["schemas"]["OnboardingMode"];
             /** @description Whether the account center may onboard users centrally; must be true when the mode is `central`. */
@@ -1864,6 +1943,117 @@ export interface components {
          *     challenge yet, and turn it on again as soon as it can.
          */
         HandoffChallengeRequired: boolean;
+        /**
+         * @description How the platform receives Security Event Tokens about the people who use it (see
+         *     `SecurityEventType`): `none` (the default: no events are recorded for it), `push`
+         *     (RFC 8935: the gateway POSTs each SET as `application/secevent+jwt` to
+         *     `eventReceiverUrl`; `202` takes it, `400` with `{err, description}` refuses it for good,
+         *     anything else is retried with backoff for about a day and a half) or `poll` (RFC 8936:
+         *     the platform fetches and acknowledges them with `pollSecurityEvents`). `push` requires
+         *     `eventReceiverUrl`.
+         * @enum {string}
+         */
+        PlatformEventDelivery: "none" | "push" | "poll";
+        /**
+         * Format: uri
+         * @description Absolute `http`/`https` URL of the platform back end's Security Event Token receiver
+         *     (RFC 8935), used when `eventDelivery` is `push`; without userinfo or fragment, a query
+         *     allowed. Checked exactly like `backchannelLogoutUrl` (see `PlatformBackchannelLogoutUrl`):
+         *     https in production, and a host outbound calls may reach (never loopback, link-local,
+         *     metadata or reserved addresses; private ranges only when listed in
+         *     `OUTBOUND_ALLOWED_PRIVATE_RANGES`), judged again after DNS resolution at every delivery.
+         *     `null`: none.
+         */
+        PlatformEventReceiverUrl: string | null;
+        /**
+         * @description The event a Security Event Token carries (the one member of its `events` claim, RFC 8417
+         *     §2.2). Each platform receives events only about people who have a membership of it (who
+         *     signed in to it through the gateway at least once, and have not left it), and only
+         *     while its `eventDelivery` is not `none`.
+         *
+         *     | Type | When | Event payload |
+         *     |---|---|---|
+         *     | `…:account-deletion-scheduled` | The person deleted their account: sessions ended, the data is kept for the retention period | `erase_after`: NumericDate after which the gateway erases the data |
+         *     | `…:account-erased` | The retention ended and the gateway erased the person's data | `{}` |
+         *     | `…:platform-left` | The person left this platform in the account center ("Leave this platform") | `{}` |
+         *     | `…:profile-changed` | Profile properties changed that this platform's onboarding schema binds (active `PROFILE_FIELD` fields) | `fields`: the platform's own field keys whose value changed; never the values (read them with the person's credential) |
+         *     | `…:consent-withdrawn` | The person withdrew an agreement the platform relies on | `document`: the document's key; `version` |
+         *
+         *     Receivers must ignore event types they do not know (new ones may be added).
+         * @enum {string}
+         */
+        SecurityEventType: "urn:auth-gateway:secevent:account-deletion-scheduled" | "urn:auth-gateway:secevent:account-erased" | "urn:auth-gateway:secevent:platform-left" | "urn:auth-gateway:secevent:profile-changed" | "urn:auth-gateway:secevent:consent-withdrawn";
+        /**
+         * @description `pending`: not yet taken (a push being retried, a poll not yet acknowledged);
+         *     `delivered`: a push answered `202` or a poll acknowledged it; `failed`: a push answered
+         *     `400`, gave up after its last attempt or was refused by the outbound address rule, or a
+         *     poll reported it in `setErrs`.
+         * @enum {string}
+         */
+        SecurityEventDeliveryStatus: "pending" | "delivered" | "failed";
+        /** @description RFC 8936 §2.4 poll request; every member optional. */
+        SecurityEventPollRequest: {
+            /**
+             * @description At most this many SETs in the answer; `0` only acknowledges.
+             * @default 25
+             */
+            maxEvents?: number;
+            /**
+             * @description Accepted; the gateway always answers at once.
+             * @default true
+             */
+            returnImmediately?: boolean;
+            /** @description `jti`s of SETs the platform has taken; they are marked delivered. */
+            ack?: string[];
+            /** @description `jti`s of SETs the platform refused, each with its error (RFC 8935 §2.3); they are marked failed. */
+            setErrs?: {
+                [key: string]: {
+                    err: string;
+                    description: string;
+                };
+            };
+        };
+        /** @description RFC 8936 §2.5 poll response. */
+        SecurityEventPollResponse: {
+            /** @description Pending SETs by `jti`, each a compact JWS (header `typ` `secevent+jwt`). */
+            sets: {
+                [key: string]: string;
+            };
+            /** @description More pending SETs wait beyond `maxEvents`. */
+            moreAvailable: boolean;
+        };
+        /** @description One event for one platform and its delivery (never the token). */
+        SecurityEventDelivery: {
+            /** Format: uuid */
+            jti: string;
+            eventType: components["schemas"]["SecurityEventType"];
+            /**
+             * Format: uuid
+             * @description The person (the SET's `sub`).
+             */
+            userId: string;
+            /**
+             * @description The platform's `eventDelivery` when the event was recorded.
+             * @enum {string}
+             */
+            mode: "push" | "poll";
+            status: components["schemas"]["SecurityEventDeliveryStatus"];
+            /** @description Push attempts made (0 for poll). */
+            attempts: number;
+            /** @description The `err` of a push `400` or a poll `setErrs` entry; `given_up` or `address_refused` for the gateway's own give-ups. */
+            errorCode: string | null;
+            /** @description What the last failed attempt met (status answered, timeout, the receiver's description). */
+            lastError: string | null;
+            /** Format: date-time */
+            occurredAt: string;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** Format: date-time */
+            failedAt: string | null;
+        };
+        SecurityEventDeliveryList: {
+            items: components["schemas"]["SecurityEventDelivery"][];
+        };
         /**
          * @description What happened.
          *
@@ -3793,6 +3983,74 @@ export interface operations {
             /** @description `SESSION_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    pollSecurityEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecurityEventPollRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending events (possibly none). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecurityEventPollResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["InvalidClientCredentials"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listSecurityEventDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items on the page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only records in this state; all when omitted. */
+                status?: components["schemas"]["SecurityEventDeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest records (at most `limit`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecurityEventDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -43,6 +43,8 @@ import { getOnboardingRequirements } from '../operations/getOnboardingRequiremen
 import { listAuthenticationMethods } from '../operations/listAuthenticationMethods.ts';
 import { changePassword } from '../operations/changePassword.ts';
 import { getJwks } from '../operations/getJwks.ts';
+import { pollSecurityEvents } from '../operations/pollSecurityEvents.ts';
+import { listSecurityEventDeliveries } from '../operations/listSecurityEventDeliveries.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -96,6 +98,10 @@ export const handlers: HandlerMap = {
   listAuthenticationMethods,
   changePassword,
   deleteMyAccount,
+
+  // Security events to platforms (issue 26)
+  pollSecurityEvents,
+  listSecurityEventDeliveries,
 
   getLiveness,
   getReadiness,

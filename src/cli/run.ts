@@ -43,6 +43,8 @@ import {
   formatSchemaChangePreview,
 } from './format.ts';
 import { runDevCommand } from './devToken.ts';
+import { listSecurityEventDeliveries } from '../services/events/record.ts';
+import { formatSecurityEventDeliveries } from './formatEvents.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -64,11 +66,13 @@ Platform registry (same rules as the admin API; changes are audited with actor "
   platforms show <KEY>
   platforms create --key KEY --name NAME [--callback-url URL] [--return-url URL]...
                    [--backchannel-logout-url URL]
+                   [--event-delivery none|push|poll] [--event-receiver-url URL]
                    [--mode none|platform|central] [--central-onboarding true|false]
                    [--handoff-challenge-required true|false]
                    [--onboarding-path PATH] [--metadata JSON] [--inactive]
   platforms update <KEY> [--name NAME] [--callback-url URL|""] [--return-url URL]...
                    [--backchannel-logout-url URL|""]
+                   [--event-delivery none|push|poll] [--event-receiver-url URL|""]
                    [--mode MODE] [--central-onboarding true|false]
                    [--handoff-challenge-required true|false]
                    [--onboarding-path PATH|""] [--metadata JSON]
@@ -89,6 +93,10 @@ through it again):
   fields update <KEY> <FIELD_KEY> [any create option but --key] [--clear-options] [--dry-run]
   fields archive <KEY> <FIELD_KEY> [--dry-run]
                                soft: the field stops counting, its values are kept
+
+Security events to platforms (see docs/operations.md, "Security events"):
+  events list <KEY> [--status pending|delivered|failed] [--limit N]
+                               the delivery record of a platform's events, newest first
 
 Audit log:
   audit list [--platform KEY] [--action ACTION] [--limit N] [--cursor C]
@@ -121,6 +129,8 @@ Notes:
   --callback-url, --backchannel-logout-url or --onboarding-path clears it.
   --backchannel-logout-url is where the gateway posts a logout token when a session the
   platform exchanged a code for ends (OpenID Connect Back-Channel Logout).
+  --event-delivery says how the platform receives Security Event Tokens about its people:
+  none (default), push (POSTed to --event-receiver-url, RFC 8935) or poll (RFC 8936).
   --handoff-challenge-required defaults to true: a login started without handoffChallenge is
   refused. Set it false only for a platform whose back end cannot send one yet: its logins
   are then open to login CSRF (a handoff link of someone else's login signs a victim in).
@@ -159,6 +169,8 @@ const SETTINGS_OPTIONS = {
   name: { type: 'string' },
   'callback-url': { type: 'string' },
   'backchannel-logout-url': { type: 'string' },
+  'event-delivery': { type: 'string' },
+  'event-receiver-url': { type: 'string' },
   'return-url': { type: 'string', multiple: true },
   mode: { type: 'string' },
   'central-onboarding': { type: 'string' },
@@ -255,8 +267,9 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'platforms') return parsePlatformsCommand(action, rest, io);
   if (group === 'fields') return parseFieldsCommand(action, rest, io);
   if (group === 'audit') return parseAuditCommand(action, rest, io);
+  if (group === 'events') return parseEventsCommand(action, rest, io);
   if (group === 'keys') return parseKeysCommand(action, rest, io);
-  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit, keys, dev)`);
+  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, events, audit, keys, dev)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
@@ -294,6 +307,8 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       const input: PlatformCreateInput = { platformKey: values.key, displayName: values.name };
       if (values['callback-url'] !== undefined) input.callbackUrl = values['callback-url'];
       if (values['backchannel-logout-url'] !== undefined) input.backchannelLogoutUrl = values['backchannel-logout-url'];
+      if (values['event-delivery'] !== undefined) input.eventDelivery = values['event-delivery'] as PlatformCreateInput['eventDelivery'];
+      if (values['event-receiver-url'] !== undefined) input.eventReceiverUrl = values['event-receiver-url'];
       if (values['return-url'] !== undefined) input.allowedReturnUrls = values['return-url'];
       if (values.mode !== undefined) input.defaultOnboardingMode = values.mode as PlatformCreateInput['defaultOnboardingMode'];
       if (values['central-onboarding'] !== undefined) input.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
@@ -319,6 +334,10 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
       if (values['callback-url'] !== undefined) patch.callbackUrl = values['callback-url'] === '' ? null : values['callback-url'];
       if (values['backchannel-logout-url'] !== undefined) {
         patch.backchannelLogoutUrl = values['backchannel-logout-url'] === '' ? null : values['backchannel-logout-url'];
+      }
+      if (values['event-delivery'] !== undefined) patch.eventDelivery = values['event-delivery'] as PlatformUpdateInput['eventDelivery'];
+      if (values['event-receiver-url'] !== undefined) {
+        patch.eventReceiverUrl = values['event-receiver-url'] === '' ? null : values['event-receiver-url'];
       }
       if (values['return-url'] !== undefined) patch.allowedReturnUrls = values['return-url'];
       if (values.mode !== undefined) patch.defaultOnboardingMode = values.mode as PlatformUpdateInput['defaultOnboardingMode'];
@@ -507,6 +526,22 @@ function parseAuditCommand(action: string | undefined, args: string[], io: CliIo
   return async (db, _io, json) => {
     const page = await listAuditEvents(db, query);
     io.stdout(json ? toJson(page) : formatAuditList(page));
+  };
+}
+
+const EVENTS_OPTIONS = { status: { type: 'string' }, limit: { type: 'string' } } as const;
+
+/** `events list <KEY>`: the delivery record of a platform's security events (as listSecurityEventDeliveries). */
+function parseEventsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
+  if (action === undefined || action === '--help' || action === '-h') return null;
+  if (action !== 'list') throw new UsageError(`unknown events command "${action}" (list)`);
+  const { values, positionals } = parseWithArguments(args, EVENTS_OPTIONS, 'events list', ['the platform KEY']);
+  if (values.help) return null;
+  const [key] = positionals as [string];
+  const query = { status: values.status, limit: values.limit === undefined ? undefined : integerOption('--limit', values.limit) };
+  return async (db, _io, json) => {
+    const list = await listSecurityEventDeliveries(db, key, query);
+    io.stdout(json ? toJson(list) : formatSecurityEventDeliveries(list));
   };
 }
 

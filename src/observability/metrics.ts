@@ -128,6 +128,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Security Event Tokens to platforms (issue 26): labels are fixed sets (event type URIs of
+  // the contract, push/poll, the outcomes below), never a platform key or a person.
+  readonly securityEventsRecorded = new Counter({
+    name: 'gateway_security_events_recorded_total',
+    help: 'Security events recorded for platforms (one per event and platform), by event type.',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+  readonly securityEventDeliveries = new Counter({
+    name: 'gateway_security_event_deliveries_total',
+    help: 'Security event delivery outcomes by mode (push, poll) and outcome: delivered (push 202, poll acknowledged), retry (a push attempt failed; it is retried), rejected (push 400, poll setErrs), given_up (the last push attempt failed), address_refused (the receiver URL leads to an address outbound calls never reach).',
+    labelNames: ['mode', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: MetricsOptions = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
     if (options.db) {
@@ -219,6 +234,22 @@ export function countRateLimitRefusal(limiter: string, db?: Db): void {
 export function countRateLimitFallback(limiter: string, db?: Db): void {
   const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
   metrics?.rateLimitFallbacks.inc({ limiter });
+}
+
+export type SecurityEventDeliveryOutcome = 'delivered' | 'retry' | 'rejected' | 'given_up' | 'address_refused';
+
+/** Counts recorded security events (see countRateLimitRefusal for how the Metrics is found; a transaction finds the process's). */
+export function countSecurityEventsRecorded(type: string, count: number, db?: Db): void {
+  if (count <= 0) return;
+  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
+  metrics?.securityEventsRecorded.inc({ type }, count);
+}
+
+/** Counts security event delivery outcomes. */
+export function countSecurityEventDelivery(mode: 'push' | 'poll', outcome: SecurityEventDeliveryOutcome, count = 1, db?: Db): void {
+  if (count <= 0) return;
+  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
+  metrics?.securityEventDeliveries.inc({ mode, outcome }, count);
 }
 
 /** Runs `step`, observing its duration and outcome. */

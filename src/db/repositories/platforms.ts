@@ -3,6 +3,7 @@ import { runPrepared, type Db } from '../knex.ts';
 import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
+export type EventDelivery = 'none' | 'push' | 'poll';
 
 /** The fields an administrator sets on a platform. */
 export interface PlatformSettings {
@@ -11,6 +12,10 @@ export interface PlatformSettings {
   callbackUrl: string | null;
   /** Where back-channel logout tokens are posted (null: none). */
   backchannelLogoutUrl: string | null;
+  /** How Security Event Tokens reach the platform (none, push, poll). */
+  eventDelivery: EventDelivery;
+  /** Where pushed Security Event Tokens are posted (RFC 8935; null: none). */
+  eventReceiverUrl: string | null;
   allowedReturnUrls: string[];
   defaultOnboardingMode: OnboardingMode;
   centralOnboardingEnabled: boolean;
@@ -33,7 +38,7 @@ export interface PlatformRow extends PlatformSettings {
 
 export const PLATFORM_COLUMNS = `
   id, platform_key AS "platformKey", display_name AS "displayName", callback_url AS "callbackUrl",
-  backchannel_logout_url AS "backchannelLogoutUrl",
+  backchannel_logout_url AS "backchannelLogoutUrl", event_delivery AS "eventDelivery", event_receiver_url AS "eventReceiverUrl",
   allowed_return_urls AS "allowedReturnUrls", default_onboarding_mode AS "defaultOnboardingMode",
   central_onboarding_enabled AS "centralOnboardingEnabled", platform_onboarding_path AS "platformOnboardingPath",
   metadata, handoff_challenge_required AS "handoffChallengeRequired", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
@@ -46,7 +51,8 @@ export const PLATFORM_COLUMNS = `
  */
 export const platformJson = (alias: string) => `jsonb_build_object(
   'id', ${alias}.id, 'platformKey', ${alias}.platform_key, 'displayName', ${alias}.display_name, 'callbackUrl', ${alias}.callback_url,
-  'backchannelLogoutUrl', ${alias}.backchannel_logout_url, 'allowedReturnUrls', ${alias}.allowed_return_urls,
+  'backchannelLogoutUrl', ${alias}.backchannel_logout_url, 'eventDelivery', ${alias}.event_delivery,
+  'eventReceiverUrl', ${alias}.event_receiver_url, 'allowedReturnUrls', ${alias}.allowed_return_urls,
   'defaultOnboardingMode', ${alias}.default_onboarding_mode, 'centralOnboardingEnabled', ${alias}.central_onboarding_enabled,
   'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata,
   'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'clientId', ${alias}.client_id,
@@ -137,10 +143,10 @@ export interface NewPlatform extends PlatformSettings {
 /** Undefined when a platform with this key already exists (unique on platform_key). */
 export async function insertPlatform(db: Db, platform: NewPlatform): Promise<PlatformRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(
-    `INSERT INTO platforms (platform_key, display_name, callback_url, backchannel_logout_url, allowed_return_urls,
+    `INSERT INTO platforms (platform_key, display_name, callback_url, backchannel_logout_url, event_delivery, event_receiver_url, allowed_return_urls,
                             default_onboarding_mode, central_onboarding_enabled, platform_onboarding_path, metadata,
                             handoff_challenge_required, client_id, client_secret_digest, active)
-     VALUES (:platformKey, :displayName, :callbackUrl, :backchannelLogoutUrl, CAST(:allowedReturnUrls AS text[]),
+     VALUES (:platformKey, :displayName, :callbackUrl, :backchannelLogoutUrl, :eventDelivery, :eventReceiverUrl, CAST(:allowedReturnUrls AS text[]),
              :defaultOnboardingMode, :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb),
              :handoffChallengeRequired, :clientId, :clientSecretDigest, :active)
      ON CONFLICT (platform_key) DO NOTHING
@@ -161,6 +167,8 @@ export interface PlatformChanges {
   displayName?: string;
   callbackUrl?: string | null;
   backchannelLogoutUrl?: string | null;
+  eventDelivery?: EventDelivery;
+  eventReceiverUrl?: string | null;
   allowedReturnUrls?: string[];
   defaultOnboardingMode?: OnboardingMode;
   centralOnboardingEnabled?: boolean;
@@ -174,6 +182,8 @@ const CHANGE_COLUMNS: { [K in keyof Required<PlatformChanges>]: string } = {
   displayName: 'display_name',
   callbackUrl: 'callback_url',
   backchannelLogoutUrl: 'backchannel_logout_url',
+  eventDelivery: 'event_delivery',
+  eventReceiverUrl: 'event_receiver_url',
   allowedReturnUrls: 'allowed_return_urls',
   defaultOnboardingMode: 'default_onboarding_mode',
   centralOnboardingEnabled: 'central_onboarding_enabled',

@@ -16,7 +16,7 @@ import { ApiError, validationError, type FieldError } from '../../errors/catalog
 import { randomToken, sha256 } from '../../security/crypto.ts';
 import { recordAuditEvent, type Actor } from '../audit.ts';
 import { decodeCursor, encodeCursor, pageSize } from '../cursor.ts';
-import { checkCentral, checkComplete, DEFAULT_RULES, PLATFORM_KEY_PATTERN, refuseInsecureUrls, type RegistryRules } from './rules.ts';
+import { checkCentral, checkComplete, checkEventReceiver, DEFAULT_RULES, PLATFORM_KEY_PATTERN, refuseInsecureUrls, type RegistryRules } from './rules.ts';
 import { CREATE_FIELDS, UPDATE_FIELDS, validateCreate, validateUpdate } from './validate.ts';
 
 // The registry's service functions (reads, writes, representation), shared by the
@@ -127,6 +127,7 @@ export async function updatePlatform(
     const errors: FieldError[] = [];
     checkComplete(merged, errors, current.active ? 'while the platform is active (deactivate it first)' : null);
     checkCentral(merged, errors, 'centralOnboardingEnabled' in changes ? 'centralOnboardingEnabled' : 'defaultOnboardingMode');
+    checkEventReceiver(merged, errors, 'eventDelivery' in changes ? 'eventDelivery' : 'eventReceiverUrl');
     if (errors.length > 0) throw validationError(errors);
 
     const changed = UPDATE_FIELDS.filter((field) => field in changes && !sameValue(current[field], merged[field]));
@@ -213,6 +214,8 @@ export function toPlatformView(row: PlatformRow): PlatformView {
     displayName: row.displayName,
     callbackUrl: row.callbackUrl,
     backchannelLogoutUrl: row.backchannelLogoutUrl,
+    eventDelivery: row.eventDelivery,
+    eventReceiverUrl: row.eventReceiverUrl,
     allowedReturnUrls: row.allowedReturnUrls,
     defaultOnboardingMode: row.defaultOnboardingMode,
     centralOnboardingEnabled: row.centralOnboardingEnabled,

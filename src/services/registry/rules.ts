@@ -1,4 +1,4 @@
-import type { OnboardingMode, PlatformRow } from '../../db/repositories/platforms.ts';
+import type { EventDelivery, OnboardingMode, PlatformRow } from '../../db/repositories/platforms.ts';
 import { ApiError, type FieldError } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
@@ -89,7 +89,41 @@ export function checkCallbackUrl(value: unknown, errors: FieldError[], rules: Re
  * (src/security/outboundAddresses.ts); stored as the parsed URL's serialization.
  */
 export function checkBackchannelLogoutUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
-  const field = 'backchannelLogoutUrl';
+  return checkCalledUrl('backchannelLogoutUrl', value, errors, rules);
+}
+
+/**
+ * Where the gateway pushes Security Event Tokens (RFC 8935 §2: an https URL of the receiver in
+ * production). The gateway calls it just as it calls the backchannelLogoutUrl, so it is the
+ * same rule (checkCalledUrl), not a copy of it.
+ */
+export function checkEventReceiverUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
+  return checkCalledUrl('eventReceiverUrl', value, errors, rules);
+}
+
+export const EVENT_DELIVERIES: readonly EventDelivery[] = ['none', 'push', 'poll'];
+
+export function checkEventDelivery(value: unknown, errors: FieldError[]): EventDelivery | undefined {
+  if (typeof value !== 'string' || !(EVENT_DELIVERIES as readonly string[]).includes(value)) {
+    return fail(errors, 'eventDelivery', `must be one of ${EVENT_DELIVERIES.join(', ')}`);
+  }
+  return value as EventDelivery;
+}
+
+/** Push delivery needs somewhere to push to (cross-field, on the merged record). */
+export function checkEventReceiver(record: { eventDelivery: EventDelivery; eventReceiverUrl: string | null }, errors: FieldError[], field: string): void {
+  if (record.eventDelivery === 'push' && record.eventReceiverUrl === null) {
+    errors.push({ pointer: pointer(field), message: field === 'eventDelivery' ? 'cannot be push without an eventReceiverUrl' : 'is required while eventDelivery is push' });
+  }
+}
+
+/**
+ * A URL the gateway itself calls (back-channel logout, pushed events): an absolute http(s) URL,
+ * query allowed, no userinfo or fragment, a canonically spelled host, https in production, and
+ * a host outbound calls may reach (src/security/outboundAddresses.ts); stored as the parsed URL's
+ * serialization.
+ */
+function checkCalledUrl(field: string, value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
   if (value === null) return null;
   if (typeof value !== 'string') return fail(errors, field, 'must be a string or null');
   if (value.length > URL_MAX_LENGTH) return fail(errors, field, `must be at most ${URL_MAX_LENGTH} characters`);

@@ -6,6 +6,9 @@ import {
   checkCallbackUrl,
   checkCentral,
   checkComplete,
+  checkEventDelivery,
+  checkEventReceiver,
+  checkEventReceiverUrl,
   checkDisplayName,
   checkMetadata,
   checkMode,
@@ -23,6 +26,8 @@ export const UPDATE_FIELDS = [
   'displayName',
   'callbackUrl',
   'backchannelLogoutUrl',
+  'eventDelivery',
+  'eventReceiverUrl',
   'allowedReturnUrls',
   'defaultOnboardingMode',
   'centralOnboardingEnabled',
@@ -50,6 +55,8 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   const displayName = checkDisplayName(input.displayName, errors, true);
   const callbackUrl = input.callbackUrl === undefined ? null : checkCallbackUrl(input.callbackUrl, errors, rules);
   const backchannelLogoutUrl = input.backchannelLogoutUrl === undefined ? null : checkBackchannelLogoutUrl(input.backchannelLogoutUrl, errors, rules);
+  const eventDelivery = input.eventDelivery === undefined ? 'none' : checkEventDelivery(input.eventDelivery, errors);
+  const eventReceiverUrl = input.eventReceiverUrl === undefined ? null : checkEventReceiverUrl(input.eventReceiverUrl, errors, rules);
   const allowedReturnUrls = input.allowedReturnUrls === undefined ? [] : checkReturnUrls(input.allowedReturnUrls, errors, rules);
   const defaultOnboardingMode = input.defaultOnboardingMode === undefined ? 'central' : checkMode(input.defaultOnboardingMode, errors);
   const centralOnboardingEnabled =
@@ -66,6 +73,8 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
     displayName: displayName ?? '',
     callbackUrl: callbackUrl ?? null,
     backchannelLogoutUrl: backchannelLogoutUrl ?? null,
+    eventDelivery: eventDelivery ?? 'none',
+    eventReceiverUrl: eventReceiverUrl ?? null,
     allowedReturnUrls: allowedReturnUrls ?? [],
     defaultOnboardingMode: defaultOnboardingMode ?? 'central',
     centralOnboardingEnabled: centralOnboardingEnabled ?? true,
@@ -81,6 +90,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   if (defaultOnboardingMode !== undefined && centralOnboardingEnabled !== undefined) {
     checkCentral(value, errors, 'centralOnboardingEnabled' in input ? 'centralOnboardingEnabled' : 'defaultOnboardingMode');
   }
+  if (eventDelivery !== undefined && eventReceiverUrl !== undefined) checkEventReceiver(value, errors, 'eventDelivery');
   if (errors.length > 0) throw validationError(errors);
   return value;
 }
@@ -102,6 +112,8 @@ export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RU
   if ('displayName' in input) assign('displayName', checkDisplayName(input.displayName, errors, false));
   if ('callbackUrl' in input) assign('callbackUrl', checkCallbackUrl(input.callbackUrl, errors, rules));
   if ('backchannelLogoutUrl' in input) assign('backchannelLogoutUrl', checkBackchannelLogoutUrl(input.backchannelLogoutUrl, errors, rules));
+  if ('eventDelivery' in input) assign('eventDelivery', checkEventDelivery(input.eventDelivery, errors));
+  if ('eventReceiverUrl' in input) assign('eventReceiverUrl', checkEventReceiverUrl(input.eventReceiverUrl, errors, rules));
   if ('allowedReturnUrls' in input) assign('allowedReturnUrls', checkReturnUrls(input.allowedReturnUrls, errors, rules));
   if ('defaultOnboardingMode' in input) assign('defaultOnboardingMode', checkMode(input.defaultOnboardingMode, errors));
   if ('centralOnboardingEnabled' in input) assign('centralOnboardingEnabled', checkBoolean('centralOnboardingEnabled', input.centralOnboardingEnabled, errors));

@@ -40,6 +40,8 @@ export function platformFixture(overrides: Partial<Platform> = {}): Platform {
     displayName: 'Demo app',
     callbackUrl: 'https://demo.example.test/auth/callback',
     backchannelLogoutUrl: null,
+    eventDelivery: 'none',
+    eventReceiverUrl: null,
     allowedReturnUrls: ['https://demo.example.test/', 'https://demo.example.test/app/'],
     defaultOnboardingMode: 'central',
     centralOnboardingEnabled: true,
