@@ -4,7 +4,7 @@ import { deleteAccount } from '../services/account/deletion.ts';
 
 /** DELETE /v1/account/me: soft delete, every credential revoked at once. */
 export const deleteMyAccount: OperationHandler<'deleteMyAccount'> = async ({ principal, log, res }, deps) => {
-  await deleteAccount({ db: deps.db, logger: log, idpAccounts: deps.idpAccounts }, principal!);
+  await deleteAccount({ db: deps.db, logger: log, idpAccounts: deps.idpAccounts, retentionDays: deps.config.accountRetentionDays }, principal!);
   // The browser's session is revoked: let the browser forget its cookie too.
   if (principal!.via === 'session') clearSessionCookie(res, deps.config);
   return { status: 204 };

@@ -158,6 +158,12 @@ export async function usersDueForPurge(db: Db, retentionDays: number, limit: num
   return rows;
 }
 
+/** Locks a deleted, not yet purged user for the purge's transaction; false when there is none (purged meanwhile). */
+export async function lockUserForPurge(db: Db, userId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(`SELECT 1 FROM users WHERE id = ? AND deleted_at IS NOT NULL AND purged_at IS NULL FOR UPDATE`, [userId]);
+  return rows.length > 0;
+}
+
 /**
  * Removes a deleted user's personal data: profile, onboarding values and memberships, and
  * what the user row itself says about them. The row stays as a tombstone of the subject.

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { IdentityProviderAccounts } from '../identityProvider/port.ts';
-import { markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
+import { lockUserForPurge, markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
+import { recordAccountDeletionScheduled, recordAccountErased } from '../events/record.ts';
 import { requireLocalUser } from './localUser.ts';
 import { endSessions } from '../sessions/ending.ts';
 import { deleteAvatarsOf } from '../avatars/avatars.ts';
@@ -12,6 +13,8 @@ interface DeletionDeps {
   db: Db;
   logger: Logger;
   idpAccounts: IdentityProviderAccounts | null;
+  /** ACCOUNT_RETENTION_DAYS: the deletion event tells platforms when the data goes. */
+  retentionDays: number;
 }
 
 /**
@@ -25,7 +28,11 @@ export async function deleteAccount(deps: DeletionDeps, principal: Principal): P
   const userId = requireLocalUser(principal);
   const deleted = await deps.db.transaction(async (trx) => {
     const marked = await markUserDeleted(trx, userId);
-    if (marked) await endSessions(trx, { userId }, 'account_deleted');
+    if (marked) {
+      await endSessions(trx, { userId }, 'account_deleted');
+      // Every platform the person used hears it (a Security Event Token), in this transaction.
+      await recordAccountDeletionScheduled(trx, { userId, eraseAfter: new Date(Date.now() + deps.retentionDays * 86_400_000) });
+    }
     return marked;
   });
   if (!deleted) return; // already deleted: nothing more to do
@@ -33,7 +40,7 @@ export async function deleteAccount(deps: DeletionDeps, principal: Principal): P
   await deactivateAtProvider(deps, { id: userId, sub: principal.sub });
 }
 
-async function deactivateAtProvider(deps: DeletionDeps, user: { id: string; sub: string }): Promise<boolean> {
+async function deactivateAtProvider(deps: Omit<DeletionDeps, 'retentionDays'>, user: { id: string; sub: string }): Promise<boolean> {
   if (!deps.idpAccounts) {
     deps.logger.warn({ userId: user.id }, 'no identity-provider account API is configured: the deleted account stays active at the provider');
     return false;
@@ -76,8 +83,16 @@ export async function purgeDeletedAccounts(deps: AppDeps, retentionDays: number)
       continue;
     }
     await deleteAvatarsOf(deps, deps.logger, user.id);
-    await purgeUserData(deps.db, user.id);
-    purged++;
+    // The erasure event goes to the platforms the person used, recorded before the memberships
+    // are removed and in the same transaction; the lock makes one instance's purge of a person
+    // the only one (another instance's waits, then finds the person purged and records nothing).
+    const erased = await deps.db.transaction(async (trx) => {
+      if (!(await lockUserForPurge(trx, user.id))) return false;
+      await recordAccountErased(trx, user.id);
+      await purgeUserData(trx, user.id);
+      return true;
+    });
+    if (erased) purged++;
   }
   return { deactivated, purged };
 }

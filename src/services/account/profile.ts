@@ -6,6 +6,7 @@ import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { checkFieldValue } from '../onboarding/values.ts';
 import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';
 import { requireLocalUser } from './localUser.ts';
+import { recordProfileChange } from '../events/record.ts';
 
 export type Profile = components['schemas']['Profile'];
 export type ProfileUpdate = components['schemas']['ProfileUpdateRequest'];
@@ -41,8 +42,16 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
     }
   }
   if (errors.length > 0) throw validationError(errors, 'One or more properties are not valid; nothing was changed.');
-  await updateProfileRow(db, userId, changes);
-  return toProfile(await findProfile(db, userId));
+  const updated = await db.transaction(async (trx) => {
+    const before = await findProfile(trx, userId);
+    await updateProfileRow(trx, userId, changes);
+    const after = await findProfile(trx, userId);
+    // The platforms whose schema binds a property that really changed hear which of their fields did.
+    const changed = (Object.keys(changes) as ProfileProperty[]).filter((property) => isProfileField(property) && before[property] !== after[property]);
+    if (changed.length > 0) await recordProfileChange(trx, { userId, changed });
+    return after;
+  });
+  return toProfile(updated);
 }
 
 function toProfile(row: ProfileRow): Profile {

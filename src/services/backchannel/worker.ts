@@ -6,6 +6,8 @@ import { connectionStringOf, type Db } from '../../db/knex.ts';
 import { backchannelLogoutTask } from './delivery.ts';
 import { BACKCHANNEL_LOGOUT_TASK } from './outbox.ts';
 import { signingKeysFor } from './signingKeys.ts';
+import { securityEventPushTask } from '../events/push.ts';
+import { SECURITY_EVENT_TASK } from '../events/repository.ts';
 import type { Resolver } from '../../security/outboundLookup.ts';
 
 /** Deliveries in flight per instance: each waits at most DELIVERY_TIMEOUT_MS on a platform. */
@@ -72,6 +74,15 @@ export async function startBackchannelWorker(
     }),
   );
   pool.on('error', () => {});
+  const taskContext = {
+    db: deps.db,
+    logger,
+    keys: signingKeysFor(deps.config),
+    issuer: deps.config.publicBaseUrl,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    // Without a configuration's policy (a test's), deliveries reach public addresses only.
+    outbound: { ...(deps.config.outbound ? { policy: deps.config.outbound } : {}), ...(options.resolve ? { resolve: options.resolve } : {}) },
+  };
   let runner: Runner;
   try {
     runner = await run({
@@ -81,15 +92,9 @@ export async function startBackchannelWorker(
       pollInterval: options.pollIntervalMs ?? 2000,
       logger: workerLogger(logger, stopping),
       taskList: {
-        [BACKCHANNEL_LOGOUT_TASK]: backchannelLogoutTask({
-          db: deps.db,
-          logger,
-          keys: signingKeysFor(deps.config),
-          issuer: deps.config.publicBaseUrl,
-          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-          // Without a configuration's policy (a test's), deliveries reach public addresses only.
-          outbound: { ...(deps.config.outbound ? { policy: deps.config.outbound } : {}), ...(options.resolve ? { resolve: options.resolve } : {}) },
-        }),
+        [BACKCHANNEL_LOGOUT_TASK]: backchannelLogoutTask(taskContext),
+        // Security Event Tokens pushed to platforms (RFC 8935): same queue, keys and outbound rules.
+        [SECURITY_EVENT_TASK]: securityEventPushTask(taskContext),
       },
     });
   } catch (error) {

@@ -3,6 +3,8 @@ import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, Principal } from '../../domain/types.ts';
 import type { ProfileField } from '../../domain/onboarding.ts';
 import { findActivePlatformByKey, lockPlatformForShare, type PlatformRow } from '../../db/repositories/platforms.ts';
+import { findProfile } from '../../db/repositories/profiles.ts';
+import { recordProfileChange } from '../events/record.ts';
 import { allFieldsOfPlatform, setCompletedVersion, updateProfileValues, upsertCustomValues, type FieldWithValue } from '../../db/repositories/onboarding.ts';
 import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
 import { checkFieldValue, emptyValueOf, isEmptyValue } from './values.ts';
@@ -72,7 +74,14 @@ export async function putValues(db: Db, platformKey: string, principal: Principa
     if (errors.length > 0) throw validationError(errors, 'One or more values are not valid; nothing was stored.');
 
     await upsertCustomValues(trx, userId, platform.id, custom);
-    await updateProfileValues(trx, userId, profile);
+    if (profile.size > 0) {
+      // Profile properties written through a field bound to them: the platforms whose schema
+      // binds a property whose value really changed hear which of their fields did.
+      const before = await findProfile(trx, userId);
+      await updateProfileValues(trx, userId, profile);
+      const changed = [...profile].filter(([property, value]) => before[property] !== value).map(([property]) => property);
+      if (changed.length > 0) await recordProfileChange(trx, { userId, changed });
+    }
     const evaluated = await evaluateOnboarding(trx, userId, platform);
     let status = evaluated.status;
     if (status.missingFields.length > 0 && evaluated.completedRequirementVersion !== null) {
