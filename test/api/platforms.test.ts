@@ -26,6 +26,8 @@ const PLATFORM_FIELDS = [
   'createdAt',
   'defaultOnboardingMode',
   'displayName',
+  'eventDelivery',
+  'eventReceiverUrl',
   'handoffChallengeRequired',
   'metadata',
   'platformKey',

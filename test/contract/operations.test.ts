@@ -100,6 +100,8 @@ const STEP_UP_OPERATIONS = ['createStepUpLogin'];
  * URL) and images (public, unguessable URLs), the identity provider's back-channel logout (its
  * signed token) and the return from its sign-out (a signed state), and the gateway's public keys.
  */
+/** A platform's back end with its Basic credentials: the exchange, and the security event poll (RFC 8936, issue 26). */
+const PLATFORM_BASIC_OPERATIONS = ['exchangeAuthenticationHandoff', 'pollSecurityEvents'];
 const PUBLIC_OPERATIONS = [
   'startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness', 'uploadAvatar', 'confirmAvatarUpload', 'getAvatar',
   'finishSignOut', 'receiveBackchannelLogout', 'getJwks',
@@ -150,11 +152,11 @@ describe('operations of the spec', () => {
     expect(byId.get('resumeAuthentication')?.raw.security).toEqual([{ gatewayCookieAuth: [] }]);
   });
 
-  it('exchange accepts platform Basic only, and no other operation uses platform Basic', () => {
-    expect(byId.get('exchangeAuthenticationHandoff')?.raw.security).toEqual([{ platformBasicAuth: [] }]);
+  it('exchange and the security event poll accept platform Basic only, and no other operation uses platform Basic', () => {
+    for (const id of PLATFORM_BASIC_OPERATIONS) expect(byId.get(id)?.raw.security, id).toEqual([{ platformBasicAuth: [] }]);
     const others = operations.filter(
       (operation) =>
-        operation.operationId !== 'exchangeAuthenticationHandoff' &&
+        !PLATFORM_BASIC_OPERATIONS.includes(operation.operationId) &&
         (operation.raw.security ?? []).some((requirement) => 'platformBasicAuth' in requirement),
     );
     expect(others.map((operation) => operation.operationId)).toEqual([]);
@@ -171,7 +173,7 @@ describe('operations of the spec', () => {
         expect(operation.raw.security, operation.operationId).toEqual([{ gatewayCookieAuth: [] }, {}]);
       } else if (SESSION_ONLY_OPERATIONS.includes(operation.operationId) || STEP_UP_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual([{ gatewayCookieAuth: [] }]);
-      } else if (!FLOW_OPERATIONS.includes(operation.operationId)) {
+      } else if (!FLOW_OPERATIONS.includes(operation.operationId) && !PLATFORM_BASIC_OPERATIONS.includes(operation.operationId)) {
         expect(operation.raw.security, operation.operationId).toEqual(USER_OR_ADMIN_SECURITY);
       }
     }
@@ -326,6 +328,7 @@ describe('x-required-permissions', () => {
       activatePlatform: ['platforms:admin'],
       rotatePlatformCredentials: ['platforms:admin'],
       listAuditEvents: ['platforms:admin'],
+      listSecurityEventDeliveries: ['platforms:admin'],
       listOnboardingFields: ['onboarding:schema:read'],
       createOnboardingField: ['onboarding:schema:write'],
       updateOnboardingField: ['onboarding:schema:write'],
@@ -336,7 +339,7 @@ describe('x-required-permissions', () => {
   });
 
   it('public and platform-Basic operations declare no permissions', () => {
-    for (const id of [...PUBLIC_OPERATIONS, 'exchangeAuthenticationHandoff', 'resumeAuthentication']) {
+    for (const id of [...PUBLIC_OPERATIONS, ...PLATFORM_BASIC_OPERATIONS, 'resumeAuthentication']) {
       expect(byId.get(id)?.raw['x-required-permissions'], id).toBeUndefined();
     }
   });
