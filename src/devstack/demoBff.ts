@@ -5,6 +5,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { confirmHtml, requestStepUp, type SignIn } from './demoBffConfirm.ts';
 import { accessHtml, escapeHtml, page, personHtml, type BffSession } from './demoBffPages.ts';
 import { fetchPerson, localReturnPath, readBody, readCookie } from './demoBffHttp.ts';
+import { createEventReceiver } from './demoBffEvents.ts';
 
 /**
  * A minimal example platform back end (BFF), served by the demo stack so a
@@ -90,6 +91,8 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
   const ended = new Map<string, 'signed-out' | 'back-channel'>();
   // The gateway's signing keys, fetched (and refetched for an unknown kid) from its JWKS.
   const gatewayKeys = createRemoteJWKSet(new URL('/.well-known/jwks.json', options.gatewayUrl));
+  // Security Event Tokens pushed by the gateway (RFC 8935), at {basePath}/security-events: demoBffEvents.ts.
+  const securityEvents = createEventReceiver(options.gatewayUrl);
 
   /** The signed-in state of a platform for this browser: its session, "signed out by the gateway", or none. */
   function sessionState(req: http.IncomingMessage, platform: DemoBffPlatform): { session: BffSession | null; ended: 'signed-out' | 'back-channel' | undefined; cookie: string | undefined } {
@@ -256,7 +259,7 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     if (url.pathname === '/') {
       const cookies: string[] = [];
       const buttons = platforms
-        .map((platform) => `${statusHtml(req, platform, cookies)}<p><a class="button" id="sign-in${platform.basePath ? `-${escapeHtml(platform.basePath.slice(1))}` : ''}" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in to ${escapeHtml(platform.name)}</a></p>`)
+        .map((platform) => `${statusHtml(req, platform, cookies)}<p><a class="button" id="sign-in${platform.basePath ? `-${escapeHtml(platform.basePath.slice(1))}` : ''}" href="${escapeHtml(platform.basePath ?? '')}/login">Sign in to ${escapeHtml(platform.name)}</a></p>${securityEvents.html(platform.platformKey)}`)
         .join('\n');
       return send(200, page('Demo platform', `<h1>Demo platform</h1>
 <p>This is an example platform back end. Signing in goes through the authentication gateway and its identity provider.</p>
@@ -265,6 +268,7 @@ ${buttons}`), cookies);
     const platform = byLongestPrefix.find((candidate) => url.pathname.startsWith(`${candidate.basePath ?? ''}/`));
     const path = platform ? url.pathname.slice((platform.basePath ?? '').length) : url.pathname;
     if (platform && path === '/backchannel-logout') return handleBackchannelLogout(req, res, platform);
+    if (platform && path === '/security-events') return securityEvents.handle(req, res, platform);
     if (platform && path === '/logout') return handleSignOut(req, res, platform);
     if (platform && path === '/login') {
       // Where to go after sign-in: ?returnTo=/a/page of this BFF, else its welcome page.

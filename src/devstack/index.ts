@@ -78,6 +78,9 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     callbackUrl: `${bffUrl}/auth/callback`,
     // The example BFF ends its own session when a gateway session ends (back-channel logout).
     backchannelLogoutUrl: `${bffUrl}/backchannel-logout`,
+    // …and hears about its people (deletion, erasure, leaving it, profile changes) by pushed SETs.
+    eventDelivery: 'push',
+    eventReceiverUrl: `${bffUrl}/security-events`,
     allowedReturnUrls: [`${bffUrl}/`],
     defaultOnboardingMode: 'none',
   }, published(DEMO_PLATFORM_KEY));
@@ -88,6 +91,8 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
       displayName: 'Demo platform with central onboarding',
       callbackUrl: `${bffUrl}/central/auth/callback`,
       backchannelLogoutUrl: `${bffUrl}/central/backchannel-logout`,
+      eventDelivery: 'push',
+      eventReceiverUrl: `${bffUrl}/central/security-events`,
       allowedReturnUrls: [`${bffUrl}/central/`],
       defaultOnboardingMode: 'central',
     },

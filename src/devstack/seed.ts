@@ -45,6 +45,8 @@ export async function seedDemoPlatform(
         callbackUrl: platform.callbackUrl ?? null,
         allowedReturnUrls: platform.allowedReturnUrls ?? [],
         ...(platform.backchannelLogoutUrl !== undefined ? { backchannelLogoutUrl: platform.backchannelLogoutUrl } : {}),
+        ...(platform.eventReceiverUrl !== undefined ? { eventReceiverUrl: platform.eventReceiverUrl } : {}),
+        ...(platform.eventDelivery !== undefined ? { eventDelivery: platform.eventDelivery } : {}),
       },
       DEVSTACK_ACTOR,
       DEVSTACK_RULES,
