@@ -1313,6 +1313,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which platforms acknowledged my account's deletion
+         * @description During the retention period after a deletion, the browser that deleted the account
+         *     follows which platforms took the deletion event (a Security Event Token,
+         *     `urn:auth-gateway:secevent:account-deletion-scheduled`): `delivered` when a push was
+         *     answered `202` or a poll acknowledged it, `pending` while it waits (a push being retried,
+         *     a poll not yet made), `failed` when the platform refused it or the gateway gave up.
+         *     Only platforms that receive events are listed (a platform whose `eventDelivery` is `none`
+         *     is not told).
+         *
+         *     Authenticated by the deletion receipt cookie that `deleteMyAccount` set in that browser
+         *     (`<GATEWAY_COOKIE_NAME>_deletion`; no session exists any more). Without the cookie, with
+         *     an unknown one, or once the data is erased (the receipt goes with it): `404 NOT_FOUND`.
+         *     The answer names only the platforms' display names and keys and the delivery states;
+         *     nothing about the person.
+         */
+        get: operations["getAccountDeletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -2053,6 +2085,26 @@ export interface components {
         };
         SecurityEventDeliveryList: {
             items: components["schemas"]["SecurityEventDelivery"][];
+        };
+        /** @description A deleted account during its retention period, and which platforms acknowledged the deletion event. */
+        AccountDeletionStatus: {
+            /** Format: date-time */
+            deletedAt: string;
+            /**
+             * Format: date-time
+             * @description When the purge erases the data (deletedAt plus ACCOUNT_RETENTION_DAYS).
+             */
+            eraseAfter: string;
+            platforms: {
+                platformKey: components["schemas"]["PlatformKey"];
+                displayName: components["schemas"]["PlatformDisplayName"];
+                status: components["schemas"]["SecurityEventDeliveryStatus"];
+                /**
+                 * Format: date-time
+                 * @description When the platform took the event (`delivered`); `null` otherwise.
+                 */
+                acknowledgedAt: string | null;
+            }[];
         };
         /**
          * @description What happened.
@@ -4433,10 +4485,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The account was deleted. */
+            /**
+             * @description The account was deleted. When the browser session deleted it, the answer also sets
+             *     the deletion receipt cookie (`<GATEWAY_COOKIE_NAME>_deletion`: `HttpOnly`,
+             *     `SameSite=Lax`, `Path=/v1/account/deletion` (`/` when the session cookie is
+             *     `__Host-` prefixed), `Secure` in production, lasting the retention period): a random
+             *     256-bit value, stored only as its digest, with which that browser may follow which
+             *     platforms acknowledged the deletion (`getAccountDeletion`).
+             */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The cleared session cookie and, for a browser session, the deletion receipt cookie. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4444,6 +4505,32 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getAccountDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion and its acknowledgements. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletionStatus"];
+                };
+            };
+            /** @description `NOT_FOUND`: no deletion receipt in this browser, or the data is already erased. */
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -46,6 +46,18 @@ export function clearSessionCookie(res: Response, config: Config): void {
 }
 
 /**
+ * The deletion receipt (getAccountDeletion): sent only to /v1/account/deletion (or with every
+ * request when the session cookie is `__Host-` prefixed, which requires Path=/), for the
+ * retention period. HttpOnly: no script reads it; SameSite=Lax like the session cookie.
+ */
+export const deletionReceiptCookieName = (config: Config) => `${config.gatewayCookieName}_deletion`;
+
+export function setDeletionReceiptCookie(res: Response, config: Config, receipt: string, retentionDays: number): void {
+  const path = HOST_PREFIX.test(config.gatewayCookieName) ? '/' : '/v1/account/deletion';
+  res.cookie(deletionReceiptCookieName(config), receipt, { httpOnly: true, path, sameSite: 'lax', secure: config.secureCookies, maxAge: retentionDays * 86_400_000 });
+}
+
+/**
  * A login's browser binding (RFC 9700 §4.7.1): one cookie per login in flight, so several
  * tabs can sign in at once, each with its own. It is sent only to the callback (its Path),
  * lives as long as the transaction, and SameSite=Lax still lets the identity provider's

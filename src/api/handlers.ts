@@ -45,6 +45,7 @@ import { changePassword } from '../operations/changePassword.ts';
 import { getJwks } from '../operations/getJwks.ts';
 import { pollSecurityEvents } from '../operations/pollSecurityEvents.ts';
 import { listSecurityEventDeliveries } from '../operations/listSecurityEventDeliveries.ts';
+import { getAccountDeletion } from '../operations/getAccountDeletion.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -102,6 +103,7 @@ export const handlers: HandlerMap = {
   // Security events to platforms (issue 26)
   pollSecurityEvents,
   listSecurityEventDeliveries,
+  getAccountDeletion,
 
   getLiveness,
   getReadiness,

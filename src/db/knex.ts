@@ -18,6 +18,7 @@ import * as handoffChallengeRequired from '../../migrations/20261122001400_hando
 import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 import * as unreachedSessions from '../../migrations/20261126001500_unreached_sessions.ts';
 import * as securityEvents from '../../migrations/20261127002000_security_events.ts';
+import * as deletionReceipts from '../../migrations/20261127002100_deletion_receipts.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261126000200_step_up': stepUp,
   '20261126001500_unreached_sessions': unreachedSessions,
   '20261127002000_security_events': securityEvents,
+  '20261127002100_deletion_receipts': deletionReceipts,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

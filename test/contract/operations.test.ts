@@ -105,6 +105,8 @@ const PLATFORM_BASIC_OPERATIONS = ['exchangeAuthenticationHandoff', 'pollSecurit
 const PUBLIC_OPERATIONS = [
   'startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness', 'uploadAvatar', 'confirmAvatarUpload', 'getAvatar',
   'finishSignOut', 'receiveBackchannelLogout', 'getJwks',
+  // The deleting browser's view of the platforms' acknowledgements: no session left, its receipt cookie instead (issue 26).
+  'getAccountDeletion',
 ];
 /** The browser's session if it has one, else nobody: signing out is harmless without a session. */
 const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut', 'confirmSignOut'];

@@ -181,7 +181,14 @@ describe('security events to platforms', () => {
     const stranger = await pushPlatform(); // DORA never signs in to it
     const dora = await signInTo(DORA.login, [pushed.platform, polled.platform, silent]);
 
-    await api().delete('/v1/account/me').set('Cookie', dora.cookie).set('Origin', ACCOUNT_CENTER).expect(204);
+    const deleted = await api().delete('/v1/account/me').set('Cookie', dora.cookie).set('Origin', ACCOUNT_CENTER).expect(204);
+    // The deleting browser gets a receipt cookie, sent only to /v1/account/deletion.
+    const receiptCookie = ([] as string[]).concat(deleted.headers['set-cookie'] ?? []).find((cookie) => cookie.startsWith('gw_session_deletion='))!;
+    expect(receiptCookie).toMatch(/; Path=\/v1\/account\/deletion; .*HttpOnly; SameSite=Lax/);
+    const receipt = receiptCookie.split(';')[0]!;
+    const deletionStatus = () => api().get('/v1/account/deletion').set('Cookie', receipt);
+    await api().get('/v1/account/deletion').expect(404);
+    await api().get('/v1/account/deletion').set('Cookie', 'gw_session_deletion=forged').expect(404);
 
     // Push: the receiver verified the SET and answered 202; the record says delivered.
     await expect.poll(() => pushed.receiver.sets.length, { timeout: 10_000 }).toBe(1);
@@ -216,6 +223,13 @@ describe('security events to platforms', () => {
     expect((await recordOf(jtis[0]!)).status).toBe('delivered');
     expect((await poll(polled.platform).expect(200)).body.sets).toEqual({});
 
+    // The deleting browser sees both platforms' acknowledgements, and nothing of the others.
+    const status = (await deletionStatus().expect(200)).body;
+    expect(status.platforms.map((platform: { platformKey: string; status: string }) => [platform.platformKey, platform.status]).sort()).toEqual(
+      [[pushed.platform.key, 'delivered'], [polled.platform.key, 'delivered']].sort(),
+    );
+    expect(Date.parse(status.eraseAfter) - Date.parse(status.deletedAt)).toBe(harness.gateway.config.accountRetentionDays * 86_400_000);
+
     // Nobody else got anything.
     await settle();
     expect(stranger.receiver.requests).toBe(0);
@@ -232,6 +246,7 @@ describe('security events to platforms', () => {
     const [erasedJti] = Object.keys(erased.body.sets);
     expect(await verifySet(erased.body.sets[erasedJti!], polled.platform.clientId)).toMatchObject({ sub: dora.userId, events: { [SECURITY_EVENT_TYPES.accountErased]: {} } });
     expect((await purgeDeletedAccounts(harness.gateway.deps, 30)).purged).toBe(0);
+    await deletionStatus().expect(404); // the receipt went with the data
     expect((await db().raw(`SELECT count(*)::int AS n FROM security_events WHERE user_id = ? AND event_type = ?`, [dora.userId, SECURITY_EVENT_TYPES.accountErased])).rows[0].n).toBe(2);
   });
 

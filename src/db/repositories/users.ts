@@ -158,6 +158,11 @@ export async function usersDueForPurge(db: Db, retentionDays: number, limit: num
   return rows;
 }
 
+/** The digest of the deletion receipt handed to the browser that deleted the account (getAccountDeletion). */
+export async function setDeletionReceipt(db: Db, userId: string, digest: Buffer): Promise<void> {
+  await db.raw(`UPDATE users SET deletion_receipt_digest = ? WHERE id = ?`, [digest, userId]);
+}
+
 /** Locks a deleted, not yet purged user for the purge's transaction; false when there is none (purged meanwhile). */
 export async function lockUserForPurge(db: Db, userId: string): Promise<boolean> {
   const { rows } = await db.raw<{ rows: unknown[] }>(`SELECT 1 FROM users WHERE id = ? AND deleted_at IS NOT NULL AND purged_at IS NULL FOR UPDATE`, [userId]);
@@ -173,7 +178,7 @@ export async function purgeUserData(db: Db, userId: string): Promise<void> {
     `WITH profile AS (DELETE FROM profiles WHERE user_id = :userId),
           onboarding_values AS (DELETE FROM onboarding_values WHERE user_id = :userId),
           memberships AS (DELETE FROM platform_memberships WHERE user_id = :userId)
-     UPDATE users SET email = NULL, email_verified = false, display_name = NULL, purged_at = now(), updated_at = now()
+     UPDATE users SET email = NULL, email_verified = false, display_name = NULL, deletion_receipt_digest = NULL, purged_at = now(), updated_at = now()
       WHERE id = :userId AND deleted_at IS NOT NULL`,
     { userId },
   );

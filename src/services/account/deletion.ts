@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { IdentityProviderAccounts } from '../identityProvider/port.ts';
-import { lockUserForPurge, markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
+import { randomToken, sha256 } from '../../security/crypto.ts';
+import { lockUserForPurge, setDeletionReceipt, markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
 import { recordAccountDeletionScheduled, recordAccountErased } from '../events/record.ts';
 import { requireLocalUser } from './localUser.ts';
 import { endSessions } from '../sessions/ending.ts';
@@ -24,20 +25,25 @@ interface DeletionDeps {
  * the provider cannot be reached now, the purge retries it (the gateway already refuses any
  * login of the subject). The data stays for ACCOUNT_RETENTION_DAYS, then `purgeDeletedAccounts`.
  */
-export async function deleteAccount(deps: DeletionDeps, principal: Principal): Promise<void> {
+export async function deleteAccount(deps: DeletionDeps, principal: Principal): Promise<{ receipt: string | null }> {
   const userId = requireLocalUser(principal);
+  // The deletion receipt: a random value for the deleting browser (a cookie), its digest kept,
+  // with which that browser follows the platforms' acknowledgements (getAccountDeletion).
+  const receipt = randomToken();
   const deleted = await deps.db.transaction(async (trx) => {
     const marked = await markUserDeleted(trx, userId);
     if (marked) {
+      await setDeletionReceipt(trx, userId, sha256(receipt));
       await endSessions(trx, { userId }, 'account_deleted');
       // Every platform the person used hears it (a Security Event Token), in this transaction.
       await recordAccountDeletionScheduled(trx, { userId, eraseAfter: new Date(Date.now() + deps.retentionDays * 86_400_000) });
     }
     return marked;
   });
-  if (!deleted) return; // already deleted: nothing more to do
+  if (!deleted) return { receipt: null }; // already deleted: nothing more to do
   deps.logger.info({ userId }, 'account deleted; sessions and platform credentials revoked');
   await deactivateAtProvider(deps, { id: userId, sub: principal.sub });
+  return { receipt };
 }
 
 async function deactivateAtProvider(deps: Omit<DeletionDeps, 'retentionDays'>, user: { id: string; sub: string }): Promise<boolean> {

@@ -192,3 +192,27 @@ export async function listEventsOfPlatform(db: Db, platformKey: string, query: {
   if (rows.length === 0) return undefined;
   return rows.filter((row) => row.id !== null);
 }
+
+// ---------------------------------------------------------------- the deleting browser's view
+
+export interface DeletionAcknowledgementRow {
+  deletedAt: Date;
+  platformKey: string | null;
+  displayName: string | null;
+  status: SecurityEventStatus | null;
+  deliveredAt: Date | null;
+}
+
+/** The deleted (not yet erased) account of a receipt, with one row per platform told of the deletion (none: one row of nulls). */
+export async function deletionAcknowledgements(db: Db, receiptDigest: Buffer, eventType: string): Promise<DeletionAcknowledgementRow[]> {
+  const { rows } = await db.raw<{ rows: DeletionAcknowledgementRow[] }>(
+    `SELECT u.deleted_at AS "deletedAt", p.platform_key AS "platformKey", p.display_name AS "displayName", e.status, e.delivered_at AS "deliveredAt"
+       FROM users u
+       LEFT JOIN security_events e ON e.user_id = u.id AND e.event_type = :eventType
+       LEFT JOIN platforms p ON p.id = e.platform_id
+      WHERE u.deletion_receipt_digest = :digest AND u.deleted_at IS NOT NULL AND u.purged_at IS NULL
+      ORDER BY p.display_name, p.platform_key`,
+    { digest: receiptDigest, eventType },
+  );
+  return rows;
+}

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useIntl } from 'react-intl';
 import { Link } from 'react-router';
 import { call } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
@@ -10,6 +11,7 @@ import {
   buildCreateRequest,
   buildUpdateRequest,
   emptyFormValues,
+  EVENT_DELIVERIES,
   FIELD_LABELS,
   formValuesOf,
   mapProblemToForm,
@@ -17,6 +19,7 @@ import {
   returnUrlKey,
   validateForm,
   type ErrorKey,
+  type EventDelivery,
   type FieldName,
   type FormErrors,
   type PlatformFormValues,
@@ -33,6 +36,7 @@ type FormProps =
  */
 export function PlatformForm(props: FormProps) {
   const { api } = useSession();
+  const intl = useIntl();
   const { mode } = props;
   const [values, setValues] = useState<PlatformFormValues>(() => (props.mode === 'edit' ? formValuesOf(props.platform) : emptyFormValues()));
   const [errors, setErrors] = useState<FormErrors>(new Map());
@@ -262,6 +266,46 @@ export function PlatformForm(props: FormProps) {
                 onChange={(event) => {
                   set('backchannelLogoutUrl', event.target.value);
                   clearError('backchannelLogoutUrl');
+                }}
+              />
+            )}
+          </Field>
+          <Field label={intl.formatMessage({ id: 'events.admin.delivery.label' })} help={intl.formatMessage({ id: 'events.admin.delivery.help' })} error={errorOf('eventDelivery')}>
+            {({ id, describedBy, invalid }) => (
+              <select
+                id={remember('eventDelivery', id)}
+                name="eventDelivery"
+                value={values.eventDelivery}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                onChange={(event) => {
+                  set('eventDelivery', event.target.value as EventDelivery);
+                  clearError('eventDelivery');
+                }}
+              >
+                {EVENT_DELIVERIES.map((delivery) => (
+                  <option key={delivery} value={delivery}>
+                    {intl.formatMessage({ id: `events.admin.delivery.${delivery}` })}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label={intl.formatMessage({ id: 'events.admin.receiverUrl.label' })} help={intl.formatMessage({ id: 'events.admin.receiverUrl.help' })} error={errorOf('eventReceiverUrl')}>
+            {({ id, describedBy, invalid }) => (
+              <input
+                id={remember('eventReceiverUrl', id)}
+                name="eventReceiverUrl"
+                type="url"
+                inputMode="url"
+                value={values.eventReceiverUrl}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                autoComplete="off"
+                spellCheck={false}
+                onChange={(event) => {
+                  set('eventReceiverUrl', event.target.value);
+                  clearError('eventReceiverUrl');
                 }}
               />
             )}

@@ -7,6 +7,8 @@ import { MAX_RETURN_URLS, PLATFORM_KEY_PATTERN, type OnboardingMode, type Platfo
 
 export type PlatformCreateRequest = Schemas['PlatformCreateRequest'];
 export type PlatformUpdateRequest = Schemas['PlatformUpdateRequest'];
+export type EventDelivery = Schemas['PlatformEventDelivery'];
+export const EVENT_DELIVERIES: readonly EventDelivery[] = ['none', 'push', 'poll'];
 
 export interface ReturnUrlRow {
   /** Stable across edits of the list, so an error and the focus stay with their row. */
@@ -19,6 +21,9 @@ export interface PlatformFormValues {
   displayName: string;
   callbackUrl: string;
   backchannelLogoutUrl: string;
+  /** How the platform receives Security Event Tokens (none, push, poll). */
+  eventDelivery: EventDelivery;
+  eventReceiverUrl: string;
   returnUrls: ReturnUrlRow[];
   mode: OnboardingMode;
   centralOnboardingEnabled: boolean;
@@ -37,6 +42,8 @@ export type FieldName =
   | 'displayName'
   | 'callbackUrl'
   | 'backchannelLogoutUrl'
+  | 'eventDelivery'
+  | 'eventReceiverUrl'
   | 'allowedReturnUrls'
   | 'defaultOnboardingMode'
   | 'centralOnboardingEnabled'
@@ -52,6 +59,8 @@ export const FIELD_LABELS: Record<FieldName, string> = {
   displayName: 'Display name',
   callbackUrl: 'Callback URL',
   backchannelLogoutUrl: 'Back-channel logout URL',
+  eventDelivery: 'Event delivery',
+  eventReceiverUrl: 'Event receiver URL',
   allowedReturnUrls: 'Allowed return URLs',
   defaultOnboardingMode: 'Onboarding mode',
   centralOnboardingEnabled: 'Central onboarding enabled',
@@ -67,6 +76,8 @@ const PROPERTY_NOUNS: Record<string, string> = {
   displayName: 'display name',
   callbackUrl: 'callback URL',
   backchannelLogoutUrl: 'back-channel logout URL',
+  eventDelivery: 'event delivery',
+  eventReceiverUrl: 'event receiver URL',
   allowedReturnUrls: 'allowed return URLs',
   defaultOnboardingMode: 'onboarding mode',
   centralOnboardingEnabled: 'central onboarding',
@@ -97,6 +108,8 @@ export function emptyFormValues(): PlatformFormValues {
     displayName: '',
     callbackUrl: '',
     backchannelLogoutUrl: '',
+    eventDelivery: 'none',
+    eventReceiverUrl: '',
     returnUrls: [newReturnUrlRow()],
     mode: 'central',
     centralOnboardingEnabled: true,
@@ -113,6 +126,8 @@ export function formValuesOf(platform: Platform): PlatformFormValues {
     displayName: platform.displayName,
     callbackUrl: platform.callbackUrl ?? '',
     backchannelLogoutUrl: platform.backchannelLogoutUrl ?? '',
+    eventDelivery: platform.eventDelivery,
+    eventReceiverUrl: platform.eventReceiverUrl ?? '',
     returnUrls: platform.allowedReturnUrls.length > 0 ? platform.allowedReturnUrls.map((url) => newReturnUrlRow(url)) : [newReturnUrlRow()],
     mode: platform.defaultOnboardingMode,
     centralOnboardingEnabled: platform.centralOnboardingEnabled,
@@ -190,6 +205,8 @@ export function buildCreateRequest(values: PlatformFormValues): { body: Platform
   };
   if (values.callbackUrl.trim() !== '') body.callbackUrl = values.callbackUrl.trim();
   if (values.backchannelLogoutUrl.trim() !== '') body.backchannelLogoutUrl = values.backchannelLogoutUrl.trim();
+  if (values.eventDelivery !== 'none') body.eventDelivery = values.eventDelivery;
+  if (values.eventReceiverUrl.trim() !== '') body.eventReceiverUrl = values.eventReceiverUrl.trim();
   if (values.onboardingPath.trim() !== '') body.platformOnboardingPath = values.onboardingPath.trim();
   return { body, rowIds };
 }
@@ -204,6 +221,9 @@ export function buildUpdateRequest(platform: Platform, values: PlatformFormValue
   if (callbackUrl !== platform.callbackUrl) body.callbackUrl = callbackUrl;
   const backchannelLogoutUrl = values.backchannelLogoutUrl.trim() || null;
   if (backchannelLogoutUrl !== platform.backchannelLogoutUrl) body.backchannelLogoutUrl = backchannelLogoutUrl;
+  if (values.eventDelivery !== platform.eventDelivery) body.eventDelivery = values.eventDelivery;
+  const eventReceiverUrl = values.eventReceiverUrl.trim() || null;
+  if (eventReceiverUrl !== platform.eventReceiverUrl) body.eventReceiverUrl = eventReceiverUrl;
   if (!sameJson(urls, platform.allowedReturnUrls)) body.allowedReturnUrls = urls;
   if (values.mode !== platform.defaultOnboardingMode) body.defaultOnboardingMode = values.mode;
   if (values.centralOnboardingEnabled !== platform.centralOnboardingEnabled) body.centralOnboardingEnabled = values.centralOnboardingEnabled;
@@ -261,6 +281,7 @@ const SHAPE_RULES: Record<string, string> = {
   platformKey: 'must be an uppercase letter, then 1 to 63 uppercase letters, digits or underscores',
   callbackUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
   backchannelLogoutUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
+  eventReceiverUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
   returnUrl: 'must be an absolute http or https URL without a user name or password, a ?query or a #fragment',
   platformOnboardingPath: 'must be a path starting with a single /, without spaces or backslashes',
 };
