@@ -4,6 +4,7 @@ import { RequirePermission, RequireSession } from './layout/guards.tsx';
 import { useSession } from './session.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { SignedOutPage } from './pages/SignedOutPage.tsx';
+import { AccountDeletedPage } from './pages/deletion/AccountDeletedPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage.tsx';
 import { ProfilePage } from './pages/profile/ProfilePage.tsx';
@@ -25,6 +26,7 @@ export function App() {
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
           <Route path="signed-out" element={<SignedOutPage />} />
+          <Route path="account-deleted" element={<AccountDeletedPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>
       </Routes>

@@ -2,6 +2,7 @@ import { useLocation } from 'react-router';
 import { PageTitle } from '../components/PageTitle.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { signInUrl } from '../session.tsx';
+import { DeletionAcknowledgements } from './deletion/DeletionAcknowledgements.tsx';
 
 /**
  * Where the gateway's sign-out ends (GET /v1/auth/logout → the provider → here), and where the
@@ -19,6 +20,7 @@ export function SignedOutPage() {
             limited retention period, then removed for good.
           </p>
         </Notice>
+        <DeletionAcknowledgements />
       </>
     );
   }

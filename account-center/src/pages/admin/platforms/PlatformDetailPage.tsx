@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { useIntl } from 'react-intl';
 import { call, type ApiProblem } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
@@ -232,6 +233,7 @@ function BackLink() {
 /** Every property of the platform, as text (metadata as formatted JSON). */
 function PlatformProperties({ platform }: { platform: Platform }) {
   const headingId = useId();
+  const intl = useIntl();
   const none = <span className="platforms-muted">Not set</span>;
   const code = (value: string | null, missing = 'Not set') => (value === null ? <span className="platforms-muted">{missing}</span> : <span className="platforms-mono">{value}</span>);
   return (
@@ -243,6 +245,8 @@ function PlatformProperties({ platform }: { platform: Platform }) {
         <div><dt>Display name</dt><dd>{platform.displayName}</dd></div>
         <div className="platforms-properties-url"><dt>Callback URL</dt><dd className="platforms-break">{code(platform.callbackUrl)}</dd></div>
         <div className="platforms-properties-url"><dt>Back-channel logout URL</dt><dd className="platforms-break">{code(platform.backchannelLogoutUrl)}</dd></div>
+        <div><dt>{intl.formatMessage({ id: 'events.admin.detail.delivery' })}</dt><dd>{intl.formatMessage({ id: `events.admin.delivery.${platform.eventDelivery}` })}</dd></div>
+        <div className="platforms-properties-url"><dt>{intl.formatMessage({ id: 'events.admin.detail.receiverUrl' })}</dt><dd className="platforms-break">{code(platform.eventReceiverUrl)}</dd></div>
         <div className="platforms-properties-url">
           <dt>Allowed return URLs</dt>
           <dd>
