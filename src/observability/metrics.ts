@@ -110,7 +110,7 @@ export class Metrics {
   });
   readonly purgedRows = new Counter({
     name: 'gateway_purged_rows_total',
-    help: 'Rows removed or ended by the purge, by kind (handoffCodes, transactions, sessions, sessionsTimedOut, uploadTickets, deactivated, purged).',
+    help: 'Rows removed or ended by the purge, by kind (handoffCodes, transactions, sessions, sessionsTimedOut, uploadTickets, deactivated, purged, securityEvents, ...).',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });

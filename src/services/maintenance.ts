@@ -4,6 +4,7 @@ import { purgeExpiredTickets } from '../db/repositories/avatars.ts';
 import { purgeDeletedAccounts } from './account/deletion.ts';
 import { endTimedOutSessions, endUnreachedSessions } from './sessions/ending.ts';
 import { purgeExpiredLogoutTokenJtis } from './backchannel/logoutIn.ts';
+import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from './events/repository.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
 export const PURGE_GRACE_SECONDS = 24 * 3600;
@@ -32,6 +33,7 @@ export function schedulePurge(deps: AppDeps): () => void {
         uploadTickets: await purgeExpiredTickets(db, PURGE_GRACE_SECONDS),
         ...(await purgeDeletedAccounts(deps, deps.config.accountRetentionDays)),
         logoutTokenJtis: await purgeExpiredLogoutTokenJtis(db),
+        securityEvents: await purgeSettledEvents(db, SETTLED_EVENT_RETENTION_DAYS),
       }));
       if (counts === null) {
         logger.debug('another instance is purging; skipped');

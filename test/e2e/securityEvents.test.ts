@@ -22,7 +22,7 @@ import { purgeDeletedAccounts } from '../../src/services/account/deletion.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { recordPersonEvent } from '../../src/services/events/record.ts';
-import { SECURITY_EVENT_MAX_ATTEMPTS } from '../../src/services/events/repository.ts';
+import { purgeSettledEvents, SECURITY_EVENT_MAX_ATTEMPTS, SETTLED_EVENT_RETENTION_DAYS } from '../../src/services/events/repository.ts';
 import { SECURITY_EVENT_TYPES } from '../../src/services/events/types.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
 
@@ -356,5 +356,11 @@ describe('security events to platforms', () => {
     await poll(target.platform, { setErrs: { [last!]: { err: 'invalid_key', description: 'unknown kid' } } }).expect(200);
     expect(await recordOf(last!)).toMatchObject({ status: 'failed', errorCode: 'invalid_key', lastError: 'unknown kid' });
     expect((await poll(target.platform).expect(200)).body.sets).toEqual({});
+
+    // The purge keeps settled records 90 days, pending ones until they are taken.
+    const [pendingJti] = await db().transaction((trx) => recordPersonEvent(trx, { userId: hana.userId, type: SECURITY_EVENT_TYPES.platformLeft, platformId: target.id }));
+    await db().raw(`UPDATE security_events SET created_at = now() - interval '91 days' WHERE platform_id = ?`, [target.id]);
+    expect(await purgeSettledEvents(db(), SETTLED_EVENT_RETENTION_DAYS)).toBe(3);
+    expect((await db().raw(`SELECT id FROM security_events WHERE platform_id = ?`, [target.id])).rows).toEqual([{ id: pendingJti }]);
   });
 });

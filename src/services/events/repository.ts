@@ -216,3 +216,25 @@ export async function deletionAcknowledgements(db: Db, receiptDigest: Buffer, ev
   );
   return rows;
 }
+
+// ---------------------------------------------------------------- purge
+
+/** How long a delivered or failed event's record is kept for operators (the delivery record). */
+export const SETTLED_EVENT_RETENTION_DAYS = 90;
+
+/**
+ * Removes settled delivery records (delivered or failed) older than `days`, in bounded batches,
+ * for the periodic purge; pending ones stay (a poll may still fetch them). Returns how many went.
+ */
+export async function purgeSettledEvents(db: Db, days: number, batch = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await db.raw<{ rowCount: number | null }>(
+      `DELETE FROM security_events WHERE id IN (
+         SELECT id FROM security_events WHERE status <> 'pending' AND created_at < now() - make_interval(days => ?) LIMIT ?)`,
+      [days, batch],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return total;
+  }
+}
