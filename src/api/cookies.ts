@@ -53,7 +53,8 @@ export function clearSessionCookie(res: Response, config: Config): void {
 export const deletionReceiptCookieName = (config: Config) => `${config.gatewayCookieName}_deletion`;
 
 export function setDeletionReceiptCookie(res: Response, config: Config, receipt: string, retentionDays: number): void {
-  const path = HOST_PREFIX.test(config.gatewayCookieName) ? '/' : '/v1/account/deletion';
+  // The same prefix as the callback's (AUTH_CALLBACK_URL …/v1/auth/callback → …/v1/account/deletion).
+  const path = HOST_PREFIX.test(config.gatewayCookieName) ? '/' : new URL('../account/deletion', config.authCallbackUrl).pathname;
   res.cookie(deletionReceiptCookieName(config), receipt, { httpOnly: true, path, sameSite: 'lax', secure: config.secureCookies, maxAge: retentionDays * 86_400_000 });
 }
 
