@@ -1,17 +1,16 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { useIntl } from 'react-intl';
 import { Link } from 'react-router';
 import { call } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { ErrorSummary } from '../../../components/ErrorSummary.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { EventDeliveryFields } from './EventDeliveryFields.tsx';
 import { HANDOFF_CHALLENGE_OFF_WARNING, MAX_RETURN_URLS, MODE_OPTIONS, PLATFORM_KEY_HINT, toProblem, type OnboardingMode, type Platform, type PlatformWithCredentials } from './model.ts';
 import {
   buildCreateRequest,
   buildUpdateRequest,
   emptyFormValues,
-  EVENT_DELIVERIES,
   FIELD_LABELS,
   formValuesOf,
   mapProblemToForm,
@@ -19,7 +18,6 @@ import {
   returnUrlKey,
   validateForm,
   type ErrorKey,
-  type EventDelivery,
   type FieldName,
   type FormErrors,
   type PlatformFormValues,
@@ -36,7 +34,6 @@ type FormProps =
  */
 export function PlatformForm(props: FormProps) {
   const { api } = useSession();
-  const intl = useIntl();
   const { mode } = props;
   const [values, setValues] = useState<PlatformFormValues>(() => (props.mode === 'edit' ? formValuesOf(props.platform) : emptyFormValues()));
   const [errors, setErrors] = useState<FormErrors>(new Map());
@@ -270,46 +267,15 @@ export function PlatformForm(props: FormProps) {
               />
             )}
           </Field>
-          <Field label={intl.formatMessage({ id: 'events.admin.delivery.label' })} help={intl.formatMessage({ id: 'events.admin.delivery.help' })} error={errorOf('eventDelivery')}>
-            {({ id, describedBy, invalid }) => (
-              <select
-                id={remember('eventDelivery', id)}
-                name="eventDelivery"
-                value={values.eventDelivery}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                onChange={(event) => {
-                  set('eventDelivery', event.target.value as EventDelivery);
-                  clearError('eventDelivery');
-                }}
-              >
-                {EVENT_DELIVERIES.map((delivery) => (
-                  <option key={delivery} value={delivery}>
-                    {intl.formatMessage({ id: `events.admin.delivery.${delivery}` })}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label={intl.formatMessage({ id: 'events.admin.receiverUrl.label' })} help={intl.formatMessage({ id: 'events.admin.receiverUrl.help' })} error={errorOf('eventReceiverUrl')}>
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('eventReceiverUrl', id)}
-                name="eventReceiverUrl"
-                type="url"
-                inputMode="url"
-                value={values.eventReceiverUrl}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(event) => {
-                  set('eventReceiverUrl', event.target.value);
-                  clearError('eventReceiverUrl');
-                }}
-              />
-            )}
-          </Field>
+          <EventDeliveryFields
+            values={values}
+            errorOf={errorOf}
+            remember={remember}
+            onChange={(name, value) => {
+              set(name, value as never);
+              clearError(name);
+            }}
+          />
           <Field
             kind="group"
             label="Allowed return URLs"
