@@ -134,7 +134,8 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     const held: Array<{ name: string; expiresAt: number }> = [];
     for (const [name, value] of readCookies(req)) {
       if (!name.startsWith(loginCookiePrefix)) continue;
-      held.push({ name, expiresAt: (await seal.open(value))?.expiresAt ?? 0 });
+      const login = await seal.open(value);
+      held.push({ name, expiresAt: typeof login === 'object' ? login.expiresAt : 0 });
     }
     held.sort((a, b) => a.expiresAt - b.expiresAt);
     const dropped = held.slice(0, Math.max(0, held.length - (maxLogins - 1)));
@@ -163,11 +164,13 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     if (!code) return fail(res, { status: 400, reason: 'incomplete', message: 'The sign-in link is incomplete.' });
     const cookieName = state ? loginCookieName(prefix, state) : undefined;
     const sealed = cookieName ? readCookies(req).get(cookieName) : undefined;
-    const login = sealed ? await seal.open(sealed) : undefined;
+    const opened = sealed ? await seal.open(sealed) : undefined;
+    const login = typeof opened === 'object' && state !== null && sameState(opened.state, state) ? opened : undefined;
     // No login of this browser with this correlation value: it expired, the browser dropped the
     // cookie, or the link comes from someone else's login (login CSRF). Never exchange such a code.
-    if (!state || !login || !sameState(login.state, state)) {
-      const expired = sealed !== undefined && login === undefined;
+    if (!login) {
+      const expired = opened === 'expired';
+      if (cookieName && sealed) appendSetCookie(res, [serializeCookie(cookieName, '', { path: loginCookiePath, secure, maxAge: 0 })]);
       return fail(res, {
         status: 400,
         reason: expired ? 'expired' : 'no-login',

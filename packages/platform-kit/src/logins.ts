@@ -5,7 +5,7 @@
 // authenticated (JWE, dir + A256GCM) under a key of this back end, expiring with the login.
 // A browser holds at most `maxLogins` of them; starting one more drops the oldest.
 import { createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { EncryptJWT, jwtDecrypt } from 'jose';
+import { EncryptJWT, errors, jwtDecrypt } from 'jose';
 
 export interface LoginInFlight {
   /** The handoff verifier (RFC 7636 pattern): its SHA-256 went to the start as handoffChallenge. */
@@ -20,8 +20,8 @@ export interface LoginInFlight {
 
 export interface LoginSeal {
   seal(login: Omit<LoginInFlight, 'expiresAt'>, ttlSeconds: number): Promise<string>;
-  /** The login, or undefined when the value is not one of ours, was altered, or has expired. */
-  open(value: string): Promise<LoginInFlight | undefined>;
+  /** The login; 'expired' past its time; undefined when the value is not one of ours or was altered. */
+  open(value: string): Promise<LoginInFlight | 'expired' | undefined>;
 }
 
 /** A key of at least 32 bytes' worth of secret, bound to this purpose (HKDF, RFC 5869). */
@@ -42,8 +42,8 @@ export function loginSeal(secret: string): LoginSeal {
         const { v, s, r, exp } = payload;
         if (typeof v !== 'string' || typeof s !== 'string' || typeof r !== 'string' || typeof exp !== 'number') return undefined;
         return { verifier: v, state: s, returnTo: r, expiresAt: exp };
-      } catch {
-        return undefined;
+      } catch (error) {
+        return error instanceof errors.JWTExpired ? 'expired' : undefined;
       }
     },
   };
