@@ -10,6 +10,8 @@ import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { REDACT_PATHS } from '../../src/logger.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
+const ADMIN = { username: 'admin', password: 'admin-password' };
+const ACCOUNT_CENTER = 'http://account.test';
 const pathOf = (url: string) => {
   const parsed = new URL(url);
   return parsed.pathname + parsed.search;
@@ -53,6 +55,26 @@ describe('platformState at start', () => {
     const finishA = await browser.followRedirects(startA, { stopWhen: (url) => !isOwn(url), maxHops: 10 });
     expect(new URL(finishB.stoppedAt!).searchParams.get('platformState')).toBe('tab-B');
     expect(new URL(finishA.stoppedAt!).searchParams.get('platformState')).toBe('tab-A');
+  });
+
+  it('comes back after central onboarding too: the resume hands it to the callback beside its code', async () => {
+    const admin = await browserLogin(harness, (await addPlatform(harness)).key, ADMIN);
+    const cookieOf = (browser: OidcBrowser) => `gw_session=${browser.cookiesFor(`${harness.baseUrl}/`).gw_session}`;
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await request(harness.gateway.app).post(`/v1/platforms/${platform.key}/onboarding/fields`).set('Cookie', cookieOf(admin.browser)).set('Origin', ACCOUNT_CENTER)
+      .send({ fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 1 }).expect(201);
+    const { location, browser } = await browserLogin(harness, platform.key, ALICE, new OidcBrowser(), { platformState: 'resumed.login~1' });
+    expect(`${location.origin}${location.pathname}`).toBe(`${ACCOUNT_CENTER}/onboarding/${platform.key}`);
+    expect(location.searchParams.get('platformState')).toBeNull(); // only ever to the platform's callback
+    const asPerson = (req: request.Test) => req.set('Cookie', cookieOf(browser)).set('Origin', ACCOUNT_CENTER);
+    await asPerson(request(harness.gateway.app).put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme' } }).expect(200);
+    await asPerson(request(harness.gateway.app).post(`/v1/onboarding/${platform.key}/complete`)).expect(200);
+    const resumed = await browser.get(`${harness.baseUrl}/v1/auth/resume?transaction=${location.searchParams.get('resume')}`);
+    expect(resumed.status, resumed.text).toBe(302);
+    const callback = new URL(resumed.location!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(PLATFORM_CALLBACK);
+    expect(callback.searchParams.get('code')).toMatch(/^handoff_/);
+    expect(callback.searchParams.get('platformState')).toBe('resumed.login~1');
   });
 
   it('is absent from the callback when the start carried none (as before)', async () => {
