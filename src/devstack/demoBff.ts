@@ -167,7 +167,8 @@ ${confirmHtml(session.authentication, site.base)}<p><a href="/">Home</a></p>`));
       send(res, 200, page(title, `${heading}${status}${account}<p><a href="/">Home</a></p>`));
     });
   }
-  // More routes of the example BFF mount here, one line each.
+  // More routes of the example BFF mount here, one line each (a router of their own file,
+  // given what it needs from `options` and `sites`), before the 404 below.
   app.use((_req, res) => send(res, 404, page('Not found', '<h1>Not found</h1>')));
   server.on('request', app);
   return {
