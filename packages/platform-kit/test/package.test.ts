@@ -98,6 +98,23 @@ describe('the packed kit in a fresh folder, with the README as the app', () => {
     expect(listed.filter((file) => !/^package\/(package\.json|README\.md|dist\/[a-zA-Z]+\.(js|d\.ts))$/.test(file))).toEqual([]);
   });
 
+  it('its declarations type a TypeScript back end: the typed client knows the contract', () => {
+    symlinkSync(path.join(ROOT, 'node_modules', '@types'), path.join(folder, 'node_modules', '@types'));
+    writeFileSync(path.join(folder, 'check.ts'), `import { createPlatformKit, type Session } from '@auth-gateway/platform-kit';
+import { verifyLogoutToken } from '@auth-gateway/platform-kit/verify';
+const kit = createPlatformKit({ gatewayUrl: '', platformKey: '', clientId: '', clientSecret: '', publicUrl: 'http://x', cookieSecret: '' });
+export async function name(session: Session): Promise<string | null | undefined> {
+  const { data } = await kit.client(session).GET('/v1/me');
+  return data?.user.displayName;
+}
+// @ts-expect-error: no such path in the contract
+export const wrong = (session: Session) => kit.client(session).GET('/v1/no-such-path');
+export { verifyLogoutToken };
+`);
+    const checked = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--skipLibCheck', 'check.ts'], { cwd: folder, encoding: 'utf8' });
+    expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+  });
+
   it('signs a person in twice at once, calls /v1/me with the platform credential, and receives back-channel logout', async () => {
     const browser = new OidcBrowser();
     const isOwn = (url: string) => url.startsWith(harness.baseUrl) || url.startsWith(harness.idp.issuer);
