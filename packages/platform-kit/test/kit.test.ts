@@ -14,6 +14,7 @@ import { OidcBrowser, type BrowserResponse } from '../../../test/helpers/oidcBro
 import { freePort } from '../../../src/db/embedded.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
+import { createFieldDefinition } from '../../../src/services/onboarding/schema.ts';
 import { generateSigningKeySpec } from '../../../src/services/backchannel/signingKeys.ts';
 import { createPlatformKit, MemorySessionStore, type PlatformKit } from '../src/index.ts';
 import { platformKitRouter, requireSession } from '../src/express.ts';
@@ -44,8 +45,25 @@ describe('the platform kit in an Express back end', () => {
     await updatePlatform(harness.database.db, PLATFORM, { backchannelLogoutUrl: `${appUrl}/auth/backchannel-logout` }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     // The README's ten lines.
     kit = createPlatformKit({ gatewayUrl: harness.baseUrl, platformKey: PLATFORM, clientId: created.platform.clientId!, clientSecret: created.clientSecret, publicUrl: appUrl, cookieSecret, sessions });
+    // A second platform in `platform` onboarding mode, with a required field, under /p.
+    const onboarding = await createPlatform(
+      harness.database.db,
+      { platformKey: `${PLATFORM}_ONBOARDS`, displayName: 'Kit onboards', callbackUrl: `${appUrl}/p/auth/callback`, allowedReturnUrls: [`${appUrl}/`], defaultOnboardingMode: 'platform' },
+      CLI_ACTOR,
+    );
+    await createFieldDefinition(harness.database.db, `${PLATFORM}_ONBOARDS`, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, CLI_ACTOR);
+    const onboardingKit = createPlatformKit({
+      gatewayUrl: harness.baseUrl, platformKey: `${PLATFORM}_ONBOARDS`, clientId: onboarding.platform.clientId!, clientSecret: onboarding.clientSecret, publicUrl: appUrl, cookieSecret,
+      paths: { signIn: '/p/auth/login', callback: '/p/auth/callback', backchannelLogout: '/p/auth/backchannel-logout', signOut: '/p/auth/logout' },
+      cookiePrefix: 'pk_onboards',
+    });
     const app = express();
     app.use(platformKitRouter(kit));
+    app.use(platformKitRouter(onboardingKit));
+    app.get('/p/onboarding', requireSession(onboardingKit), async (_req, res) => {
+      const requirements = await onboardingKit.onboardingRequirements(res.locals.session);
+      res.json({ needsOnboarding: onboardingKit.needsOnboarding(res.locals.session), fields: requirements.fields.map((field) => [field.fieldKey, field.required, field.currentValue]) });
+    });
     app.get('/me', requireSession(kit), async (_req, res) => {
       const me = await kit.client(res.locals.session).GET('/v1/me');
       res.json({ sub: me.data?.user.sub, displayName: me.data?.user.displayName, gatewaySessionId: res.locals.session.gatewaySessionId });
@@ -207,6 +225,21 @@ describe('the platform kit in an Express back end', () => {
     await request(harness.gateway.app).post('/v1/auth/logout').set('Cookie', gatewayCookie).set('Origin', harness.gateway.config.accountCenterUrl).expect(204);
     await expect.poll(async () => (await signedIn(first)) === null, { timeout: 10_000 }).toBe(true);
     expect(await signedIn(second)).toMatchObject({ gatewaySessionId: ofSecond.gatewaySessionId });
+  });
+
+  it('onboarding helpers: a person who has not been through the platform\'s own onboarding needs it, and gets its fields', async () => {
+    const browser = new OidcBrowser();
+    const guarded = await browser.get(`${appUrl}/p/onboarding`);
+    expect(guarded.location).toBe(`${appUrl}/p/auth/login?returnTo=%2Fp%2Fonboarding`);
+    const signIn = await browser.get(guarded.location!);
+    const loginPage = (await browser.followRedirects(signIn, { maxHops: 10 })).response;
+    const callbackUrl = await (async () => {
+      const submitted = await browser.loginAtDevIdp(loginPage, ALICE.username, ALICE.password);
+      return (await browser.followRedirects(submitted, { stopWhen: (url) => !isGatewayOrProvider(url), maxHops: 10 })).stoppedAt!;
+    })();
+    expect(callbackUrl.startsWith(`${appUrl}/p/auth/callback?`)).toBe(true);
+    const page = await browser.followRedirects(await browser.get(callbackUrl), { maxHops: 3 });
+    expect(JSON.parse(page.response.text)).toEqual({ needsOnboarding: true, fields: [['company', true, null]] });
   });
 
   it('its back-channel endpoint answers 400 to a bad or missing token and 405 to anything but POST', async () => {
