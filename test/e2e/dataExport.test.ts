@@ -18,6 +18,7 @@ const ALICE = person('alice2');
 const BOB = person('bob');
 const CAROL = person('carol');
 const DAN = person('dan');
+const ERIN = person('erin');
 
 describe('download my data', () => {
   let harness: Harness;
@@ -25,7 +26,7 @@ describe('download my data', () => {
   let platform: TestPlatform;
 
   beforeAll(async () => {
-    harness = await startHarness({}, { users: [...DEV_USERS, ALICE, BOB, CAROL, DAN] });
+    harness = await startHarness({}, { users: [...DEV_USERS, ALICE, BOB, CAROL, DAN, ERIN] });
     worker = await startBackchannelWorker(harness.gateway.deps, { pollIntervalMs: 100 });
     platform = await addPlatform(harness);
     await createFieldDefinition(harness.database.db, platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, CLI_ACTOR);
@@ -66,6 +67,7 @@ describe('download my data', () => {
     expect(link.url).toMatch(new RegExp(`^${harness.baseUrl}/v1/account/data-exports/${id}/download\\?token=[A-Za-z0-9_-]{43}$`));
     const res = await asPerson(harness, again.cookie).get(pathOf(link.url)).buffer(true).parse(textParser).expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(Number(res.headers['content-length'])).toBe((await asPerson(harness, again.cookie).get(`/v1/account/data-exports/${id}`).expect(200)).body.byteSize);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="my-data-\d{4}-\d{2}-\d{2}\.json"$/);
     const text = res.body as string;
     const document = JSON.parse(text);
@@ -166,6 +168,7 @@ describe('download my data', () => {
       expect(raced.map((res) => res.status)).toEqual([202, 202, 202]);
       expect(new Set(raced.map((res) => res.body.id)).size).toBe(1);
       expect(raced[0]!.body.status).toBe('pending');
+      expect((await me.post(`/v1/account/data-exports/${raced[0]!.body.id}/link`).expect(409)).body.code).toBe('DATA_EXPORT_NOT_READY');
       // The pending one is done; one more done two hours ago, and a failed one (not counted).
       await db().raw(`UPDATE data_exports SET status = 'ready', completed_at = now() WHERE user_id = ?`, [dan.userId]);
       await db().raw(
@@ -199,6 +202,20 @@ describe('download my data', () => {
     expect(await purgeExpiredExports(db())).toBeGreaterThanOrEqual(1);
     expect(await chunks()).toBe(0);
     expect((await db().raw('SELECT count(*)::int AS n FROM data_exports WHERE id = ?', [id])).rows[0].n).toBe(0);
+  });
+
+  it('an export whose account is deleted before the job runs writes nothing and is failed', async () => {
+    const erin = await signIn(harness, platform, ERIN);
+    await worker.stop();
+    let id: string;
+    try {
+      id = (await asPerson(harness, erin.cookie).post('/v1/account/data-exports').expect(202)).body.id;
+      await asPerson(harness, erin.cookie).delete('/v1/account/me').expect(204);
+    } finally {
+      worker = await startBackchannelWorker(harness.gateway.deps, { pollIntervalMs: 100 });
+    }
+    await expect.poll(async () => (await db().raw('SELECT status FROM data_exports WHERE id = ?', [id])).rows[0].status, { timeout: 15_000 }).toBe('failed');
+    expect(Number((await db().raw('SELECT count(*) AS n FROM data_export_chunks WHERE export_id = ?', [id])).rows[0].n)).toBe(0);
   });
 
   it('refuses malformed input and cross-site writes', async () => {

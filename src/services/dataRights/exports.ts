@@ -66,7 +66,7 @@ export async function openDataExportDownload(
   exportId: string,
   token: string,
   actor: Actor,
-): Promise<{ stream: Readable; filename: string }> {
+): Promise<{ stream: Readable; filename: string; byteSize: number | null }> {
   const userId = requireLocalUser(principal);
   const spent = await db.transaction(async (trx) => {
     const row = await spendExportLink(trx, { userId, exportId, linkDigest: sha256(token) });
@@ -74,7 +74,7 @@ export async function openDataExportDownload(
     return row;
   });
   if (!spent) throw new ApiError('DATA_EXPORT_LINK_INVALID', 'This download link is not valid any more: ask for a new one.');
-  return { stream: postgresSource(db, exportId), filename: `my-data-${spent.requestedAt.toISOString().slice(0, 10)}.json` };
+  return { stream: postgresSource(db, exportId), filename: `my-data-${spent.requestedAt.toISOString().slice(0, 10)}.json`, byteSize: spent.byteSize };
 }
 
 function toView(row: DataExportRow): DataExportView {
