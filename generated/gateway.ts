@@ -2089,7 +2089,7 @@ export interface components {
             /** Format: date-time */
             occurredAt: string;
             action: components["schemas"]["AuditAction"];
-            /** @description The platform a registry or schema change touched; `null` for a session revocation. */
+            /** @description The platform a registry or schema change touched, or the one a person left (`membership.leave`); `null` for a session revocation and a data export. */
             platformKey: string | null;
             /** @description The onboarding field definition a schema change touched; `null` for registry changes. */
             fieldKey: string | null;
