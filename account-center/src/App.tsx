@@ -9,6 +9,7 @@ import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage.tsx';
 import { ProfilePage } from './pages/profile/ProfilePage.tsx';
 import { SessionsPage } from './pages/sessions/SessionsPage.tsx';
+import { DataRightsPage } from './pages/dataRights/DataRightsPage.tsx';
 import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
 
@@ -23,6 +24,7 @@ export function App() {
           <Route path="onboarding/:platformKey" element={<RequireSession><OnboardingPage /></RequireSession>} />
           <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
+          <Route path="data" element={<RequireSession><DataRightsPage /></RequireSession>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
           <Route path="signed-out" element={<SignedOutPage />} />

@@ -46,6 +46,13 @@ import { getJwks } from '../operations/getJwks.ts';
 import { pollSecurityEvents } from '../operations/pollSecurityEvents.ts';
 import { listSecurityEventDeliveries } from '../operations/listSecurityEventDeliveries.ts';
 import { getAccountDeletion } from '../operations/getAccountDeletion.ts';
+import { startDataExport } from '../operations/startDataExport.ts';
+import { listDataExports } from '../operations/listDataExports.ts';
+import { getDataExport } from '../operations/getDataExport.ts';
+import { createDataExportLink } from '../operations/createDataExportLink.ts';
+import { downloadDataExport } from '../operations/downloadDataExport.ts';
+import { listMyApps } from '../operations/listMyApps.ts';
+import { leavePlatform } from '../operations/leavePlatform.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -104,6 +111,14 @@ export const handlers: HandlerMap = {
   pollSecurityEvents,
   listSecurityEventDeliveries,
   getAccountDeletion,
+
+  startDataExport,
+  listDataExports,
+  getDataExport,
+  createDataExportLink,
+  downloadDataExport,
+  listMyApps,
+  leavePlatform,
 
   getLiveness,
   getReadiness,

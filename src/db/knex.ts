@@ -19,6 +19,8 @@ import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 import * as unreachedSessions from '../../migrations/20261126001500_unreached_sessions.ts';
 import * as securityEvents from '../../migrations/20261127002000_security_events.ts';
 import * as deletionReceipts from '../../migrations/20261127002100_deletion_receipts.ts';
+import * as platformState from '../../migrations/20261127000100_platform_state.ts';
+import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -46,6 +48,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261126001500_unreached_sessions': unreachedSessions,
   '20261127002000_security_events': securityEvents,
   '20261127002100_deletion_receipts': deletionReceipts,
+  '20261127000100_platform_state': platformState,
+  '20261127002500_data_rights': dataRights,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

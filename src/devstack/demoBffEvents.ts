@@ -1,12 +1,11 @@
-import type http from 'node:http';
+import express, { type Request, type Response, type Router } from 'express';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { escapeHtml } from './demoBffPages.ts';
-import { readBody } from './demoBffHttp.ts';
 
 /**
  * The example BFF's Security Event Token receiver (RFC 8935 push delivery of RFC 8417 SETs):
- * POST {basePath}/security-events, registered as the platform's eventReceiverUrl. The reference
- * for platform teams, with docs/platform-integration.md ("Events"):
+ * POST {base}/security-events, registered as the platform's eventReceiverUrl. The reference for
+ * platform teams, with docs/platform-integration.md ("Events about your people"):
  *
  * 1. The body is the SET itself, `Content-Type: application/secevent+jwt`.
  * 2. Verify it against the gateway's published keys (/.well-known/jwks.json; jose refetches the
@@ -27,52 +26,52 @@ export interface ReceivedEvent {
   receivedAt: Date;
 }
 
-export interface EventReceiverPlatform {
+export interface EventReceiverSite {
   platformKey: string;
   clientId: string;
+  /** The platform's path prefix in the BFF ('' or '/central'). */
+  base: string;
 }
 
 /** How many events the page keeps per platform (newest first). */
 const KEEP = 20;
-const SET_MAX_BYTES = 16 * 1024;
 
-export function createEventReceiver(gatewayUrl: string) {
+export function createEventReceiver(gatewayUrl: string, sites: readonly EventReceiverSite[]) {
   const gatewayKeys = createRemoteJWKSet(new URL('/.well-known/jwks.json', gatewayUrl));
   const received = new Map<string, ReceivedEvent[]>();
+  const router: Router = express.Router();
+  const readSet = express.text({ type: 'application/secevent+jwt', limit: '16kb' });
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse, platform: EventReceiverPlatform): Promise<void> {
-    const answer = (status: number, error?: { err: string; description: string }) => {
-      res.writeHead(status, { 'Cache-Control': 'no-store', ...(error ? { 'Content-Type': 'application/json' } : {}) });
-      res.end(error ? JSON.stringify(error) : undefined);
-    };
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      return answer(405);
-    }
-    if (!/^application\/secevent\+jwt\b/i.test(req.headers['content-type'] ?? '')) {
-      return answer(400, { err: 'invalid_request', description: 'the body must be application/secevent+jwt' });
-    }
-    const token = (await readBody(req, SET_MAX_BYTES).catch(() => '')).trim();
-    let event: ReceivedEvent;
-    try {
-      const { payload } = await jwtVerify(token, gatewayKeys, { issuer: gatewayUrl, audience: platform.clientId, typ: 'secevent+jwt', algorithms: ['ES256'], requiredClaims: ['iat', 'jti', 'sub'] });
-      const events = payload.events;
-      if (events === null || typeof events !== 'object' || Array.isArray(events) || Object.keys(events).length !== 1) throw new Error('a SET of the gateway carries exactly one event');
-      const [type, data] = Object.entries(events as Record<string, unknown>)[0]!;
-      event = { jti: payload.jti!, type, subject: payload.sub!, payload: data, receivedAt: new Date() };
-    } catch (error) {
-      const message = (error as Error).message;
-      const err = /aud/.test(message) ? 'invalid_audience' : /iss/.test(message) ? 'invalid_issuer' : /signature|JWKS|kid/i.test(message) ? 'invalid_key' : 'invalid_request';
-      return answer(400, { err, description: `the SET is not valid: ${message}` });
-    }
-    const list = received.get(platform.platformKey) ?? [];
-    // At least once: a SET seen before (same jti) is taken again without a second entry.
-    if (!list.some((known) => known.jti === event.jti)) {
-      list.unshift(event);
-      list.length = Math.min(list.length, KEEP);
-      received.set(platform.platformKey, list);
-    }
-    return answer(202);
+  for (const site of sites) {
+    router.all(`${site.base}/security-events`, readSet, async (req: Request, res: Response) => {
+      const answer = (status: number, error?: { err: string; description: string }) => {
+        res.status(status).set('Cache-Control', 'no-store');
+        if (error) res.json(error);
+        else res.end();
+      };
+      if (req.method !== 'POST') return void res.set('Allow', 'POST').status(405).end();
+      if (typeof req.body !== 'string') return answer(400, { err: 'invalid_request', description: 'the body must be application/secevent+jwt' });
+      let event: ReceivedEvent;
+      try {
+        const { payload } = await jwtVerify(req.body.trim(), gatewayKeys, { issuer: gatewayUrl, audience: site.clientId, typ: 'secevent+jwt', algorithms: ['ES256'], requiredClaims: ['iat', 'jti', 'sub'] });
+        const events = payload.events;
+        if (events === null || typeof events !== 'object' || Array.isArray(events) || Object.keys(events).length !== 1) throw new Error('a SET of the gateway carries exactly one event');
+        const [type, data] = Object.entries(events as Record<string, unknown>)[0]!;
+        event = { jti: payload.jti!, type, subject: payload.sub!, payload: data, receivedAt: new Date() };
+      } catch (error) {
+        const message = (error as Error).message;
+        const err = /aud/.test(message) ? 'invalid_audience' : /iss/.test(message) ? 'invalid_issuer' : /signature|JWKS|kid/i.test(message) ? 'invalid_key' : 'invalid_request';
+        return answer(400, { err, description: `the SET is not valid: ${message}` });
+      }
+      const list = received.get(site.platformKey) ?? [];
+      // At least once: a SET seen before (same jti) is taken again without a second entry.
+      if (!list.some((known) => known.jti === event.jti)) {
+        list.unshift(event);
+        list.length = Math.min(list.length, KEEP);
+        received.set(site.platformKey, list);
+      }
+      answer(202);
+    });
   }
 
   /** The received events of a platform as HTML (for the BFF's home page), or '' when there are none. */
@@ -85,7 +84,7 @@ export function createEventReceiver(gatewayUrl: string) {
     return `<section aria-labelledby="events-${escapeHtml(platformKey)}"><h2 id="events-${escapeHtml(platformKey)}">Events from the gateway</h2><ul>${items}</ul></section>`;
   }
 
-  return { handle, html, received: (platformKey: string): readonly ReceivedEvent[] => received.get(platformKey) ?? [] };
+  return { router, html, received: (platformKey: string): readonly ReceivedEvent[] => received.get(platformKey) ?? [] };
 }
 
 export type EventReceiver = ReturnType<typeof createEventReceiver>;

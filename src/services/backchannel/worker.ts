@@ -8,6 +8,7 @@ import { BACKCHANNEL_LOGOUT_TASK } from './outbox.ts';
 import { signingKeysFor } from './signingKeys.ts';
 import { securityEventPushTask } from '../events/push.ts';
 import { SECURITY_EVENT_TASK } from '../events/repository.ts';
+import { DATA_EXPORT_TASK, dataExportTask } from '../dataRights/exportJob.ts';
 import type { Resolver } from '../../security/outboundLookup.ts';
 
 /** Deliveries in flight per instance: each waits at most DELIVERY_TIMEOUT_MS on a platform. */
@@ -33,7 +34,8 @@ export interface BackchannelWorker {
 
 /**
  * Works the back-channel logout outbox: graphile-worker's runner on the gateway's own
- * PostgreSQL (its own small pool next to knex's), with the one task. Every instance runs one;
+ * PostgreSQL (its own small pool next to knex's), with its task, and the data export jobs
+ * (issue 26, services/dataRights/exportJob.ts). Every instance runs one;
  * graphile-worker hands each job to one worker at a time. Signals are the service's to handle
  * (`noHandleSignals`): main.ts stops the worker on shutdown, before the database pool closes.
  *
@@ -95,6 +97,7 @@ export async function startBackchannelWorker(
         [BACKCHANNEL_LOGOUT_TASK]: backchannelLogoutTask(taskContext),
         // Security Event Tokens pushed to platforms (RFC 8935): same queue, keys and outbound rules.
         [SECURITY_EVENT_TASK]: securityEventPushTask(taskContext),
+        [DATA_EXPORT_TASK]: dataExportTask({ db: deps.db, logger: deps.logger.child({ component: 'data-export' }) }),
       },
     });
   } catch (error) {
