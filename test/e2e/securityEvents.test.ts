@@ -47,6 +47,7 @@ const DORA = person('dora');
 const EVAN = person('evan');
 const FIONA = person('fiona');
 const GUS = person('gus');
+const IVY = person('ivy');
 const ADMIN = { username: 'admin', password: 'admin-password' };
 
 interface Receiver {
@@ -67,7 +68,7 @@ describe('security events to platforms', () => {
   beforeAll(async () => {
     harness = await startHarness(
       { GATEWAY_SIGNING_KEYS: SIGNING_KEYS, ...OUTBOUND },
-      { users: [...DEV_USERS, DORA, EVAN, FIONA, GUS] },
+      { users: [...DEV_USERS, DORA, EVAN, FIONA, GUS, IVY] },
       { idpAccounts: (idp) => createDevIdpAccounts(idp.accounts, createLogger('silent')) },
     );
     jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
@@ -275,6 +276,22 @@ describe('security events to platforms', () => {
     await settle();
     expect(bindsName.receiver.sets).toHaveLength(1);
     expect(bindsNothing.receiver.requests).toBe(0);
+  });
+
+  it('leaving a platform tells that platform, and only that one (its membership is gone, so later events skip it)', async () => {
+    const left = await pushPlatform();
+    const stays = await pushPlatform();
+    const ivy = await signInTo(IVY.login, [left.platform, stays.platform]);
+    await api().delete(`/v1/account/apps/${left.platform.key}`).set('Cookie', ivy.cookie).set('Origin', ACCOUNT_CENTER).expect(204);
+    await expect.poll(() => left.receiver.sets.length, { timeout: 10_000 }).toBe(1);
+    expect(left.receiver.sets[0]).toMatchObject({ sub: ivy.userId, aud: left.platform.clientId, events: { [SECURITY_EVENT_TYPES.platformLeft]: {} } });
+
+    // A later event about the person reaches only the platform still used.
+    await db().transaction((trx) => recordPersonEvent(trx, { userId: ivy.userId, type: SECURITY_EVENT_TYPES.consentWithdrawn, payload: { document: 'terms', version: 1 } }));
+    await expect.poll(() => stays.receiver.sets.length, { timeout: 10_000 }).toBe(1);
+    await settle();
+    expect(left.receiver.sets).toHaveLength(1);
+    expect(stays.receiver.sets[0]).toMatchObject({ events: { [SECURITY_EVENT_TYPES.consentWithdrawn]: { document: 'terms', version: 1 } } });
   });
 
   it('push retries a receiver that fails (503) until it takes the SET, and never sends it twice once taken', async () => {

@@ -2,7 +2,7 @@ import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import { ApiError, validationError } from '../../errors/catalogue.ts';
 import { countSecurityEventsRecorded } from '../../observability/metrics.ts';
-import { insertEventForRelatedPlatforms, insertProfileChangedEvents, listEventsOfPlatform } from './repository.ts';
+import { insertEventForPlatform, insertEventForRelatedPlatforms, insertProfileChangedEvents, listEventsOfPlatform } from './repository.ts';
 import { SECURITY_EVENT_TYPES, type SecurityEventPayload, type SecurityEventRow, type SecurityEventStatus, type SecurityEventType } from './types.ts';
 
 // Recording events about a person for the platforms that have a relationship with them. Every
@@ -12,7 +12,8 @@ import { SECURITY_EVENT_TYPES, type SecurityEventPayload, type SecurityEventRow,
 //
 // Who hears: the platforms the person has a membership of (created at the first sign-in through
 // the platform) that receive events (eventDelivery push or poll). Call these BEFORE removing the
-// membership (leaving a platform, erasure), or the platform is no longer related.
+// membership (erasure), or the platform is no longer related; recordPlatformLeft is the one
+// exception (it names its platform, whose membership the leave has just removed).
 
 export type SecurityEventDelivery = components['schemas']['SecurityEventDelivery'];
 export type SecurityEventDeliveryList = components['schemas']['SecurityEventDeliveryList'];
@@ -22,9 +23,8 @@ export type SecurityEventDeliveryList = components['schemas']['SecurityEventDeli
  * is related). The payload must be minimal (names, dates; never a profile value or a secret).
  * Returns the recorded SET ids (`jti`s), one per platform.
  *
- * Wiring for other features: leaving a platform calls
- * `recordPersonEvent(trx, { userId, type: SECURITY_EVENT_TYPES.platformLeft, platformId })`
- * before it removes the membership; withdrawing consent calls recordConsentWithdrawn.
+ * Wiring for other features: leaving a platform calls recordPlatformLeft (wired in
+ * operations/leavePlatform.ts); withdrawing consent calls recordConsentWithdrawn.
  */
 export async function recordPersonEvent(
   trx: Db,
@@ -45,9 +45,15 @@ export function recordAccountErased(trx: Db, userId: string): Promise<string[]> 
   return recordPersonEvent(trx, { userId, type: SECURITY_EVENT_TYPES.accountErased });
 }
 
-/** The person left one platform (record before the membership goes). */
-export function recordPlatformLeft(trx: Db, input: { userId: string; platformId: string }): Promise<string[]> {
-  return recordPersonEvent(trx, { userId: input.userId, type: SECURITY_EVENT_TYPES.platformLeft, platformId: input.platformId });
+/**
+ * The person left one platform ("Leave this platform"): that platform hears it, if it receives
+ * events. Called in the leaving transaction, after the membership is removed (the leave itself
+ * is the proof of the relationship), so it targets the platform directly.
+ */
+export async function recordPlatformLeft(trx: Db, input: { userId: string; platformId: string }): Promise<string[]> {
+  const ids = await insertEventForPlatform(trx, { userId: input.userId, eventType: SECURITY_EVENT_TYPES.platformLeft, payload: {}, platformId: input.platformId });
+  countSecurityEventsRecorded(SECURITY_EVENT_TYPES.platformLeft, ids.length, trx);
+  return ids;
 }
 
 /**

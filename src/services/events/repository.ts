@@ -61,6 +61,25 @@ export async function insertEventForRelatedPlatforms(
 }
 
 /**
+ * One event for one platform the caller vouches is related (a person who has just left it: the
+ * membership is already gone), if that platform receives events. Returns the recorded ids.
+ */
+export async function insertEventForPlatform(
+  db: Db,
+  input: { userId: string; eventType: string; payload: SecurityEventPayload; platformId: string },
+): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `WITH targets AS (
+       SELECT p.id, p.event_delivery, CAST(:payload AS jsonb) AS payload FROM platforms p
+        WHERE p.id = CAST(:platformId AS uuid) AND p.event_delivery <> 'none' AND p.client_id IS NOT NULL
+     ),
+     ${INSERT_AND_QUEUE}`,
+    { ...queueBindings, userId: input.userId, eventType: input.eventType, payload: JSON.stringify(input.payload), platformId: input.platformId },
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
  * A profile-changed event for every related platform whose active onboarding schema binds one of
  * the changed profile properties (PROFILE_FIELD fields), naming that platform's own field keys:
  * a platform hears only about the fields its schema declares.
