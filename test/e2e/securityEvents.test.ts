@@ -309,7 +309,7 @@ describe('security events to platforms', () => {
     expect(await recordOf(jti!)).toMatchObject({ attempts: 2, lastError: null });
     await settle();
     expect(target.receiver.requests).toBe(2);
-    expect(await jobOf(jti!)).toBeUndefined();
+    await expect.poll(() => jobOf(jti!), { timeout: 10_000 }).toBeUndefined();
     const metrics = await (harness.gateway.app.locals.metrics as Metrics).scrape();
     expect(metrics.body).toMatch(/gateway_security_event_deliveries_total\{mode="push",outcome="retry"\} [1-9]/);
     expect(metrics.body).toMatch(/gateway_security_event_deliveries_total\{mode="push",outcome="delivered"\} [1-9]/);
@@ -322,7 +322,7 @@ describe('security events to platforms', () => {
     const [rejected] = await db().transaction((trx) => recordPersonEvent(trx, { userId: gus.userId, type: SECURITY_EVENT_TYPES.platformLeft }));
     await expect.poll(async () => (await recordOf(rejected!)).status, { timeout: 10_000 }).toBe('failed');
     expect(await recordOf(rejected!)).toMatchObject({ attempts: 1, errorCode: 'invalid_audience', lastError: 'not for us' });
-    expect(await jobOf(rejected!)).toBeUndefined();
+    await expect.poll(() => jobOf(rejected!), { timeout: 10_000 }).toBeUndefined(); // completed, not retried
 
     target.receiver.mode = 'unavailable';
     const [givenUp] = await db().transaction((trx) => recordPersonEvent(trx, { userId: gus.userId, type: SECURITY_EVENT_TYPES.consentWithdrawn, payload: { document: 'terms', version: 2 } }));
