@@ -11,13 +11,15 @@ import { listPlatformRows, type PlatformRow } from '../db/repositories/platforms
  * lists it, so an operator knows what to change before people meet the refusal.
  */
 
-type UrlRecord = Pick<PlatformRow, 'callbackUrl' | 'backchannelLogoutUrl' | 'allowedReturnUrls'>;
+type UrlRecord = Pick<PlatformRow, 'callbackUrl' | 'backchannelLogoutUrl' | 'allowedReturnUrls'> & Partial<Pick<PlatformRow, 'eventReceiverUrl'>>;
+type UrlField = 'callbackUrl' | 'backchannelLogoutUrl' | 'eventReceiverUrl' | 'allowedReturnUrls';
 
 /** The stored URLs that are not https, by field. Stored URLs are parsed serializations: the scheme is lowercase. */
-export function insecurePlatformUrls(record: UrlRecord): { field: 'callbackUrl' | 'backchannelLogoutUrl' | 'allowedReturnUrls'; url: string }[] {
-  const found: { field: 'callbackUrl' | 'backchannelLogoutUrl' | 'allowedReturnUrls'; url: string }[] = [];
+export function insecurePlatformUrls(record: UrlRecord): { field: UrlField; url: string }[] {
+  const found: { field: UrlField; url: string }[] = [];
   if (record.callbackUrl !== null && !record.callbackUrl.startsWith('https:')) found.push({ field: 'callbackUrl', url: record.callbackUrl });
   if (record.backchannelLogoutUrl !== null && !record.backchannelLogoutUrl.startsWith('https:')) found.push({ field: 'backchannelLogoutUrl', url: record.backchannelLogoutUrl });
+  if (record.eventReceiverUrl != null && !record.eventReceiverUrl.startsWith('https:')) found.push({ field: 'eventReceiverUrl', url: record.eventReceiverUrl });
   for (const url of record.allowedReturnUrls) if (!url.startsWith('https:')) found.push({ field: 'allowedReturnUrls', url });
   return found;
 }
@@ -29,7 +31,8 @@ export function insecurePlatformUrls(record: UrlRecord): { field: 'callbackUrl' 
  */
 export function refuseInsecureLoginUrls(platform: PlatformRow, isProduction: boolean): void {
   if (!isProduction) return;
-  const insecure = insecurePlatformUrls(platform).filter((entry) => entry.field !== 'backchannelLogoutUrl');
+  // The URLs the gateway itself calls (logout tokens, pushed events) are not used by a login.
+  const insecure = insecurePlatformUrls(platform).filter((entry) => entry.field !== 'backchannelLogoutUrl' && entry.field !== 'eventReceiverUrl');
   if (insecure.length === 0) return;
   const listed = insecure.map((entry) => `${entry.field} ${entry.url}`).join(', ');
   throw new ApiError(

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { runCli } from '../../src/cli/run.ts';
+import { activatePlatform, CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
+import type { ApiError } from '../../src/errors/catalogue.ts';
 import { platformBody, seedPlatform, startRegistryTestContext, type RegistryTestContext } from './registryHelpers.ts';
 
 describe('eventReceiverUrl and eventDelivery in the registry', () => {
@@ -69,6 +71,17 @@ describe('eventReceiverUrl and eventDelivery in the registry', () => {
     expect(cleared.body.errors).toEqual([{ pointer: '/body/eventReceiverUrl', message: 'is required while eventDelivery is push', reason: 'INVALID' }]);
     await admin(api().patch(`/v1/platforms/${key}`)).send({ eventDelivery: 'poll', eventReceiverUrl: null }).expect(200);
     await admin(api().patch(`/v1/platforms/${key}`)).send({ eventDelivery: 'sometimes' }).expect(400);
+  });
+
+  it('production: an http receiver URL is refused, and a stored one (from before) stops the activation, naming it', async () => {
+    const { key } = await seedPlatform(database.db, { active: false });
+    const refused = (await updatePlatform(database.db, key, { eventDelivery: 'push', eventReceiverUrl: 'http://bff.example.test/e' }, CLI_ACTOR, { requireHttps: true }).catch((e: unknown) => e)) as ApiError;
+    expect(refused.code).toBe('VALIDATION_FAILED');
+    expect(refused.errors).toEqual([expect.objectContaining({ pointer: '/body/eventReceiverUrl', message: 'must use https in production' })]);
+    await updatePlatform(database.db, key, { eventDelivery: 'push', eventReceiverUrl: 'http://bff.example.test/e' }, CLI_ACTOR, { requireHttps: false });
+    const notActivated = (await activatePlatform(database.db, key, CLI_ACTOR, { requireHttps: true }).catch((e: unknown) => e)) as ApiError;
+    expect(notActivated.code).toBe('CONFLICT');
+    expect(notActivated.detail).toMatch(/eventReceiverUrl/);
   });
 
   it('the CLI sets and refuses the same, naming its flags, and lists the delivery record', async () => {
