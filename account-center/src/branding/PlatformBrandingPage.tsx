@@ -32,7 +32,7 @@ export function PlatformBrandingPage() {
     <>
       <p><Link to={`/admin/platforms/${encodeURIComponent(platformKey)}`}>{t('branding.back', { platform: data?.displayName ?? platformKey })}</Link></p>
       {data ? (
-        <BrandingEditor key={`${data.primaryColor} ${JSON.stringify(data.displayNames)}`} branding={data} onChange={setData} />
+        <BrandingEditor key={data.platformKey} branding={data} onChange={setData} />
       ) : error && (error.status === 404 || error.status === 400) ? (
         <>
           <PageTitle>{t('branding.title', { platform: platformKey })}</PageTitle>
@@ -67,13 +67,20 @@ function BrandingEditor({ branding, onChange }: { branding: PlatformBranding; on
   const rowErrors = namesErrors(names);
   const serverErrors = failure?.problem.fieldErrors() ?? new Map<string, string>();
 
-  const act = async (title: string, done: string, request: () => Promise<PlatformBranding>) => {
+  const rowsOf = (saved: PlatformBranding): NameRow[] => Object.entries(saved.displayNames).map(([language, name], index) => ({ id: index, language, name }));
+  /** Runs a change; `resetFields`: the form shows what was stored (after a save or a clear; a logo change keeps unsaved edits). */
+  const act = async (title: string, done: string, request: () => Promise<PlatformBranding>, resetFields = false) => {
     setBusy(true);
     setNotice(null);
     setFailure(null);
     try {
       const next = await request();
       onChange(next);
+      if (resetFields) {
+        setColor(next.primaryColor ?? '');
+        setNames(rowsOf(next));
+        setShowErrors(false);
+      }
       setNotice(done);
       return true;
     } catch (problem) {
@@ -89,7 +96,7 @@ function BrandingEditor({ branding, onChange }: { branding: PlatformBranding; on
     setShowErrors(true);
     if (!colorValid || rowErrors.size > 0) return;
     const body = { primaryColor: color === '' ? null : color, displayNames: Object.fromEntries(names.map((row) => [row.language.trim(), row.name])) };
-    await act(t('branding.saveFailed'), t('branding.saved'), () => call(api.PUT('/v1/platforms/{platformKey}/branding', { ...path, body })));
+    await act(t('branding.saveFailed'), t('branding.saved'), () => call(api.PUT('/v1/platforms/{platformKey}/branding', { ...path, body })), true);
   };
   const upload = async (event: FormEvent) => {
     event.preventDefault();
@@ -179,7 +186,7 @@ function BrandingEditor({ branding, onChange }: { branding: PlatformBranding; on
         onCancel={() => setConfirmClear(false)}
         onConfirm={() => {
           setConfirmClear(false);
-          void act(t('branding.saveFailed'), t('branding.cleared'), () => call(api.DELETE('/v1/platforms/{platformKey}/branding', path)));
+          void act(t('branding.saveFailed'), t('branding.cleared'), () => call(api.DELETE('/v1/platforms/{platformKey}/branding', path)), true);
         }}
       >
         <p>{t('branding.clearConfirmBody')}</p>
