@@ -141,7 +141,7 @@ function BrandingEditor({ branding, onChange }: { branding: PlatformBranding; on
               <button type="submit" className="button" disabled={busy}>{t('branding.save')}</button>
             </div>
           </form>
-          <form className="panel" onSubmit={(event) => void upload(event)}>
+          <form className="panel branding-logo-form" onSubmit={(event) => void upload(event)}>
             <fieldset>
               <legend>{t('branding.logo.legend')}</legend>
               <p className="hint">{t('branding.logo.hint')}</p>
