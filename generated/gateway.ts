@@ -1579,7 +1579,9 @@ export interface components {
          *     contract does not publish). Validator messages (`errors[]`) are not shown: a validation
          *     failure reads "This link is incomplete". It shows the code and the request id for support,
          *     HTML escaped. Served by the gateway in the account center's look, inline styles only, no
-         *     script, nothing loaded (strict CSP).
+         *     script, nothing loaded but the gateway's own images (strict CSP). A page about a login of a
+         *     platform with branding (`getPlatformBranding`) shows the platform's name (for the request's
+         *     `Accept-Language`), its logo (the gateway's own URL) and its colour on the button.
          *
          *     The button after a callback that cannot finish: the platform comes from the registry (active)
          *     and the login's `returnTo` is re-checked against the platform's allowlist of today. A
