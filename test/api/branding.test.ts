@@ -138,6 +138,10 @@ describe('platform branding API (issue 27)', () => {
       const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
       expect((await upload(ctx.cookieAdmin, key, svg, 'image/svg+xml').expect(415)).body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
       expect((await upload(ctx.cookieAdmin, key, svg, 'image/png').expect(400)).body.code).toBe('IMAGE_INVALID');
+      // A decompression bomb: a few KiB of PNG that would decode to 48 megapixels (the limit is 40).
+      const bomb = await sharp({ create: { width: 8000, height: 6000, channels: 3, background: '#0b6e69' } }).png({ compressionLevel: 9 }).toBuffer();
+      expect(bomb.length).toBeLessThan(LOGO_MAX_BYTES);
+      expect((await upload(ctx.cookieAdmin, key, bomb, 'image/png').expect(400)).body.code).toBe('IMAGE_INVALID');
       const oversized = Buffer.concat([await solid(10, 10).png().toBuffer(), Buffer.alloc(LOGO_MAX_BYTES)]);
       expect((await upload(ctx.cookieAdmin, key, oversized, 'image/png').expect(413)).body.code).toBe('PAYLOAD_TOO_LARGE');
       const { body } = await as(ctx.cookieAdmin, api().get(`/v1/platforms/${key}/branding`)).expect(200);
