@@ -9,6 +9,7 @@ import { OnboardingPage } from './pages/onboarding/OnboardingPage.tsx';
 import { BrandedOnboarding } from './branding/BrandedOnboarding.tsx';
 import { ProfilePage } from './pages/profile/ProfilePage.tsx';
 import { SessionsPage } from './pages/sessions/SessionsPage.tsx';
+import { DataRightsPage } from './pages/dataRights/DataRightsPage.tsx';
 import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
 
@@ -26,6 +27,7 @@ export function App() {
           </Route>
           <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
+          <Route path="data" element={<RequireSession><DataRightsPage /></RequireSession>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
           <Route path="signed-out" element={<SignedOutPage />} />
