@@ -35,7 +35,7 @@ describe('operator CLI (npm run gateway -- branding …)', () => {
     });
   }
 
-  it('sets a colour and names, refuses a colour below AA contrast, uploads and removes a logo, clears', async () => {
+  it('sets a colour and names, refuses a colour below AA contrast, uploads and removes a logo, clears', { timeout: 180_000 }, async () => {
     const created = await cli('platforms', 'create', '--key', 'HARBOUR', '--name', 'Harbour Logistics', '--inactive');
     expect(created.code, created.stderr).toBe(0);
 
@@ -77,7 +77,7 @@ describe('operator CLI (npm run gateway -- branding …)', () => {
     expect(new Set(audit.rows.map((row: { actor_type: string }) => row.actor_type))).toEqual(new Set(['cli']));
   });
 
-  it('usage errors exit 2', async () => {
+  it('usage errors exit 2', { timeout: 120_000 }, async () => {
     expect((await cli('branding', 'set', 'HARBOUR')).code).toBe(2);
     expect((await cli('branding', 'paint', 'HARBOUR')).code).toBe(2);
     expect((await cli('branding', 'show', 'HARBOUR', '--file', 'x.png')).code).toBe(2);
