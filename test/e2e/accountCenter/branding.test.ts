@@ -74,7 +74,8 @@ describe.skipIf(!hasChromium)(`platform branding in Chromium${hasChromium ? '' :
       // The step's primary action wears the platform's colour; the account center's header does not.
       const primary = frame.locator('form button[type="submit"]').first();
       await primary.waitFor();
-      expect(await background(primary)).toBe(TEAL);
+      // The branding arrives beside the form's own requests: the colour once it has.
+      await expect.poll(() => background(primary)).toBe(TEAL);
       expect(await page.locator('.topbar').evaluate((header) => getComputedStyle(header).getPropertyValue('--accent').trim())).toBe('#2457d6');
 
       await expectAccessible(page, 'branded onboarding page');
@@ -95,7 +96,7 @@ describe.skipIf(!hasChromium)(`platform branding in Chromium${hasChromium ? '' :
       await page.getByRole('heading', { level: 1, name: 'Branding of Harbour Logistics' }).waitFor();
       const preview = page.locator('.branding-preview');
       const previewButton = preview.getByRole('button', { name: 'Continue' });
-      expect(await background(previewButton)).toBe(TEAL);
+      await expect.poll(() => background(previewButton)).toBe(TEAL);
 
       // A light yellow: the live contrast says it is too low, and the gateway refuses it.
       const code = page.getByLabel('Colour code (#rrggbb)');
