@@ -78,6 +78,12 @@ describe.skipIf(!hasChromium)(`platform branding in Chromium${hasChromium ? '' :
       await expect.poll(() => background(primary)).toBe(TEAL);
       expect(await page.locator('.topbar').evaluate((header) => getComputedStyle(header).getPropertyValue('--accent').trim())).toBe('#2457d6');
 
+      // The account center's CSP is as strict as before: no inline style, images only from itself and the gateway.
+      const csp = (await fetch(`${stack.url}/onboarding/HARBOUR_ONBOARDING`)).headers.get('content-security-policy')!;
+      expect(csp).toContain("style-src 'self';");
+      expect(/img-src ([^;]+)/.exec(csp)![1]!.split(' ').sort()).toEqual(["'self'", 'blob:', 'data:', new URL(stack.harness.baseUrl).origin].sort());
+      expect(new URL(logoUrl).origin).toBe(new URL(stack.harness.baseUrl).origin);
+
       await expectAccessible(page, 'branded onboarding page');
       await screenshots(page, 'branding-onboarding-de');
       expect(errors).toEqual([]);
