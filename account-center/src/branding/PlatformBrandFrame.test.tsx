@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { screen } from '@testing-library/react';
 import { renderWithIntl } from '../test/renderWithIntl.tsx';
-import { PlatformBrandFrame } from './PlatformBrandFrame.tsx';
+import { PlatformBrandFrame, usePlatformBrand } from './PlatformBrandFrame.tsx';
 import { brandLook, brandNameFor, type PlatformBranding } from './platformBrand.ts';
 
 const GATEWAY = 'https://auth.example.test';
@@ -62,5 +62,13 @@ describe('PlatformBrandFrame', () => {
     expect(container.querySelector('.platform-frame-branded')).toBeNull();
     expect(container.querySelector('img')).toBeNull();
     expect(screen.getByText('step')).toBeTruthy();
+  });
+
+  it('tells a step inside it the platform’s name in the page’s language (usePlatformBrand)', () => {
+    function StepHeading() {
+      return <h1>{usePlatformBrand()?.name ?? 'no brand'}</h1>;
+    }
+    renderWithIntl(<PlatformBrandFrame look={brandLook(BRANDING, 'de-AT', GATEWAY)}><StepHeading /></PlatformBrandFrame>, { language: 'de' });
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Hafen Logistik');
   });
 });

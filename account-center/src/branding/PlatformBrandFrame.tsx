@@ -1,4 +1,4 @@
-import type { CSSProperties, ReactNode } from 'react';
+import { createContext, useContext, type CSSProperties, type ReactNode } from 'react';
 import { useIntl } from 'react-intl';
 import type { BrandLook } from './platformBrand.ts';
 import './branding.css';
@@ -7,6 +7,17 @@ export interface PlatformBrandFrameProps {
   /** The platform's look; null while unknown or for an unbranded platform: the account center's own. */
   look: BrandLook | null;
   children: ReactNode;
+}
+
+const BrandContext = createContext<BrandLook | null>(null);
+
+/**
+ * The look of the platform whose step this is (inside PlatformBrandFrame), e.g. for a step's
+ * heading to name the platform as the frame does (its name in the page's language); null
+ * outside a frame or for an unbranded platform.
+ */
+export function usePlatformBrand(): BrandLook | null {
+  return useContext(BrandContext);
 }
 
 /**
@@ -18,7 +29,7 @@ export interface PlatformBrandFrameProps {
  */
 export function PlatformBrandFrame({ look, children }: PlatformBrandFrameProps) {
   const intl = useIntl();
-  if (!look) return <div className="platform-frame">{children}</div>;
+  if (!look) return <div className="platform-frame"><BrandContext.Provider value={null}>{children}</BrandContext.Provider></div>;
   // A CSS custom property set through React's style (CSSOM): allowed under style-src 'self'.
   const accent = look.primaryColor ? ({ '--accent': look.primaryColor } as CSSProperties) : undefined;
   return (
@@ -29,7 +40,7 @@ export function PlatformBrandFrame({ look, children }: PlatformBrandFrameProps) 
           {intl.formatMessage({ id: 'branding.frame.for' }, { platform: <span className="platform-brand-platform">{look.name}</span> })}
         </p>
       </div>
-      {children}
+      <BrandContext.Provider value={look}>{children}</BrandContext.Provider>
     </div>
   );
 }
