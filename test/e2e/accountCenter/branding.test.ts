@@ -65,8 +65,10 @@ describe.skipIf(!hasChromium)(`platform branding in Chromium${hasChromium ? '' :
       await page.waitForURL((url) => url.href.startsWith(`${stack.url}/onboarding/HARBOUR_ONBOARDING?resume=`));
 
       const frame = page.locator('.platform-frame-branded');
-      await expect.poll(() => frame.getByText('Hafen Logistik').isVisible()).toBe(true);
-      await expect.poll(() => frame.getByText('Anmeldung bei').isVisible()).toBe(true);
+      await expect.poll(() => frame.locator('.platform-brand').getByText('Hafen Logistik', { exact: true }).isVisible()).toBe(true);
+      await expect.poll(() => frame.locator('.platform-brand').getByText('Anmeldung bei').isVisible()).toBe(true);
+      // The step inside names the platform as its frame does.
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toMatch(/Hafen Logistik$/);
       const logo = frame.locator('img.platform-brand-logo');
       expect(await logo.getAttribute('src')).toBe(logoUrl);
       expect(await logo.getAttribute('alt')).toBe('');
