@@ -120,8 +120,9 @@ export interface paths {
          *        and whenever the gateway is served over https).
          *     9. Answer `302`: in `central` mode with onboarding not `COMPLETE`, to
          *        `{ACCOUNT_CENTER_URL}/onboarding/{platformKey}?resume={transactionId}`; otherwise to
-         *        the platform's registered `callbackUrl` with `code=handoff_…`. Redirect targets come
-         *        only from the registry, never from callback query parameters.
+         *        the platform's registered `callbackUrl` with `code=handoff_…` (and `platformState=…`
+         *        when the start carried one). Redirect targets come only from the registry, never from
+         *        callback query parameters.
          *
          *     Callbacks are limited per client IP before step 1 (`RATE_LIMIT_CALLBACK_PER_MINUTE`,
          *     default 6000 a minute, sized like the start's): over it, `429 RATE_LIMITED` with
@@ -161,7 +162,7 @@ export interface paths {
          *     * Central onboarding still incomplete: `302` back to
          *       `{ACCOUNT_CENTER_URL}/onboarding/{platformKey}?resume={transactionId}`.
          *     * Complete: a handoff is issued and the answer is `302` to the platform `callbackUrl`
-         *       with `code=handoff_…`. At most one handoff exists per transaction; a second issue
+         *       with `code=handoff_…` (and the start's `platformState=…`, when it carried one). At most one handoff exists per transaction; a second issue
          *       gives `409 CONFLICT`.
          *
          *     Errors are problem+json, or an HTML page for a browser that sends `Accept: text/html`.
@@ -1901,6 +1902,13 @@ export interface components {
                 stepUp: boolean;
             };
         };
+        /**
+         * @description A platform back end's opaque correlation value of one login (`platformState`): unreserved
+         *     URL characters only (RFC 3986 §2.3), so it travels unescaped; bounded so that it cannot
+         *     grow the login's row or the callback's address.
+         * @example Qm9yZGVyLWxpbmUgY29sbGllcyBhcmUgZ29vZCBkb2dz
+         */
+        PlatformState: string;
         /** @description What a step-up of the caller's session must meet, and where the person returns. */
         StepUpLoginRequest: {
             /** @description As `returnTo` of `startAuthentication`, under the platform's `allowedReturnUrls`. */
@@ -1911,6 +1919,8 @@ export interface components {
             requireSecondFactor?: boolean;
             /** @description As `handoffChallenge` of `startAuthentication`; required while the platform's `handoffChallengeRequired` is true (`400 HANDOFF_CHALLENGE_REQUIRED`). */
             handoffChallenge?: string;
+            /** @description As `platformState` of `startAuthentication`, put into the returned start URL. */
+            platformState?: components["schemas"]["PlatformState"];
         };
         StepUpLogin: {
             /**
@@ -3231,6 +3241,16 @@ export interface operations {
                  *     `AUTH_TRANSACTION_TTL_SECONDS`.
                  */
                 stepUp?: string;
+                /**
+                 * @description The platform back end's own correlation value of this login, returned unchanged beside
+                 *     the handoff code on the redirect to the platform's registered `callbackUrl`
+                 *     (`platformState=…`, as OAuth's `state` for a client, RFC 6749 §4.1.2), so that a back
+                 *     end with several logins in flight (tabs, devices, retries) finds the verifier of this
+                 *     code's login. Opaque: never interpreted, stored sealed with the login, never logged,
+                 *     returned to no other address. Use a fresh random value per login (the platform kit
+                 *     sends 43 characters of base64url). Without it, the callback carries the code alone.
+                 */
+                platformState?: components["schemas"]["PlatformState"];
             };
             header?: never;
             path?: never;

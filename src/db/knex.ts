@@ -17,6 +17,7 @@ import * as auditActorDevstack from '../../migrations/20261122001390_audit_actor
 import * as handoffChallengeRequired from '../../migrations/20261122001400_handoff_challenge_required.ts';
 import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 import * as unreachedSessions from '../../migrations/20261126001500_unreached_sessions.ts';
+import * as platformState from '../../migrations/20261127000100_platform_state.ts';
 import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
 import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122001400_handoff_challenge_required': handoffChallengeRequired,
   '20261126000200_step_up': stepUp,
   '20261126001500_unreached_sessions': unreachedSessions,
+  '20261127000100_platform_state': platformState,
   '20261127002500_data_rights': dataRights,
   '20261127003500_platform_branding': platformBranding,
 };
