@@ -693,6 +693,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platforms/{platformKey}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a platform's branding
+         * @description The name, names per language, primary colour and logo URL a platform shows people: the
+         *     account center's central onboarding (and its agreements step) shows them. Any signed-in
+         *     caller may read the branding of an active platform (it is what that platform's pages show
+         *     anyone); an inactive platform is `404 PLATFORM_NOT_FOUND` unless the caller holds
+         *     `platforms:admin`. A platform without branding answers its default `displayName`, no
+         *     names per language, and `null` colour and logo: the account center's own look.
+         */
+        get: operations["getPlatformBranding"];
+        /**
+         * Set a platform's colour and names
+         * @description Replaces the platform's primary colour and its names per language (the logo has its own
+         *     operations). Both properties are required: `null` / `{}` clear them.
+         *
+         *     * `primaryColor` is the background of the primary button (under white text) and the
+         *       colour of links and focus outlines on the branded pages. It is refused unless it
+         *       reaches the WCAG 2.x AA contrast ratio for text (4.5:1, success criterion 1.4.3;
+         *       relative luminance and contrast ratio as WCAG 2.x defines them) both against the
+         *       button's white text (`#ffffff`) and against the page background (`#f5f6f9`):
+         *       `400 VALIDATION_FAILED` with reason `INSUFFICIENT_CONTRAST` at `/body/primaryColor`,
+         *       its message naming both ratios. Stored in lower case.
+         *     * `displayNames` maps a language tag (BCP 47, RFC 5646: `de`, `pt-BR`) to the name shown
+         *       to people in that language; a page picks the exact tag, then its primary language
+         *       (`de` for `de-AT`), then `displayName`.
+         *
+         *     Audited as `platform.update` (changed fields `primaryColor`, `displayNames`). Requires
+         *     `platforms:admin`.
+         */
+        put: operations["setPlatformBranding"];
+        post?: never;
+        /**
+         * Remove a platform's branding
+         * @description Clears the colour, the names per language and the logo (its URL stops serving): the
+         *     platform's pages take the account center's look and its default `displayName` again.
+         *     Idempotent. Requires `platforms:admin`.
+         */
+        delete: operations["clearPlatformBranding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a platform's logo
+         * @description The image is the body (`image/png`, `image/jpeg` or `image/webp`, at most 1 MiB; SVG is
+         *     not accepted: it is a document that can carry script). It goes through the same checks
+         *     as an avatar (declared type = magic bytes = decoded format, decodes without error, at
+         *     most 40 megapixels), is re-encoded as a PNG of at most 256×256 with no metadata (EXIF,
+         *     GPS, XMP, ICC and any bytes after the image are gone), stored, and becomes the
+         *     platform's `logoUrl` (a new URL per upload; the previous logo stops serving). The
+         *     gateway serves it itself (`getPlatformLogo`), so a branded page never loads from another
+         *     host. Audited as `platform.update` (changed field `logo`). Requires `platforms:admin`.
+         */
+        put: operations["uploadPlatformLogo"];
+        post?: never;
+        /**
+         * Remove a platform's logo
+         * @description The logo is removed and its URL stops serving; the rest of the branding stays. Idempotent. Requires `platforms:admin`.
+         */
+        delete: operations["deletePlatformLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform-logos/{logoId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A platform's logo
+         * @description A platform's current logo, public (branded pages show it before anyone signs in), served
+         *     as the PNG the upload was re-encoded to, with `Cache-Control: public, max-age=31536000,
+         *     immutable` (every upload has its own id) and `X-Content-Type-Options: nosniff`. A
+         *     replaced or removed logo is `404`.
+         */
+        get: operations["getPlatformLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platforms/{platformKey}/onboarding/fields": {
         parameters: {
             query?: never;
@@ -1758,13 +1868,14 @@ export interface components {
          *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
          *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
          *     | `ADDRESS_NOT_ALLOWED` | A URL the gateway would call (a platform's `backchannelLogoutUrl`) names a host it never calls: loopback, link-local, cloud metadata, or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`. |
+         *     | `INSUFFICIENT_CONTRAST` | A platform's `primaryColor` is below the WCAG 2.x AA contrast ratio (4.5:1) against white button text or the page background. |
          *     | `INVALID` | Any other schema rule (the `message` says which). |
          *
          *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
          *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INVALID";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INSUFFICIENT_CONTRAST" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person in words what happened, what
          *     to do, and at most one button that does it (answered to browsers sending
@@ -1772,7 +1883,9 @@ export interface components {
          *     contract does not publish). Validator messages (`errors[]`) are not shown: a validation
          *     failure reads "This link is incomplete". It shows the code and the request id for support,
          *     HTML escaped. Served by the gateway in the account center's look, inline styles only, no
-         *     script, nothing loaded (strict CSP).
+         *     script, nothing loaded but the gateway's own images (strict CSP). A page about a login of a
+         *     platform with branding (`getPlatformBranding`) shows the platform's name (for the request's
+         *     `Accept-Language`), its logo (the gateway's own URL) and its colour on the button.
          *
          *     The button after a callback that cannot finish: the platform comes from the registry (active)
          *     and the login's `returnTo` is re-checked against the platform's allowlist of today. A
@@ -2105,6 +2218,41 @@ export interface components {
              * @description When the new secret took effect; the previous one stopped working at that moment.
              */
             rotatedAt: string;
+        };
+        /**
+         * @description `#rrggbb` (sRGB), the primary action's colour on the platform's branded pages; `null`
+         *     for the account center's own. Must reach WCAG 2.x AA contrast (4.5:1) against white
+         *     button text and the page background `#f5f6f9` (see `setPlatformBranding`).
+         * @example #0b6e69
+         */
+        PlatformPrimaryColor: string | null;
+        /**
+         * @description The name shown to people per language: a BCP 47 language tag (RFC 5646, e.g. `de`,
+         *     `pt-BR`) → name. A language not listed falls back to its primary language, then to the
+         *     platform's `displayName`.
+         * @example {
+         *       "de": "Hafen Logistik"
+         *     }
+         */
+        PlatformDisplayNames: {
+            [key: string]: components["schemas"]["PlatformDisplayName"];
+        };
+        /** @description What a platform shows people on its branded pages (central onboarding, the gateway's error pages of its logins). */
+        PlatformBranding: {
+            platformKey: components["schemas"]["PlatformKey"];
+            displayName: components["schemas"]["PlatformDisplayName"];
+            displayNames: components["schemas"]["PlatformDisplayNames"];
+            primaryColor: components["schemas"]["PlatformPrimaryColor"];
+            /**
+             * Format: uri
+             * @description The logo as the gateway serves it (`getPlatformLogo`), or `null`.
+             */
+            logoUrl: string | null;
+        };
+        /** @description The colour and the names per language, replaced whole (`null` / `{}` clear them). */
+        PlatformBrandingRequest: {
+            primaryColor: components["schemas"]["PlatformPrimaryColor"];
+            displayNames: components["schemas"]["PlatformDisplayNames"];
         };
         /** @description One page of platforms. */
         PlatformList: {
@@ -4121,6 +4269,216 @@ export interface operations {
             /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPlatformBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key (or an inactive one, for a caller without `platforms:admin`). */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    setPlatformBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlatformBrandingRequest"];
+            };
+        };
+        responses: {
+            /** @description The branding as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: a malformed colour or language tag, or `INSUFFICIENT_CONTRAST` at `/body/primaryColor`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    clearPlatformBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding, now empty. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    uploadPlatformLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/jpeg": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description The branding with the new `logoUrl`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            /** @description `IMAGE_INVALID`: not the declared image, or it does not decode. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            /** @description `PAYLOAD_TOO_LARGE`: the image is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: not `image/png`, `image/jpeg` or `image/webp`, or a `Content-Encoding`. */
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deletePlatformLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding without a logo. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPlatformLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The logo's id, from `logoUrl`. */
+                logoId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=31536000, immutable` */
+                    "Cache-Control"?: string;
+                    /** @description `nosniff` */
+                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `NOT_FOUND`: no such logo (never uploaded, replaced or removed). */
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -13,6 +13,12 @@ import { updatePlatform } from '../operations/updatePlatform.ts';
 import { deactivatePlatform } from '../operations/deactivatePlatform.ts';
 import { activatePlatform } from '../operations/activatePlatform.ts';
 import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentials.ts';
+import { getPlatformBranding } from '../operations/getPlatformBranding.ts';
+import { setPlatformBranding } from '../operations/setPlatformBranding.ts';
+import { clearPlatformBranding } from '../operations/clearPlatformBranding.ts';
+import { uploadPlatformLogo } from '../operations/uploadPlatformLogo.ts';
+import { deletePlatformLogo } from '../operations/deletePlatformLogo.ts';
+import { getPlatformLogo } from '../operations/getPlatformLogo.ts';
 import { listAuditEvents } from '../operations/listAuditEvents.ts';
 import { revokeSession } from '../operations/revokeSession.ts';
 import { listSessions } from '../operations/listSessions.ts';
@@ -89,6 +95,13 @@ export const handlers: HandlerMap = {
   activatePlatform,
   rotatePlatformCredentials,
   listAuditEvents,
+
+  getPlatformBranding,
+  setPlatformBranding,
+  clearPlatformBranding,
+  uploadPlatformLogo,
+  deletePlatformLogo,
+  getPlatformLogo,
 
   listOnboardingFields,
   createOnboardingField,

@@ -45,6 +45,8 @@ import {
 import { runDevCommand } from './devToken.ts';
 import { listSecurityEventDeliveries } from '../services/events/record.ts';
 import { formatSecurityEventDeliveries } from './formatEvents.ts';
+import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
+import { UsageError } from './usage.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -80,6 +82,7 @@ Platform registry (same rules as the admin API; changes are audited with actor "
   platforms activate <KEY>
   platforms deactivate <KEY>   soft deactivation: logins and exchanges stop, the record stays
 
+${BRANDING_HELP}
 Onboarding fields of a platform (same rules as the admin API; changes are audited with actor
 "cli" and raise the platform's requirementVersion, which sends users who completed onboarding
 through it again):
@@ -160,9 +163,6 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /** The platform settings both create and update take. */
 const SETTINGS_OPTIONS = {
@@ -269,7 +269,11 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'audit') return parseAuditCommand(action, rest, io);
   if (group === 'events') return parseEventsCommand(action, rest, io);
   if (group === 'keys') return parseKeysCommand(action, rest, io);
-  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, events, audit, keys, dev)`);
+  if (group === 'branding') {
+    const command = parseBrandingCommand(action, rest, io.env);
+    return command && ((db, _io, json) => command(db, io, json));
+  }
+  throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, events, audit, keys, dev)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {

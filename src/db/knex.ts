@@ -21,6 +21,7 @@ import * as securityEvents from '../../migrations/20261127002000_security_events
 import * as deletionReceipts from '../../migrations/20261127002100_deletion_receipts.ts';
 import * as platformState from '../../migrations/20261127000100_platform_state.ts';
 import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
+import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127002100_deletion_receipts': deletionReceipts,
   '20261127000100_platform_state': platformState,
   '20261127002500_data_rights': dataRights,
+  '20261127003500_platform_branding': platformBranding,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/gateway.ts';
+import type { PlatformPageBrand } from '../web/platformBrand.ts';
 
 /**
  * The one error catalogue: every stable `code` the service answers with, its HTTP
@@ -74,6 +75,8 @@ export interface FieldError {
 export interface NextStep {
   label: string;
   href: URL;
+  /** The platform the way leads back to: the page shows its name, logo and colour (issue 27). */
+  brand?: PlatformPageBrand;
 }
 
 /** An expected, client-facing failure. Anything else thrown becomes a 500 INTERNAL_ERROR. */

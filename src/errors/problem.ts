@@ -54,7 +54,7 @@ const PAGE_WORDS: Partial<Record<ErrorCode, { title: string; detail?: string }>>
   IDP_ERROR: { title: 'The sign-in was not completed', detail: 'The sign-in service ended the sign-in before it was complete.' },
 };
 
-function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined): string {
+function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined, languages: readonly string[] = []): string {
   // A case with a heading of its own (pageTitle) says it with its own detail, not the code's words.
   const words = pageTitle === undefined ? PAGE_WORDS[problem.code] : { title: pageTitle, detail: problem.detail };
   const title = words?.title ?? problem.title;
@@ -72,6 +72,8 @@ ${detail ? `<p class="lead">${escapeHtml(detail)}</p>` : ''}
 <p>${escapeHtml(whatToDo)}</p>
 ${nextStep ? `<p class="actions"><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(nextStep.label)}</a></p>` : ''}
 <p class="reference">If you contact support, quote: <code>${escapeHtml(problem.code)}</code> · <code>${escapeHtml(problem.requestId)}</code></p>`,
+    // A login's page in its platform's face (issue 27), when the way back names the platform.
+    { platform: nextStep?.brand, languages },
   );
 }
 
@@ -96,7 +98,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
   if (wantsHtml(req, operationId, error.code)) {
-    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle));
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, req.acceptsLanguages()));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));

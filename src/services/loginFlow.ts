@@ -18,6 +18,7 @@ import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
 import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
+import { pageBrandOf } from '../web/platformBrand.ts';
 import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
@@ -325,10 +326,12 @@ function openPlatformState(deps: AppDeps, tx: { id: string; platformStateSealed:
  */
 function startAgain(
   deps: AppDeps,
-  tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest; platform?: Pick<PlatformRow, 'displayName'> },
+  tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest; platform?: PlatformRow },
 ): NextStep {
+  // The page of a login whose platform the statement read shows the platform's face (issue 27).
+  const brand = tx.platform ? { brand: pageBrandOf(tx.platform) } : {};
   // Named "Back to …", not "Start again": the person lands on the platform, which starts the login.
-  if (tx.handoffChallenge) return { label: tx.platform ? `Back to ${tx.platform.displayName}` : 'Back to the application', href: new URL(tx.returnTo) };
+  if (tx.handoffChallenge) return { label: tx.platform ? `Back to ${tx.platform.displayName}` : 'Back to the application', href: new URL(tx.returnTo), ...brand };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);
@@ -338,13 +341,13 @@ function startAgain(
       start.searchParams.set(name, value);
     }
   }
-  return { label: 'Start again', href: start };
+  return { label: 'Start again', href: start, ...brand };
 }
 
 /** "Back to <platform>": its first allowed return URL, the one place of it the registry vouches for. */
 function backToPlatform(platform: PlatformRow): NextStep | undefined {
   const first = platform.allowedReturnUrls[0];
-  return first && URL.canParse(first) ? { label: `Back to ${platform.displayName}`, href: new URL(first) } : undefined;
+  return first && URL.canParse(first) ? { label: `Back to ${platform.displayName}`, href: new URL(first), brand: pageBrandOf(platform) } : undefined;
 }
 
 /**

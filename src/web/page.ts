@@ -4,6 +4,8 @@
 // Inline styles only: the strict CSP (src/app.ts) allows `style-src 'unsafe-inline'` and
 // nothing else, so nothing loads from anywhere, and there is no script.
 
+import { brandLabel, brandLogoHtml, brandStyle, type PlatformPageBrand } from './platformBrand.ts';
+
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** The account center's variables and the few rules these pages use. Kept in step by hand: a handful of values. */
@@ -28,6 +30,10 @@ export interface PageFrame {
   brand?: string;
   /** More CSS after the shared rules. */
   style?: string;
+  /** The platform whose login this page is about: its name (instead of `brand`), logo and colour (src/web/platformBrand.ts). */
+  platform?: PlatformPageBrand | undefined;
+  /** The page's languages, most preferred first: which of the platform's names it shows. */
+  languages?: readonly string[];
 }
 
 /** A whole page: `title` (already plain text) and `body` (HTML, escaped by the caller) inside the card. */
@@ -35,9 +41,9 @@ export function htmlPage(title: string, body: string, frame: PageFrame = {}): st
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}${frame.style ?? ''}</style>
+<style>${STYLE}${brandStyle(frame.platform)}${frame.style ?? ''}</style>
 </head><body>
-<header class="topbar"><span class="brand">${escapeHtml(frame.brand ?? 'Sign-in')}</span></header>
+<header class="topbar"><span class="brand">${brandLogoHtml(frame.platform)}${escapeHtml(frame.platform ? brandLabel(frame.platform, frame.languages ?? []) : (frame.brand ?? 'Sign-in'))}</span></header>
 <main><div class="card">
 ${body}
 </div></main>

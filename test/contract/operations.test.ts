@@ -107,6 +107,8 @@ const PUBLIC_OPERATIONS = [
   'finishSignOut', 'receiveBackchannelLogout', 'getJwks',
   // The deleting browser's view of the platforms' acknowledgements: no session left, its receipt cookie instead (issue 26).
   'getAccountDeletion',
+  // A platform's logo: its branded pages show it before anyone signs in (issue 27).
+  'getPlatformLogo',
 ];
 /** The browser's session if it has one, else nobody: signing out is harmless without a session. */
 const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut', 'confirmSignOut'];
@@ -331,6 +333,11 @@ describe('x-required-permissions', () => {
       rotatePlatformCredentials: ['platforms:admin'],
       listAuditEvents: ['platforms:admin'],
       listSecurityEventDeliveries: ['platforms:admin'],
+      // Branding writes (issue 27); its read is for any signed-in caller.
+      setPlatformBranding: ['platforms:admin'],
+      clearPlatformBranding: ['platforms:admin'],
+      uploadPlatformLogo: ['platforms:admin'],
+      deletePlatformLogo: ['platforms:admin'],
       listOnboardingFields: ['onboarding:schema:read'],
       createOnboardingField: ['onboarding:schema:write'],
       updateOnboardingField: ['onboarding:schema:write'],

@@ -24,6 +24,7 @@ import {
 } from './onboardingFlow.ts';
 import { gatewayFieldMessage } from './fieldMessages.ts';
 import { SessionExpired, StatusNotice } from './OnboardingNotices.tsx';
+import { usePlatformBrand } from '../../branding/PlatformBrandFrame.tsx';
 import './onboarding.css';
 
 // Central onboarding (spec: Onboarding (user), client continuation):
@@ -48,7 +49,9 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
   const rawResume = searchParams.get('resume');
   const resume = resumeTransaction(rawResume);
   const { api, me } = useSession();
-  const platformName = me?.memberships.find((membership) => membership.platformKey === platformKey)?.displayName ?? platformKey;
+  // The platform's branded name in the page's language when it has one (its frame, issue 27).
+  const brandName = usePlatformBrand()?.name;
+  const platformName = brandName ?? me?.memberships.find((membership) => membership.platformKey === platformKey)?.displayName ?? platformKey;
   const [loaded, setLoaded] = useState<{ fields: RequirementField[]; status: OnboardingStatus } | null>(null);
   const [loadError, setLoadError] = useState<ApiProblem | null>(null);
   const [expired, setExpired] = useState(false);
