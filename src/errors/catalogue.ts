@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   SESSION_NOT_FOUND: { status: 404, title: 'The session does not exist' },
   UPLOAD_TICKET_INVALID: { status: 404, title: 'The upload ticket is invalid, expired or already used' },
   FIELD_NOT_FOUND: { status: 404, title: 'The onboarding field does not exist' },
+  DOCUMENT_NOT_FOUND: { status: 404, title: 'The document or document version does not exist' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'The method is not allowed on this resource' },
   CONFLICT: { status: 409, title: 'The request conflicts with the current state' },
   CENTRAL_ONBOARDING_DISABLED: { status: 409, title: 'Central onboarding is disabled for this platform' },
