@@ -22,7 +22,7 @@ export default defineConfig({
         plugins: [react()],
         test: {
           name: 'account-center',
-          include: ['account-center/src/**/*.test.tsx'],
+          include: ['account-center/src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['account-center/src/test/setup.ts'],
           // Typing with userEvent in jsdom takes seconds on a busy two-core machine.

@@ -2784,6 +2784,11 @@ export interface components {
                  * @description The profile's avatar, `null` when none.
                  */
                 pictureUrl: string | null;
+                /**
+                 * @description The profile's language (`Profile.locale`), `null` when not set: the account center
+                 *     shows itself in this language, before the browser's `Accept-Language`.
+                 */
+                locale: components["schemas"]["Locale"];
             };
             /** @description Permissions in effect for this credential; may be empty. A platform credential never carries `platforms:admin`. */
             permissions: components["schemas"]["Permission"][];

@@ -6,6 +6,7 @@ import { App } from './App.tsx';
 import { createApi } from './api.ts';
 import { loadConfig } from './config.ts';
 import { SessionProvider } from './session.tsx';
+import { LanguageProvider } from './i18n/LanguageProvider.tsx';
 
 const root = createRoot(document.getElementById('root')!);
 try {
@@ -13,7 +14,9 @@ try {
   root.render(
     <StrictMode>
       <SessionProvider config={config} api={createApi(config)}>
-        <App />
+        <LanguageProvider>
+          <App />
+        </LanguageProvider>
       </SessionProvider>
     </StrictMode>,
   );

@@ -67,7 +67,7 @@ describe('the caller and the profile (issue 10)', () => {
 
       const res = await request(gateway.app).get('/v1/me').set('Cookie', admin.cookie).expect(200);
       expect(res.body).toEqual({
-        user: { id: admin.id, sub: admin.sub, email: 'ada@example.test', displayName: 'Ada Lovelace', pictureUrl: null },
+        user: { id: admin.id, sub: admin.sub, email: 'ada@example.test', displayName: 'Ada Lovelace', pictureUrl: null, locale: null },
         permissions: ['platforms:admin'],
         permissionsReadAt: expect.any(String),
         authentication: 'session',

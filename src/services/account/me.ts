@@ -21,7 +21,7 @@ export async function describeCaller(db: Db, principal: Principal): Promise<Me> 
     memberships.push({ platformKey: platform.platformKey, displayName: platform.displayName, onboarding: await bootstrapAndEvaluate(db, userId, platform) });
   }
   return {
-    user: { id: userId, sub: principal.sub, email: profile.email, displayName: profile.displayName, pictureUrl: profile.pictureUrl },
+    user: { id: userId, sub: principal.sub, email: profile.email, displayName: profile.displayName, pictureUrl: profile.pictureUrl, locale: profile.locale },
     permissions: principal.permissions,
     permissionsReadAt: principal.permissionsReadAt?.toISOString() ?? null,
     authentication: principal.via,

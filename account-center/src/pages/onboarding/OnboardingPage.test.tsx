@@ -49,7 +49,7 @@ function requirements(fields: RequirementField[], requirementVersion = 3): Schem
 }
 
 const ME: Schemas['Me'] = {
-  user: { id: '8b2e4f60-1c3d-4a5b-9e7f-0a1b2c3d4e5f', sub: 'alice', email: 'alice@example.test', displayName: 'Alice', pictureUrl: null },
+  user: { id: '8b2e4f60-1c3d-4a5b-9e7f-0a1b2c3d4e5f', sub: 'alice', email: 'alice@example.test', displayName: 'Alice', pictureUrl: null, locale: null },
   permissions: [],
   permissionsReadAt: null,
   authentication: 'session',

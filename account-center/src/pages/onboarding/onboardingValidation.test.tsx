@@ -38,7 +38,7 @@ const status = (value: Schemas['OnboardingStatusValue']): Schemas['OnboardingSta
 
 function gatewayWith(fields: RequirementField[]): FakeGateway {
   return fakeGateway()
-    .on('GET', '/v1/me', { status: 200, body: { user: { id: '8b2e4f60-1c3d-4a5b-9e7f-0a1b2c3d4e5f', sub: 'alice', email: null, displayName: 'Alice', pictureUrl: null }, permissions: [], permissionsReadAt: null, authentication: 'session', platform: null, session: null, memberships: [] } })
+    .on('GET', '/v1/me', { status: 200, body: { user: { id: '8b2e4f60-1c3d-4a5b-9e7f-0a1b2c3d4e5f', sub: 'alice', email: null, displayName: 'Alice', pictureUrl: null, locale: null }, permissions: [], permissionsReadAt: null, authentication: 'session', platform: null, session: null, memberships: [] } })
     .on('GET', `${BASE}/requirements`, { status: 200, body: { platformKey: 'DEMO', requirementVersion: 1, fields } })
     .on('GET', `${BASE}/status`, { status: 200, body: status('NOT_STARTED') })
     .on('PUT', `${BASE}/values`, { status: 200, body: { values: {}, onboarding: status('IN_PROGRESS') } })

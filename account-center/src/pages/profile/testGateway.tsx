@@ -58,7 +58,7 @@ export const PROFILE: Schemas['Profile'] = {
 
 export function me(memberships: Schemas['Me']['memberships'] = []): Schemas['Me'] {
   return {
-    user: { id: PROFILE.userId, sub: 'dev-user-alice', email: PROFILE.email, displayName: PROFILE.displayName, pictureUrl: null },
+    user: { id: PROFILE.userId, sub: 'dev-user-alice', email: PROFILE.email, displayName: PROFILE.displayName, pictureUrl: null, locale: null },
     permissions: [],
     permissionsReadAt: '2025-06-01T10:00:00Z',
     authentication: 'session',

@@ -42,7 +42,7 @@ export function definition(overrides: Partial<Definition> & Pick<Definition, 'fi
 
 export function me(permissions: Permission[], memberships: Me['memberships'] = []): Me {
   return {
-    user: { id: '00000000-0000-4000-8000-000000000001', sub: 'dev-user-admin', email: 'admin@example.test', displayName: 'Ada Admin', pictureUrl: null },
+    user: { id: '00000000-0000-4000-8000-000000000001', sub: 'dev-user-admin', email: 'admin@example.test', displayName: 'Ada Admin', pictureUrl: null, locale: null },
     permissions,
     permissionsReadAt: null,
     authentication: 'session',

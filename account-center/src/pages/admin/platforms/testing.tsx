@@ -21,7 +21,7 @@ export type Handler = (request: SentRequest) => Answer | Promise<Answer> | undef
 const CONFIG: AccountCenterConfig = { authBackendUrl: 'http://gateway.test/v1', authPlatformKey: 'ACCOUNT_CENTER' };
 
 export const ME: Me = {
-  user: { id: '0b5f5a8e-8f8a-4d43-9f0e-2c1a1f0c0a01', sub: 'dev-user-admin', email: 'admin@example.test', displayName: 'Ada Admin', pictureUrl: null },
+  user: { id: '0b5f5a8e-8f8a-4d43-9f0e-2c1a1f0c0a01', sub: 'dev-user-admin', email: 'admin@example.test', displayName: 'Ada Admin', pictureUrl: null, locale: null },
   permissions: ['platforms:admin'],
   permissionsReadAt: null,
   authentication: 'session',

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { chooseLanguage, supportedLanguage } from './languages.ts';
+
+describe('chooseLanguage', () => {
+  it("takes the profile's language first, keeping its regional formats", () => {
+    expect(chooseLanguage({ profile: 'de-AT', remembered: 'en', browser: ['en-US'] })).toEqual({ language: 'de', locale: 'de-AT' });
+  });
+
+  it('takes a language picked in this browser next, then the browser languages in order of preference', () => {
+    expect(chooseLanguage({ profile: null, remembered: 'de', browser: ['en-US'] })).toEqual({ language: 'de', locale: 'de' });
+    expect(chooseLanguage({ profile: null, remembered: null, browser: ['fr-FR', 'de-CH', 'en'] })).toEqual({ language: 'de', locale: 'de-CH' });
+  });
+
+  it('passes over a profile language the account center does not speak', () => {
+    expect(chooseLanguage({ profile: 'nl-NL', browser: ['de-DE'] })).toEqual({ language: 'de', locale: 'de-DE' });
+  });
+
+  it('falls back to English when nothing names a language it speaks', () => {
+    expect(chooseLanguage({ profile: 'fr', browser: ['it-IT'] })).toEqual({ language: 'en', locale: 'en' });
+    expect(chooseLanguage({})).toEqual({ language: 'en', locale: 'en' });
+  });
+
+  it('reads tags case-insensitively, with underscores, and ignores tags Intl refuses for formatting', () => {
+    expect(supportedLanguage('DE_de')).toBe('de');
+    expect(supportedLanguage('')).toBeUndefined();
+    expect(chooseLanguage({ profile: 'de-x' })).toEqual({ language: 'de', locale: 'de' });
+  });
+});
