@@ -10,6 +10,8 @@ import { ProfilePage } from './pages/profile/ProfilePage.tsx';
 import { SessionsPage } from './pages/sessions/SessionsPage.tsx';
 import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
+import { AgreementsPage } from './pages/agreements/AgreementsPage.tsx';
+import { DocumentsAdmin } from './pages/admin/documents/DocumentsAdmin.tsx';
 
 /** The account center's routes (spec: /onboarding/{platformKey}?resume=…, /onboarding, /admin/*). */
 export function App() {
@@ -22,8 +24,10 @@ export function App() {
           <Route path="onboarding/:platformKey" element={<RequireSession><OnboardingPage /></RequireSession>} />
           <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
+          <Route path="agreements" element={<RequireSession><AgreementsPage /></RequireSession>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
+          <Route path="admin/documents/*" element={<RequirePermission permission="onboarding:schema:read"><DocumentsAdmin /></RequirePermission>} />
           <Route path="signed-out" element={<SignedOutPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

@@ -24,6 +24,7 @@ import {
 } from './onboardingFlow.ts';
 import { gatewayFieldMessage } from './fieldMessages.ts';
 import { SessionExpired, StatusNotice } from './OnboardingNotices.tsx';
+import { AgreementsStep, NOTHING_PENDING, type PendingDocuments } from './AgreementsStep.tsx';
 import './onboarding.css';
 
 // Central onboarding (spec: Onboarding (user), client continuation):
@@ -52,6 +53,8 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
   const [loaded, setLoaded] = useState<{ fields: RequirementField[]; status: OnboardingStatus } | null>(null);
   const [loadError, setLoadError] = useState<ApiProblem | null>(null);
   const [expired, setExpired] = useState(false);
+  // The platform's documents still to be accepted (the agreements step, issue 25).
+  const [pendingDocuments, setPendingDocuments] = useState<PendingDocuments>(NOTHING_PENDING);
   const generation = useRef(0);
 
   const load = useCallback(async () => {
@@ -96,6 +99,7 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
           <p>Saving keeps your details in your account; afterwards you go to your profile.</p>
         </Notice>
       ) : null}
+      {loaded && loaded.status.missingDocuments.length > 0 ? <AgreementsStep platformKey={platformKey} onPendingChange={setPendingDocuments} /> : null}
       <LoadState loading={!loaded} error={loadError} onRetry={() => void load()} what={`the details ${platformName} asks for`}>
         {loaded ? (
           <OnboardingForm
@@ -105,6 +109,7 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
             resume={resume}
             initialFields={loaded.fields}
             initialStatus={loaded.status}
+            pendingDocuments={pendingDocuments}
             leave={leave}
             onExpired={() => setExpired(true)}
           />
@@ -127,12 +132,13 @@ interface Summary {
   entries: SummaryEntry[];
 }
 
-function OnboardingForm({ platformKey, platformName, resume, initialFields, initialStatus, leave, onExpired }: {
+function OnboardingForm({ platformKey, platformName, resume, initialFields, initialStatus, pendingDocuments, leave, onExpired }: {
   platformKey: string;
   platformName: string;
   resume: string | null;
   initialFields: RequirementField[];
   initialStatus: OnboardingStatus;
+  pendingDocuments: PendingDocuments;
   leave: (url: string) => void;
   onExpired: () => void;
 }) {
@@ -210,6 +216,11 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
     const labelOf = (key: string, among = fields) => among.find((field) => field.fieldKey === key)?.label ?? key;
 
     // 1. What the page can tell without the gateway (an empty required checkbox group…).
+    // Each required document is accepted by its own explicit action, never by this button.
+    if (pendingDocuments.documents.length > 0) {
+      showErrors(pendingDocuments.message, pendingDocuments.documents.map((document) => ({ fieldKey: `agreement-${document.documentKey}`, label: document.title, message: pendingDocuments.entryMessage })), {});
+      return;
+    }
     const problems = checkBeforeWrite(fields, values, inputErrors);
     if (problems.size > 0) {
       const entries = [...problems].map(([fieldKey, message]) => ({ fieldKey, label: labelOf(fieldKey), message }));
