@@ -2463,9 +2463,9 @@ export interface components {
              * @description The session a revocation ended; `null` otherwise.
              */
             sessionId: string | null;
-            /** @description The document a `document.*` event concerns; `null` otherwise. */
+            /** @description The document a `document.*` event concerns; present only on those events. */
             documentKey?: string | null;
-            /** @description The document version a `document.*` event concerns; `null` otherwise. */
+            /** @description The document version a `document.*` event concerns; present only on those events. */
             documentVersion?: number | null;
             /** @description Who made the change. */
             actor: {

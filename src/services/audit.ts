@@ -119,8 +119,8 @@ function toView(row: AuditEventRow): AuditEventView {
     platformKey: row.platformKey,
     fieldKey: row.fieldKey,
     sessionId: row.sessionId,
-    documentKey: row.documentKey ?? null,
-    documentVersion: row.documentVersion ?? null,
+    // Only on document.* events (the properties are optional in the contract).
+    ...(row.documentKey ? { documentKey: row.documentKey, documentVersion: row.documentVersion ?? null } : {}),
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub },
     changedFields: row.changedFields,
     requestId: row.requestId,
