@@ -656,7 +656,9 @@ export interface paths {
          *     version the person's latest record already accepts records nothing new (two tabs, or a
          *     retried request, give one row), and answers the same. Each new row is audited as
          *     `document.accept`. Accepting does not complete onboarding; the account center then
-         *     calls `completeOnboarding` and resumes the login.
+         *     calls `completeOnboarding` and resumes the login. A platform in `platform` mode that
+         *     shows its own documents records the acceptance it collected with its own credential
+         *     (its own platform only), the same way.
          */
         post: operations["acceptAgreement"];
         delete?: never;
@@ -747,7 +749,8 @@ export interface paths {
          *     subset, never as HTML) or an `https` URL on one of the platform's allowed return
          *     origins together with the SHA-256 of the text at that address; the gateway computes
          *     the digest of Markdown texts itself. Nothing is asked of anyone until the draft is
-         *     published.
+         *     published. The body may be up to 1 MiB here and in `updateDocumentDraft` (64 KiB
+         *     elsewhere); a larger one is `413`.
          *
          *     Requires `onboarding:schema:write`; `platforms:admin` also suffices (`x-platform-claim`
          *     as for the onboarding schema).

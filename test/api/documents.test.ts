@@ -132,6 +132,10 @@ describe('documents and agreements (issue 25)', () => {
     await draft(key, 'terms', { kind: 'terms', material: true, defaultLanguage: 'en', texts: text }).expect(201);
     expect((await draft(key, 'conditions', { kind: 'terms', material: true, defaultLanguage: 'en', texts: text }).expect(409)).body.code).toBe('CONFLICT');
     expect((await draft(key, 'terms', { kind: 'custom', material: true, defaultLanguage: 'en', texts: text }).expect(409)).body.code).toBe('CONFLICT');
+    // A long text fits (the draft routes read up to 1 MiB; other bodies stay within 64 KiB).
+    const long = 'Lorem ipsum dolor sit amet. '.repeat(3500);
+    await draft(key, 'long', { kind: 'custom', material: false, defaultLanguage: 'en', texts: { en: { title: 'Long', markdown: long.slice(0, 100000) } } }).expect(201);
+    expect((await as(adminCookie, app().put(`/v1/onboarding/${key}/values`)).send({ values: { x: long } })).status).toBe(413);
     // Markdown is stored as given: it is never HTML to the gateway (the account center renders a safe subset).
     const html = await draft(key, 'news', { kind: 'custom', material: false, defaultLanguage: 'en', texts: { en: { title: 'N', markdown: '<script>alert(1)</script>' } } }).expect(201);
     expect(html.body.texts.en.markdown).toBe('<script>alert(1)</script>');
