@@ -8,6 +8,7 @@ import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage.tsx';
 import { ProfilePage } from './pages/profile/ProfilePage.tsx';
 import { SessionsPage } from './pages/sessions/SessionsPage.tsx';
+import { DataRightsPage } from './pages/dataRights/DataRightsPage.tsx';
 import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
 import { AgreementsPage } from './pages/agreements/AgreementsPage.tsx';
@@ -25,6 +26,7 @@ export function App() {
           <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
           <Route path="agreements" element={<RequireSession><AgreementsPage /></RequireSession>} />
+          <Route path="data" element={<RequireSession><DataRightsPage /></RequireSession>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
           <Route path="admin/documents/*" element={<RequirePermission permission="onboarding:schema:read"><DocumentsAdmin /></RequirePermission>} />

@@ -53,6 +53,13 @@ import { getOnboardingRequirements } from '../operations/getOnboardingRequiremen
 import { listAuthenticationMethods } from '../operations/listAuthenticationMethods.ts';
 import { changePassword } from '../operations/changePassword.ts';
 import { getJwks } from '../operations/getJwks.ts';
+import { startDataExport } from '../operations/startDataExport.ts';
+import { listDataExports } from '../operations/listDataExports.ts';
+import { getDataExport } from '../operations/getDataExport.ts';
+import { createDataExportLink } from '../operations/createDataExportLink.ts';
+import { downloadDataExport } from '../operations/downloadDataExport.ts';
+import { listMyApps } from '../operations/listMyApps.ts';
+import { leavePlatform } from '../operations/leavePlatform.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -117,6 +124,14 @@ export const handlers: HandlerMap = {
   listAuthenticationMethods,
   changePassword,
   deleteMyAccount,
+
+  startDataExport,
+  listDataExports,
+  getDataExport,
+  createDataExportLink,
+  downloadDataExport,
+  listMyApps,
+  leavePlatform,
 
   getLiveness,
   getReadiness,

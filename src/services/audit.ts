@@ -23,6 +23,9 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'document.publish',
   'document.accept',
   'document.withdraw',
+  'data_export.start',
+  'data_export.download',
+  'membership.leave',
 ];
 
 /** Who makes a change: an API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */

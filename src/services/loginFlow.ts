@@ -29,6 +29,7 @@ import { requestedAtStart, requireRequestedAuthentication, startParameters, type
 /** Additional authenticated data of the sealed columns (crypto.ts KeyRing; keyRotation.ts re-seals them). */
 export const pkceAad = (transactionId: string) => `auth_transactions:pkce_verifier:${transactionId}`;
 export const nonceAad = (transactionId: string) => `auth_transactions:nonce:${transactionId}`;
+export const platformStateAad = (transactionId: string) => `auth_transactions:platform_state:${transactionId}`;
 
 function requireOidc(deps: AppDeps): RelyingParty {
   if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED', 'The gateway has no OpenID Connect client configured.');
@@ -41,6 +42,8 @@ export interface StartInput extends StartAuthenticationInput {
   onboardingMode?: OnboardingMode;
   /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (required unless the platform turned it off). */
   handoffChallenge?: string;
+  /** The platform back end's opaque correlation value, handed back beside the code (never interpreted). */
+  platformState?: string;
 }
 
 export interface StartedLogin {
@@ -119,6 +122,8 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     returnTo: returnTo.href,
     browserBindingDigest: sha256(browserBinding),
     handoffChallenge: input.handoffChallenge ?? null,
+    // Sealed, not digested: it is handed back to the platform's callback (handoff.ts, handoffUrl).
+    platformStateSealed: input.platformState ? deps.keyRing.seal(input.platformState, platformStateAad(id)) : null,
     ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
@@ -285,7 +290,7 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   if (!session.handoffIssued) throw new ApiError('CONFLICT', 'A handoff code was already issued for this login transaction.');
   if (handoffCode !== null) deps.metrics?.handoffsIssued.inc();
   // 9. (8, the cookie, is set by the operation from `session`)
-  const location = handoffCode === null ? onboardingUrl(deps, platform, tx.id) : handoffUrl(platform.callbackUrl!, handoffCode);
+  const location = handoffCode === null ? onboardingUrl(deps, platform, tx.id) : handoffUrl(platform.callbackUrl!, handoffCode, openPlatformState(deps, tx));
   return { location, session: { token: session.token, expiresAt: session.expiresAt } };
 }
 
@@ -307,7 +312,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
   // deadline (insertHandoff): inside the transaction, a COMMIT sent to a frozen database would
   // still issue the code once it resumes, after the resume had answered 503, and the retry
   // would get 409 CONFLICT.
-  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
+  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding, platformState: openPlatformState(deps, tx) });
+}
+
+/** The platform's correlation value of a login, opened from the row that carried it (the consume's or the resume's read). */
+function openPlatformState(deps: AppDeps, tx: { id: string; platformStateSealed: string | null }): string | null {
+  return tx.platformStateSealed === null ? null : deps.keyRing.open(tx.platformStateSealed, platformStateAad(tx.id));
 }
 
 /**
@@ -362,7 +372,7 @@ function withNextStep(error: unknown, nextStep: NextStep | undefined): unknown {
 async function continueTo(
   deps: AppDeps,
   db: AppDeps['db'],
-  step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus },
+  step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus; platformState: string | null },
 ): Promise<URL> {
   if (goesToCentralOnboarding(step.mode, step.onboarding)) {
     return onboardingUrl(deps, step.platform, step.transactionId);
@@ -376,6 +386,7 @@ async function continueTo(
     sessionId: step.sessionId,
     onboarding: step.onboarding,
     callbackUrl: step.platform.callbackUrl,
+    platformState: step.platformState,
   });
   deps.metrics?.handoffsIssued.inc();
   return target;
