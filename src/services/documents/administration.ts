@@ -4,7 +4,7 @@ import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../../db
 import { bumpRequirementVersion } from '../../db/repositories/onboardingFields.ts';
 import { countCompleteMemberships } from '../../db/repositories/onboarding.ts';
 import { findUserBySub } from '../../db/repositories/users.ts';
-import { isRequiredKind, isWithdrawableKind, type DocumentKind } from '../../domain/documents.ts';
+import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit.ts';
 import {
@@ -190,8 +190,6 @@ async function requireVersion(trx: Db, platform: PlatformRow, documentKey: strin
   if (!document || !row) throw documentNotFound(documentKey, version);
   return { document, row };
 }
-
-export type { DocumentKind };
 
 function platformNotFound(platformKey: string): ApiError {
   return new ApiError('PLATFORM_NOT_FOUND', `No platform has the key ${platformKey}.`);
