@@ -174,6 +174,11 @@ describe('documents and agreements (issue 25)', () => {
     // The record is append-only while the account exists.
     await expect(db().raw(`UPDATE agreement_records SET version = 2 WHERE user_id = ?`, [person.id])).rejects.toThrow(/append-only/);
     await expect(db().raw(`DELETE FROM agreement_records WHERE user_id = ?`, [person.id])).rejects.toThrow(/append-only/);
+    // Once the account is deleted, its rows may go with its purge.
+    const gone = await user();
+    await as(gone.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send(body).expect(200);
+    await db().raw('UPDATE users SET deleted_at = now() WHERE id = ?', [gone.id]);
+    expect((await db().raw(`DELETE FROM agreement_records WHERE user_id = ?`, [gone.id])).rowCount).toBe(1);
 
     // Counts per version, for administrators: "1 of 1 active users accepted version 1".
     const list = await as(adminCookie, app().get(`/v1/platforms/${key}/documents`)).expect(200);
