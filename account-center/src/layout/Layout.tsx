@@ -3,6 +3,7 @@ import type { MouseEvent } from 'react';
 import { useIntl } from 'react-intl';
 import { hasPermission, oneStepSignOutUrl, signInUrl, signOutUrl, useSession } from '../session.tsx';
 import { LanguageSwitcher } from './LanguageSwitcher.tsx';
+import { UpdatedAgreementsNotice } from '../documents/UpdatedAgreementsNotice.tsx';
 
 /** The frame of every page: the product name, the navigation, the language, sign-in or sign-out, the content. */
 export function Layout() {
@@ -48,6 +49,7 @@ export function Layout() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <UpdatedAgreementsNotice />
         <Outlet />
       </main>
     </div>

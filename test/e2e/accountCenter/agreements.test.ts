@@ -120,6 +120,17 @@ describe.skipIf(!hasChromium)(`documents and agreements in Chromium${hasChromium
     await history.getByText('The text as you were shown it').click();
     expect(await history.locator('.document-text strong').textContent()).toBe('little');
     await expectAccessible(page, 'agreements page');
+
+    // A non-material version: nothing blocks, and the next visit says "updated".
+    const db = stack.harness.database.db;
+    const newer = await createDraft(db, platform.key, 'privacy', { kind: 'privacy', material: false, defaultLanguage: 'en', texts: { en: { title: 'Privacy notice', markdown: 'We keep **very** little.' } } });
+    await publishVersion(db, platform.key, 'privacy', newer.version, CLI_ACTOR);
+    await page.goto(`${stack.url}/profile`);
+    const updated = page.getByRole('status').filter({ hasText: 'Updated: Privacy notice (Harbour Terms).' });
+    await updated.waitFor();
+    await updated.getByRole('link', { name: 'See your agreements' }).click();
+    await page.getByRole('region', { name: 'Harbour Terms' }).getByText('Updated', { exact: true }).waitFor();
+    await expectAccessible(page, 'agreements page, updated');
     expect(unexpected(errors)).toEqual([]);
     await context.close();
   });
