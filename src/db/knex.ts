@@ -20,6 +20,7 @@ import * as unreachedSessions from '../../migrations/20261126001500_unreached_se
 import * as securityEvents from '../../migrations/20261127002000_security_events.ts';
 import * as deletionReceipts from '../../migrations/20261127002100_deletion_receipts.ts';
 import * as platformState from '../../migrations/20261127000100_platform_state.ts';
+import * as platformDocuments from '../../migrations/20261127001000_platform_documents.ts';
 import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
 import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127002000_security_events': securityEvents,
   '20261127002100_deletion_receipts': deletionReceipts,
   '20261127000100_platform_state': platformState,
+  '20261127001000_platform_documents': platformDocuments,
   '20261127002500_data_rights': dataRights,
   '20261127003500_platform_branding': platformBranding,
 };

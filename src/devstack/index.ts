@@ -5,7 +5,7 @@ import type { Db } from '../db/knex.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from '../devidp/index.ts';
 import type { FieldCreateInput } from '../services/onboarding/schema.ts';
 import { acceptsPublishedDevCredentials, DEV_OIDC_CLIENT, DEV_PLATFORM_CREDENTIALS } from '../security/devCredentials.ts';
-import { seedDemoPlatform } from './seed.ts';
+import { seedDemoDocuments, seedDemoPlatform, type DemoDocument } from './seed.ts';
 import { seedDemoBranding } from './branding.ts';
 import { announceReady } from './announcement.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
@@ -19,6 +19,21 @@ export const DEMO_CENTRAL_PLATFORM_KEY = 'DEMO_CENTRAL';
 /** The account center's own platform when AUTH_PLATFORM_KEY is unset. */
 export const ACCOUNT_CENTER_PLATFORM_KEY = 'ACCOUNT_CENTER';
 const DEV_CLIENT_ID = DEV_OIDC_CLIENT.clientId;
+/** Terms and a privacy notice of the central demo platform: a new person accepts both in the account center (issue 25). */
+const DEMO_CENTRAL_DOCUMENTS: readonly DemoDocument[] = [
+  {
+    documentKey: 'terms',
+    kind: 'terms',
+    title: 'Terms of use',
+    markdown: '# Terms of use\n\nThis is the **demo** platform of the development stack. Use it to try the gateway; nothing here is real.\n\n- Be kind.\n- Do not store real personal data.\n\nThe full text of real terms would be here, or [linked](https://example.com/terms).',
+  },
+  {
+    documentKey: 'privacy',
+    kind: 'privacy',
+    title: 'Privacy notice',
+    markdown: '# Privacy notice\n\nThe demo keeps what you enter in a local database under `.data/`, on this machine only.',
+  },
+];
 /** The dev identity provider's users, password hashes and states, kept across restarts (git-ignored). */
 export const DEV_IDP_USERS_FILE = path.resolve('.data/dev-idp-users.json');
 
@@ -107,6 +122,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     displayNames: { de: 'Demo-Plattform mit zentralem Onboarding' },
     logo: { fill: '#0b6e69', ring: '#ffffff' },
   });
+  await seedDemoDocuments(db, DEMO_CENTRAL_PLATFORM_KEY, DEMO_CENTRAL_DOCUMENTS);
   const accountCenter = await startAccountCenter(config, db, logger, published);
   let bff: DemoBff | null = null;
   try {

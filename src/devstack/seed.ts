@@ -5,6 +5,8 @@ import { createPlatform, rotatePlatformCredentials, updatePlatform, type Platfor
 import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { sha256 } from '../security/crypto.ts';
 import type { PublishedPlatformCredentials } from '../security/devCredentials.ts';
+import { createDraft, listPlatformDocuments, publishVersion } from '../services/documents/administration.ts';
+import type { DocumentKind } from '../domain/documents.ts';
 
 /**
  * The dev stack's explicit allowance: its demo platforms receive their logout tokens on
@@ -81,4 +83,32 @@ async function usePublishedCredentials(db: Db, platformKey: string, published: P
     const changedFields = sameId ? ['clientSecret'] : ['clientId', 'clientSecret'];
     await recordAuditEvent(trx, { action: 'platform.rotate_credentials', platformKey, changedFields }, DEVSTACK_ACTOR);
   });
+}
+
+/** A document the dev stack publishes for a demo platform (version 1, in English). */
+export interface DemoDocument {
+  documentKey: string;
+  kind: DocumentKind;
+  title: string;
+  markdown: string;
+}
+
+/**
+ * Publishes each demo document the platform does not have yet (a new database, or one seeded
+ * before documents existed), as actor `devstack`; a start that finds them in place writes
+ * nothing. A first version is always asked of everyone, so a new person accepts them in the
+ * account center before reaching the platform.
+ */
+export async function seedDemoDocuments(db: Db, platformKey: string, documents: readonly DemoDocument[]): Promise<void> {
+  const existing = new Set((await listPlatformDocuments(db, platformKey)).items.map((document) => document.documentKey));
+  for (const document of documents) {
+    if (existing.has(document.documentKey)) continue;
+    const draft = await createDraft(db, platformKey, document.documentKey, {
+      kind: document.kind,
+      material: true,
+      defaultLanguage: 'en',
+      texts: { en: { title: document.title, markdown: document.markdown } },
+    });
+    await publishVersion(db, platformKey, document.documentKey, draft.version, DEVSTACK_ACTOR);
+  }
 }

@@ -41,7 +41,7 @@ const EVERY_TYPE: RequirementField[] = [
 ];
 
 function status(value: Schemas['OnboardingStatusValue'], missingFields: string[] = [], requirementVersion = 3): Schemas['OnboardingStatus'] {
-  return { status: value, requirementVersion, missingFields, canCompleteCentrally: true };
+  return { status: value, requirementVersion, missingFields, canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] };
 }
 
 function requirements(fields: RequirementField[], requirementVersion = 3): Schemas['OnboardingRequirements'] {

@@ -25,6 +25,7 @@ import {
 import { gatewayFieldMessage } from './fieldMessages.ts';
 import { SessionExpired, StatusNotice } from './OnboardingNotices.tsx';
 import { usePlatformBrand } from '../../branding/PlatformBrandFrame.tsx';
+import { AgreementsStep, NOTHING_PENDING, type PendingDocuments } from './AgreementsStep.tsx';
 import './onboarding.css';
 
 // Central onboarding (spec: Onboarding (user), client continuation):
@@ -55,6 +56,8 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
   const [loaded, setLoaded] = useState<{ fields: RequirementField[]; status: OnboardingStatus } | null>(null);
   const [loadError, setLoadError] = useState<ApiProblem | null>(null);
   const [expired, setExpired] = useState(false);
+  // The platform's documents still to be accepted (the agreements step, issue 25).
+  const [pendingDocuments, setPendingDocuments] = useState<PendingDocuments>(NOTHING_PENDING);
   const generation = useRef(0);
 
   const load = useCallback(async () => {
@@ -99,6 +102,7 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
           <p>Saving keeps your details in your account; afterwards you go to your profile.</p>
         </Notice>
       ) : null}
+      {loaded && loaded.status.missingDocuments.length > 0 ? <AgreementsStep platformKey={platformKey} onPendingChange={setPendingDocuments} /> : null}
       <LoadState loading={!loaded} error={loadError} onRetry={() => void load()} what={`the details ${platformName} asks for`}>
         {loaded ? (
           <OnboardingForm
@@ -108,6 +112,7 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
             resume={resume}
             initialFields={loaded.fields}
             initialStatus={loaded.status}
+            pendingDocuments={pendingDocuments}
             leave={leave}
             onExpired={() => setExpired(true)}
           />
@@ -130,12 +135,13 @@ interface Summary {
   entries: SummaryEntry[];
 }
 
-function OnboardingForm({ platformKey, platformName, resume, initialFields, initialStatus, leave, onExpired }: {
+function OnboardingForm({ platformKey, platformName, resume, initialFields, initialStatus, pendingDocuments, leave, onExpired }: {
   platformKey: string;
   platformName: string;
   resume: string | null;
   initialFields: RequirementField[];
   initialStatus: OnboardingStatus;
+  pendingDocuments: PendingDocuments;
   leave: (url: string) => void;
   onExpired: () => void;
 }) {
@@ -213,6 +219,11 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
     const labelOf = (key: string, among = fields) => among.find((field) => field.fieldKey === key)?.label ?? key;
 
     // 1. What the page can tell without the gateway (an empty required checkbox group…).
+    // Each required document is accepted by its own explicit action, never by this button.
+    if (pendingDocuments.documents.length > 0) {
+      showErrors(pendingDocuments.message, pendingDocuments.documents.map((document) => ({ fieldKey: `agreement-${document.documentKey}`, label: document.title, message: pendingDocuments.entryMessage })), {});
+      return;
+    }
     const problems = checkBeforeWrite(fields, values, inputErrors);
     if (problems.size > 0) {
       const entries = [...problems].map(([fieldKey, message]) => ({ fieldKey, label: labelOf(fieldKey), message }));

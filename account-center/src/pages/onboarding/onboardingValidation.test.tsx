@@ -34,7 +34,7 @@ const FIELDS = [
   field('website', 'Website', 'URL', 30),
 ];
 
-const status = (value: Schemas['OnboardingStatusValue']): Schemas['OnboardingStatus'] => ({ status: value, requirementVersion: 1, missingFields: [], canCompleteCentrally: true });
+const status = (value: Schemas['OnboardingStatusValue']): Schemas['OnboardingStatus'] => ({ status: value, requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
 function gatewayWith(fields: RequirementField[]): FakeGateway {
   return fakeGateway()

@@ -3,7 +3,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fakeGateway, json, me, problem, renderProfilePage, SLOW } from './testGateway.tsx';
 
-const status = (value: 'COMPLETE' | 'IN_PROGRESS' | 'NOT_STARTED', missingFields: string[] = []) => ({ status: value, requirementVersion: 2, missingFields, canCompleteCentrally: true });
+const status = (value: 'COMPLETE' | 'IN_PROGRESS' | 'NOT_STARTED', missingFields: string[] = []) => ({ status: value, requirementVersion: 2, missingFields, canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
 describe('profile: your platforms', SLOW, () => {
   it('lists each membership: name, key, status badge, missing fields, and a link to complete onboarding when not complete', async () => {
