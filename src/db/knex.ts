@@ -17,6 +17,7 @@ import * as auditActorDevstack from '../../migrations/20261122001390_audit_actor
 import * as handoffChallengeRequired from '../../migrations/20261122001400_handoff_challenge_required.ts';
 import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 import * as unreachedSessions from '../../migrations/20261126001500_unreached_sessions.ts';
+import * as onboardingFieldTranslations from '../../migrations/20261127003000_onboarding_field_translations.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122001400_handoff_challenge_required': handoffChallengeRequired,
   '20261126000200_step_up': stepUp,
   '20261126001500_unreached_sessions': unreachedSessions,
+  '20261127003000_onboarding_field_translations': onboardingFieldTranslations,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

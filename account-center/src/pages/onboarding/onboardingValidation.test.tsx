@@ -21,7 +21,7 @@ const PHONE_MESSAGE = 'Enter a phone number in international format: + and the c
 function field(fieldKey: string, label: string, fieldType: RequirementField['fieldType'], sortOrder: number, extra: Partial<RequirementField> = {}): RequirementField {
   return {
     fieldKey, label, fieldType, sortOrder,
-    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null,
+    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     archived: false, archivedAt: null, createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z',
     currentValue: null,
     ...extra,
@@ -39,7 +39,7 @@ const status = (value: Schemas['OnboardingStatusValue']): Schemas['OnboardingSta
 function gatewayWith(fields: RequirementField[]): FakeGateway {
   return fakeGateway()
     .on('GET', '/v1/me', { status: 200, body: { user: { id: '8b2e4f60-1c3d-4a5b-9e7f-0a1b2c3d4e5f', sub: 'alice', email: null, displayName: 'Alice', pictureUrl: null, locale: null }, permissions: [], permissionsReadAt: null, authentication: 'session', platform: null, session: null, memberships: [] } })
-    .on('GET', `${BASE}/requirements`, { status: 200, body: { platformKey: 'DEMO', requirementVersion: 1, fields } })
+    .on('GET', `${BASE}/requirements`, { status: 200, body: { platformKey: 'DEMO', requirementVersion: 1, language: null, fields } })
     .on('GET', `${BASE}/status`, { status: 200, body: status('NOT_STARTED') })
     .on('PUT', `${BASE}/values`, { status: 200, body: { values: {}, onboarding: status('IN_PROGRESS') } })
     .on('POST', `${BASE}/complete`, { status: 200, body: status('COMPLETE') });

@@ -107,7 +107,7 @@ describe('field form', () => {
     expect(gateway.writes()).toHaveLength(1);
     expect(gateway.writes()[0]).toMatchObject({ method: 'POST', body: {
       fieldKey: 'teamSize', label: 'Team size', fieldType: 'SELECT', required: true, sortOrder: 20, source: 'CUSTOM_FIELD', profileField: null,
-      options: [{ value: 'small', label: 'Small' }], validation: {}, uiConfig: {}, placeholder: null, description: null,
+      options: [{ value: 'small', label: 'Small' }], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     } });
     expect(gateway.writes()[0]!.query.get('dryRun')).toBe('true');
 
