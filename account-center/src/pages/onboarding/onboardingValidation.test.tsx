@@ -3,6 +3,7 @@
 // field changes, the gateway's errors read like the page's own, and a stored phone number
 // shows formatted.
 import { describe, expect, it, vi } from 'vitest';
+import { englishIntl } from '../../i18n/useIntl.ts';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
@@ -107,7 +108,7 @@ describe('OnboardingPage: checks in one pass, one voice', { timeout: 20_000 }, (
     await user.type(screen.getByLabelText(/^Company/), 'Acme');
     await user.type(screen.getByLabelText(/^Phone number/), '+44 20 0000 0000');
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    const summary = await screen.findByRole('alert', { name: /not valid/ });
+    const summary = await screen.findByRole('alert', { name: /not accepted/ });
     expect(within(summary).getAllByRole('link').map((link) => link.textContent)).toEqual([`Phone number: ${PHONE_MESSAGE}`]);
     expect(describedTexts(screen.getByLabelText(/^Phone number/))).toContain(PHONE_MESSAGE);
   });
@@ -120,11 +121,11 @@ describe('OnboardingPage: checks in one pass, one voice', { timeout: 20_000 }, (
 
   it('checks a value no stricter than the gateway', () => {
     const phone = { fieldType: 'PHONE' as const, label: 'Phone', validation: {} };
-    expect(valueProblem(phone, '+44 20 7183 8750')).toBeNull();
-    expect(valueProblem(phone, '+1 (415) 555-0132')).toBeNull();
-    expect(valueProblem(phone, '020 7183 8750')).toBe(PHONE_MESSAGE);
-    expect(valueProblem({ fieldType: 'NUMBER', label: 'Size', validation: { min: 1, max: 10 } }, 11)).toBe('Enter a number of at most 10.');
-    expect(valueProblem({ fieldType: 'EMAIL', label: 'E-mail', validation: {} }, 'a@b.co')).toBeNull();
+    expect(valueProblem(englishIntl(), phone, '+44 20 7183 8750')).toBeNull();
+    expect(valueProblem(englishIntl(), phone, '+1 (415) 555-0132')).toBeNull();
+    expect(valueProblem(englishIntl(), phone, '020 7183 8750')).toBe(PHONE_MESSAGE);
+    expect(valueProblem(englishIntl(), { fieldType: 'NUMBER', label: 'Size', validation: { min: 1, max: 10 } }, 11)).toBe('Enter a number of at most 10.');
+    expect(valueProblem(englishIntl(), { fieldType: 'EMAIL', label: 'E-mail', validation: {} }, 'a@b.co')).toBeNull();
     expect(formatPhone('+14155550132')).toBe('+1 415 555 0132');
   });
 });
