@@ -139,7 +139,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
 
 // German texts beside the English ones (issue 27): a browser asking for German sees the demo's
 // onboarding in German; the country list is named by the account center in either language.
-const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
+export const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
   { fieldKey: 'firstName', label: 'First name', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'firstName', required: true, sortOrder: 10, uiConfig: { width: 'half' }, translations: { de: { label: 'Vorname' } } },
   { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 20, placeholder: 'Acme Ltd', uiConfig: { width: 'half' }, translations: { de: { label: 'Unternehmen', placeholder: 'Muster GmbH' } } },
   { fieldKey: 'country', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: true, sortOrder: 30, translations: { de: { label: 'Land' } } },

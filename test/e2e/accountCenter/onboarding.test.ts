@@ -157,7 +157,7 @@ describe.skipIf(!hasChromium)(`account center onboarding in Chromium${hasChromiu
     await page.getByRole('button', { name: 'Save and continue' }).click();
 
     // The gateway's message above the form, the phone's beside it; the summary has the focus.
-    const summary = page.getByRole('alert', { name: 'One or more values are not valid; nothing was stored.' });
+    const summary = page.getByRole('alert', { name: 'Some details were not accepted. Nothing was saved.' });
     await summary.waitFor();
     await expect.poll(() => page.locator('.error-summary:focus').count()).toBe(1);
     expect(await describedBy(input(page, 'textbox', 'Phone number'))).toContain('Enter a phone number in international format: + and the country code, then the number, like +44 20 7946 0958.');
