@@ -401,6 +401,7 @@ export function changedWords(changedFields: readonly string[]): string {
     placeholder: 'placeholder',
     description: 'description',
     archived: 'archived',
+    translations: 'translations',
   };
   return changedFields.map((field) => words[field] ?? field).join(', ');
 }
@@ -409,6 +410,8 @@ export function changedWords(changedFields: readonly string[]): string {
 
 /** A person's name for the input behind a pointer below /body/ (for the error summary). */
 export function pointerLabel(pointer: string): string {
+  const translation = /^translations\/([^/]+)(?:\/(.+))?$/.exec(pointer);
+  if (translation) return `Translation (${translation[1]})${translation[2] ? `: ${translation[2].replace(/^options\//, 'option ')}` : ''}`;
   const option = /^options\/(\d+)(?:\/(value|label))?$/.exec(pointer);
   if (option) return `Option ${Number(option[1]) + 1}${option[2] ? ` ${option[2]}` : ''}`;
   const names: Record<string, string> = {
