@@ -1,7 +1,7 @@
 import { useContext } from 'react';
 import { createIntl, IntlContext, type IntlShape } from 'react-intl';
 import { messagesFor } from './catalogues.ts';
-import { DEFAULT_LANGUAGE } from './languages.ts';
+import { DEFAULT_LANGUAGE, type LanguageChoice } from './languages.ts';
 
 let english: IntlShape | undefined;
 
@@ -9,6 +9,11 @@ let english: IntlShape | undefined;
 export function englishIntl(): IntlShape {
   english ??= createIntl({ locale: DEFAULT_LANGUAGE, defaultLocale: DEFAULT_LANGUAGE, messages: messagesFor(DEFAULT_LANGUAGE) });
   return english;
+}
+
+/** A formatter for a choice, for code outside React's tree (the boot error). */
+export function intlFor({ language, locale }: LanguageChoice): IntlShape {
+  return createIntl({ locale, defaultLocale: DEFAULT_LANGUAGE, messages: messagesFor(language) });
 }
 
 /**
