@@ -6,6 +6,7 @@ import { Field } from '../../components/Field.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { FieldInput } from '../../fields/FieldInput.tsx';
 import { countryCode } from '../../fields/countries.ts';
+import { useCurrentLanguage } from '../../i18n/LanguageProvider.tsx';
 import {
   changesBetween, isEditableKey, LABELS, PROFILE_FIELDS, profileErrorText, sentence, valuesOf,
   type EditableKey, type Profile, type ProfileValues,
@@ -24,6 +25,8 @@ type Outcome =
  */
 export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved: (profile: Profile) => void }) {
   const { api, reload } = useSession();
+  // The country input lists names in the page's language: a typed name is read in it.
+  const language = useCurrentLanguage();
   const summary = useSummarySlot('profile');
   const formRef = useRef<HTMLFormElement>(null);
   const [saved, setSaved] = useState<ProfileValues>(() => valuesOf(profile));
@@ -52,7 +55,7 @@ export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved
     if (busy) return;
     // A typed country that names none submits nothing: say so instead of clearing the stored one.
     const typedCountry = (formRef.current?.querySelector<HTMLInputElement>('[data-property="country"] input')?.value ?? '').trim();
-    if (typedCountry !== '' && countryCode(typedCountry) === null) {
+    if (typedCountry !== '' && countryCode(typedCountry, language) === null) {
       fail('Check the highlighted details.', { country: 'Choose a country from the list.' });
       return;
     }
