@@ -28,11 +28,17 @@ COPY account-center ./account-center
 COPY generated ./generated
 RUN node --input-type=module -e "await (await import('./account-center/server/build.ts')).buildAccountCenter()"
 
-# Its server has no dependencies: Node's http module, the built files, and its configuration.
+# Its server: Node's http module, the platform kit's sources (packages/platform-kit/src, run as
+# TypeScript as the server is) with the kit's two runtime dependencies (jose, openapi-fetch: no
+# dependencies of their own), the built files, and its configuration.
 FROM node:24-bookworm-slim AS account-center
 ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=account-center-build /app/account-center/dist ./account-center/dist
+COPY --from=account-center-build /app/node_modules/jose ./node_modules/jose
+COPY --from=account-center-build /app/node_modules/openapi-fetch ./node_modules/openapi-fetch
+COPY packages/platform-kit/package.json ./packages/platform-kit/package.json
+COPY packages/platform-kit/src ./packages/platform-kit/src
 COPY account-center/server/main.ts account-center/server/server.ts ./account-center/server/
 USER node
 EXPOSE 3000

@@ -10,7 +10,8 @@ export default defineConfig({
       {
         test: {
           name: 'gateway',
-          include: ['test/**/*.test.ts'],
+          // The platform kit's tests run against the same gateway, provider and PostgreSQL.
+          include: ['test/**/*.test.ts', 'packages/platform-kit/test/**/*.test.ts'],
           // One PostgreSQL for the run; the account center built once for the browser tests.
           globalSetup: ['test/setup/globalDatabase.ts', 'test/setup/accountCenterBuild.ts'],
           setupFiles: ['test/setup/env.ts'],

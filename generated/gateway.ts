@@ -120,8 +120,9 @@ export interface paths {
          *        and whenever the gateway is served over https).
          *     9. Answer `302`: in `central` mode with onboarding not `COMPLETE`, to
          *        `{ACCOUNT_CENTER_URL}/onboarding/{platformKey}?resume={transactionId}`; otherwise to
-         *        the platform's registered `callbackUrl` with `code=handoff_…`. Redirect targets come
-         *        only from the registry, never from callback query parameters.
+         *        the platform's registered `callbackUrl` with `code=handoff_…` (and `platformState=…`
+         *        when the start carried one). Redirect targets come only from the registry, never from
+         *        callback query parameters.
          *
          *     Callbacks are limited per client IP before step 1 (`RATE_LIMIT_CALLBACK_PER_MINUTE`,
          *     default 6000 a minute, sized like the start's): over it, `429 RATE_LIMITED` with
@@ -161,7 +162,7 @@ export interface paths {
          *     * Central onboarding still incomplete: `302` back to
          *       `{ACCOUNT_CENTER_URL}/onboarding/{platformKey}?resume={transactionId}`.
          *     * Complete: a handoff is issued and the answer is `302` to the platform `callbackUrl`
-         *       with `code=handoff_…`. At most one handoff exists per transaction; a second issue
+         *       with `code=handoff_…` (and the start's `platformState=…`, when it carried one). At most one handoff exists per transaction; a second issue
          *       gives `409 CONFLICT`.
          *
          *     Errors are problem+json, or an HTML page for a browser that sends `Accept: text/html`.
@@ -695,6 +696,116 @@ export interface paths {
          *     body. Requires `platforms:admin`.
          */
         post: operations["rotatePlatformCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a platform's branding
+         * @description The name, names per language, primary colour and logo URL a platform shows people: the
+         *     account center's central onboarding (and its agreements step) shows them. Any signed-in
+         *     caller may read the branding of an active platform (it is what that platform's pages show
+         *     anyone); an inactive platform is `404 PLATFORM_NOT_FOUND` unless the caller holds
+         *     `platforms:admin`. A platform without branding answers its default `displayName`, no
+         *     names per language, and `null` colour and logo: the account center's own look.
+         */
+        get: operations["getPlatformBranding"];
+        /**
+         * Set a platform's colour and names
+         * @description Replaces the platform's primary colour and its names per language (the logo has its own
+         *     operations). Both properties are required: `null` / `{}` clear them.
+         *
+         *     * `primaryColor` is the background of the primary button (under white text) and the
+         *       colour of links and focus outlines on the branded pages. It is refused unless it
+         *       reaches the WCAG 2.x AA contrast ratio for text (4.5:1, success criterion 1.4.3;
+         *       relative luminance and contrast ratio as WCAG 2.x defines them) both against the
+         *       button's white text (`#ffffff`) and against the page background (`#f5f6f9`):
+         *       `400 VALIDATION_FAILED` with reason `INSUFFICIENT_CONTRAST` at `/body/primaryColor`,
+         *       its message naming both ratios. Stored in lower case.
+         *     * `displayNames` maps a language tag (BCP 47, RFC 5646: `de`, `pt-BR`) to the name shown
+         *       to people in that language; a page picks the exact tag, then its primary language
+         *       (`de` for `de-AT`), then `displayName`.
+         *
+         *     Audited as `platform.update` (changed fields `primaryColor`, `displayNames`). Requires
+         *     `platforms:admin`.
+         */
+        put: operations["setPlatformBranding"];
+        post?: never;
+        /**
+         * Remove a platform's branding
+         * @description Clears the colour, the names per language and the logo (its URL stops serving): the
+         *     platform's pages take the account center's look and its default `displayName` again.
+         *     Idempotent. Requires `platforms:admin`.
+         */
+        delete: operations["clearPlatformBranding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a platform's logo
+         * @description The image is the body (`image/png`, `image/jpeg` or `image/webp`, at most 1 MiB; SVG is
+         *     not accepted: it is a document that can carry script). It goes through the same checks
+         *     as an avatar (declared type = magic bytes = decoded format, decodes without error, at
+         *     most 40 megapixels), is re-encoded as a PNG of at most 256×256 with no metadata (EXIF,
+         *     GPS, XMP, ICC and any bytes after the image are gone), stored, and becomes the
+         *     platform's `logoUrl` (a new URL per upload; the previous logo stops serving). The
+         *     gateway serves it itself (`getPlatformLogo`), so a branded page never loads from another
+         *     host. Audited as `platform.update` (changed field `logo`). Requires `platforms:admin`.
+         */
+        put: operations["uploadPlatformLogo"];
+        post?: never;
+        /**
+         * Remove a platform's logo
+         * @description The logo is removed and its URL stops serving; the rest of the branding stays. Idempotent. Requires `platforms:admin`.
+         */
+        delete: operations["deletePlatformLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform-logos/{logoId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A platform's logo
+         * @description A platform's current logo, public (branded pages show it before anyone signs in), served
+         *     as the PNG the upload was re-encoded to, with `Cache-Control: public, max-age=31536000,
+         *     immutable` (every upload has its own id) and `X-Content-Type-Options: nosniff`. A
+         *     replaced or removed logo is `404`.
+         */
+        get: operations["getPlatformLogo"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1249,6 +1360,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/data-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My data exports
+         * @description The caller's exports that have not expired yet, newest first (at most a handful: the
+         *     limit above and the purge bound them). The account center shows the latest one. A
+         *     platform's credential gives `403 FORBIDDEN`.
+         */
+        get: operations["listDataExports"];
+        put?: never;
+        /**
+         * Start a download of my data
+         * @description Starts an export of everything the gateway holds about the caller (profile, picture,
+         *     onboarding answers per platform with the requirement version answered, agreements,
+         *     sessions, the audit events about them, the platforms they use): a job on the gateway's
+         *     job queue writes one JSON document (`DataExportDocument`, its `readme` first, saying what
+         *     each part is). Poll `getDataExport` until `status` is `ready`, then ask `createDataExportLink`
+         *     for a short-lived, single-use download link. No secret is ever in the document (no token,
+         *     digest, ciphertext, credential or client secret).
+         *
+         *     **Limit (per person):** at most **3** exports started in any 24 hours (failed ones do not
+         *     count); the fourth gives `429 RATE_LIMITED` with `Retry-After` (seconds until the oldest
+         *     of the three is 24 hours old). Starting while an export of the caller is still `pending`
+         *     starts nothing and answers that export (so a double click or a retry is safe).
+         *
+         *     The export is kept **48 hours** after it is ready (`expiresAt`), then the periodic purge
+         *     deletes it. Audited (`data_export.start`). The person acts for themselves here: a
+         *     platform's credential gives `403 FORBIDDEN`. Cookie-authenticated requests are origin
+         *     checked.
+         */
+        post: operations["startDataExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/data-exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An export's id. */
+                exportId: components["parameters"]["DataExportIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The status of one of my exports
+         * @description `pending` while the job runs, `ready` once the document can be downloaded (until
+         *     `expiresAt`), `failed` when the job gave up (start another one). Another person's export,
+         *     an expired one, or an unknown id give `404 DATA_EXPORT_NOT_FOUND`. A platform's
+         *     credential gives `403 FORBIDDEN`.
+         */
+        get: operations["getDataExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/data-exports/{exportId}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An export's id. */
+                exportId: components["parameters"]["DataExportIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A download link for a ready export
+         * @description A download link for the export, valid for **5 minutes** and for **one** download: the
+         *     statement that starts the download spends it. A new link replaces the previous one (only
+         *     the latest works). The link alone is not enough: the download needs the same person's
+         *     browser session (or Bearer token) too, so a link that leaks (history, a shared screen)
+         *     downloads nothing for anyone else. `409 DATA_EXPORT_NOT_READY` while the export is
+         *     `pending` or `failed`. A platform's credential gives `403 FORBIDDEN`. Cookie-authenticated
+         *     requests are origin checked.
+         */
+        post: operations["createDataExportLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/data-exports/{exportId}/download": {
+        parameters: {
+            query: {
+                /** @description The link's single-use token (from `createDataExportLink`). */
+                token: string;
+            };
+            header?: never;
+            path: {
+                /** @description An export's id. */
+                exportId: components["parameters"]["DataExportIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download my data
+         * @description The export document (`DataExportDocument`), streamed as `application/json` with
+         *     `Content-Disposition: attachment`. One statement spends the link (single use, 5 minutes);
+         *     a second use, an expired or replaced link, another person's export (even with its link),
+         *     or an expired export give `404 DATA_EXPORT_LINK_INVALID`, all alike. The caller must be
+         *     the export's person (browser session or Bearer); a platform's credential gives
+         *     `403 FORBIDDEN`. Audited (`data_export.download`). HEAD is refused (`405`): it would
+         *     spend the link.
+         */
+        get: operations["downloadDataExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Apps with my data
+         * @description Each platform the caller **has used**: a platform the person has a membership of, which
+         *     the gateway creates at the person's first sign-in to it (the callback) or first onboarding
+         *     write, and removes when the person leaves it (`leavePlatform`). The gateway's own platform
+         *     (`AUTH_PLATFORM_KEY`, the account center) is not listed. For each: when the person last
+         *     signed in there, whether its onboarding is complete and for which requirement version,
+         *     and what the gateway gives it: the identity every platform receives at the exchange
+         *     (`identity`: user id, subject, session and permissions), and the fields of its onboarding
+         *     schema (`fields`, active ones; profile fields come from the shared profile, custom fields
+         *     are the platform's own). Newest sign-in first. A platform's credential gives
+         *     `403 FORBIDDEN` (no platform learns which others a person uses).
+         */
+        get: operations["listMyApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/apps/{platformKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave a platform
+         * @description "Leave this platform", in one transaction:
+         *     * every credential the platform holds for the person's sessions is revoked (the
+         *       platform's calls with it get `401`), and the platform is told by back-channel logout for
+         *       each of those sessions, as any session ending tells it; the gateway sessions themselves
+         *       stay (the account center and other platforms signed in with them are not signed out);
+         *     * pending handoff codes of the person for the platform stop exchanging;
+         *     * the person's platform-scoped onboarding values and their membership are removed (the
+         *       shared profile stays: other platforms use it).
+         *
+         *     Signing in to the platform again later starts afresh: a new membership, onboarding from
+         *     the start. Audited (`membership.leave`, with the platform). A platform the person has not
+         *     used (or no longer uses), or an unknown one, gives `404 PLATFORM_NOT_FOUND`, so a second
+         *     leave changes nothing. The gateway's own platform (`AUTH_PLATFORM_KEY`) gives
+         *     `409 CONFLICT`. A platform's credential gives `403 FORBIDDEN`. Cookie-authenticated
+         *     requests are origin checked.
+         */
+        delete: operations["leavePlatform"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -1379,6 +1685,8 @@ export interface components {
          *     | `SESSION_NOT_FOUND` | 404 | Unknown session, or another user's. |
          *     | `UPLOAD_TICKET_INVALID` | 404 | Unknown, expired, used or wrongly signed avatar upload ticket. |
          *     | `FIELD_NOT_FOUND` | 404 | Unknown onboarding field definition. |
+         *     | `DATA_EXPORT_NOT_FOUND` | 404 | Unknown, expired or another person's data export. |
+         *     | `DATA_EXPORT_LINK_INVALID` | 404 | Unknown, used, expired or replaced download link, or not the caller's. |
          *     | `METHOD_NOT_ALLOWED` | 405 | The path does not support this method. |
          *     | `CONFLICT` | 409 | Conflicts with the current state (duplicate key, handoff already issued). |
          *     | `CENTRAL_ONBOARDING_DISABLED` | 409 | Mode `central` with central onboarding disabled. |
@@ -1386,6 +1694,7 @@ export interface components {
          *     | `PLATFORM_MISSING_CALLBACK_URL` | 409 | Activation needs a callback URL. |
          *     | `PLATFORM_MISSING_RETURN_URLS` | 409 | Activation needs an allowed return URL. |
          *     | `PLATFORM_MISSING_CREDENTIALS` | 409 | Activation needs client credentials. |
+         *     | `DATA_EXPORT_NOT_READY` | 409 | The export is not ready (pending or failed). |
          *     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the size limit. |
          *     | `RATE_LIMITED` | 429 | Too many attempts; see `Retry-After`. |
          *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not `application/json`. |
@@ -1397,7 +1706,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -1463,13 +1772,14 @@ export interface components {
          *     | `DUPLICATE_ITEM` | An array that must hold unique items holds one twice. |
          *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
          *     | `ADDRESS_NOT_ALLOWED` | A URL the gateway would call (a platform's `backchannelLogoutUrl`) names a host it never calls: loopback, link-local, cloud metadata, or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`. |
+         *     | `INSUFFICIENT_CONTRAST` | A platform's `primaryColor` is below the WCAG 2.x AA contrast ratio (4.5:1) against white button text or the page background. |
          *     | `INVALID` | Any other schema rule (the `message` says which). |
          *
          *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
          *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INVALID";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INSUFFICIENT_CONTRAST" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person in words what happened, what
          *     to do, and at most one button that does it (answered to browsers sending
@@ -1477,7 +1787,9 @@ export interface components {
          *     contract does not publish). Validator messages (`errors[]`) are not shown: a validation
          *     failure reads "This link is incomplete". It shows the code and the request id for support,
          *     HTML escaped. Served by the gateway in the account center's look, inline styles only, no
-         *     script, nothing loaded (strict CSP).
+         *     script, nothing loaded but the gateway's own images (strict CSP). A page about a login of a
+         *     platform with branding (`getPlatformBranding`) shows the platform's name (for the request's
+         *     `Accept-Language`), its logo (the gateway's own URL) and its colour on the button.
          *
          *     The button after a callback that cannot finish: the platform comes from the registry (active)
          *     and the login's `returnTo` is re-checked against the platform's allowlist of today. A
@@ -1599,6 +1911,13 @@ export interface components {
                 stepUp: boolean;
             };
         };
+        /**
+         * @description A platform back end's opaque correlation value of one login (`platformState`): unreserved
+         *     URL characters only (RFC 3986 §2.3), so it travels unescaped; bounded so that it cannot
+         *     grow the login's row or the callback's address.
+         * @example Qm9yZGVyLWxpbmUgY29sbGllcyBhcmUgZ29vZCBkb2dz
+         */
+        PlatformState: string;
         /** @description What a step-up of the caller's session must meet, and where the person returns. */
         StepUpLoginRequest: {
             /** @description As `returnTo` of `startAuthentication`, under the platform's `allowedReturnUrls`. */
@@ -1609,6 +1928,8 @@ export interface components {
             requireSecondFactor?: boolean;
             /** @description As `handoffChallenge` of `startAuthentication`; required while the platform's `handoffChallengeRequired` is true (`400 HANDOFF_CHALLENGE_REQUIRED`). */
             handoffChallenge?: string;
+            /** @description As `platformState` of `startAuthentication`, put into the returned start URL. */
+            platformState?: components["schemas"]["PlatformState"];
         };
         StepUpLogin: {
             /**
@@ -1807,6 +2128,41 @@ export interface components {
              */
             rotatedAt: string;
         };
+        /**
+         * @description `#rrggbb` (sRGB), the primary action's colour on the platform's branded pages; `null`
+         *     for the account center's own. Must reach WCAG 2.x AA contrast (4.5:1) against white
+         *     button text and the page background `#f5f6f9` (see `setPlatformBranding`).
+         * @example #0b6e69
+         */
+        PlatformPrimaryColor: string | null;
+        /**
+         * @description The name shown to people per language: a BCP 47 language tag (RFC 5646, e.g. `de`,
+         *     `pt-BR`) → name. A language not listed falls back to its primary language, then to the
+         *     platform's `displayName`.
+         * @example {
+         *       "de": "Hafen Logistik"
+         *     }
+         */
+        PlatformDisplayNames: {
+            [key: string]: components["schemas"]["PlatformDisplayName"];
+        };
+        /** @description What a platform shows people on its branded pages (central onboarding, the gateway's error pages of its logins). */
+        PlatformBranding: {
+            platformKey: components["schemas"]["PlatformKey"];
+            displayName: components["schemas"]["PlatformDisplayName"];
+            displayNames: components["schemas"]["PlatformDisplayNames"];
+            primaryColor: components["schemas"]["PlatformPrimaryColor"];
+            /**
+             * Format: uri
+             * @description The logo as the gateway serves it (`getPlatformLogo`), or `null`.
+             */
+            logoUrl: string | null;
+        };
+        /** @description The colour and the names per language, replaced whole (`null` / `{}` clear them). */
+        PlatformBrandingRequest: {
+            primaryColor: components["schemas"]["PlatformPrimaryColor"];
+            displayNames: components["schemas"]["PlatformDisplayNames"];
+        };
         /** @description One page of platforms. */
         PlatformList: {
             items: components["schemas"]["Platform"][];
@@ -1894,9 +2250,12 @@ export interface components {
          *     | `onboarding_field.update` | An onboarding field definition was updated. |
          *     | `onboarding_field.archive` | An onboarding field definition was archived. |
          *     | `session.revoke` | A gateway session was revoked (by its user or an administrator). |
+         *     | `data_export.start` | A person started an export of their data (no platform). |
+         *     | `data_export.download` | A person downloaded an export of their data (no platform). |
+         *     | `membership.leave` | A person left a platform (the platform's key). |
          * @enum {string}
          */
-        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke";
+        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "data_export.start" | "data_export.download" | "membership.leave";
         /** @description One audited change. Names the changed properties, never their values or secrets. */
         AuditEvent: {
             /** Format: uuid */
@@ -1904,7 +2263,7 @@ export interface components {
             /** Format: date-time */
             occurredAt: string;
             action: components["schemas"]["AuditAction"];
-            /** @description The platform a registry or schema change touched; `null` for a session revocation. */
+            /** @description The platform a registry or schema change touched, or the one a person left (`membership.leave`); `null` for a session revocation and a data export. */
             platformKey: string | null;
             /** @description The onboarding field definition a schema change touched; `null` for registry changes. */
             fieldKey: string | null;
@@ -1937,6 +2296,120 @@ export interface components {
         AuditEventList: {
             items: components["schemas"]["AuditEvent"][];
             nextCursor: components["schemas"]["NextCursor"];
+        };
+        /**
+         * @description `pending`: the job is writing the document; `ready`: it can be downloaded until `expiresAt`; `failed`: the job gave up (start another export).
+         * @enum {string}
+         */
+        DataExportStatus: "pending" | "ready" | "failed";
+        /** @description One export of the person's data. */
+        DataExport: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["DataExportStatus"];
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When the document was written (`ready`) or the job gave up (`failed`).
+             */
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the purge deletes the export (48 hours after it is ready).
+             */
+            expiresAt: string;
+            /** @description The document's size in bytes once `ready`. */
+            byteSize: number | null;
+            /**
+             * Format: date-time
+             * @description The latest download, if any.
+             */
+            downloadedAt: string | null;
+        };
+        /** @description The person's exports that have not expired, newest first. */
+        DataExportList: {
+            items: components["schemas"]["DataExport"][];
+        };
+        /** @description A single-use download link. */
+        DataExportLink: {
+            /**
+             * Format: uri
+             * @description `downloadDataExport` with its token; one download, by the same person.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description Five minutes after it was made.
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description Everything the gateway holds about one person, as one JSON document. Its members, in
+         *     this order: `readme` (what each part is, in words), `format` and `exportedAt`, `user`,
+         *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `auditEvents`.
+         *     Sessions and audit events are written as they are read, so the document can be long.
+         *     No secret is in it: no token, digest, sealed value, credential or client secret.
+         */
+        DataExportDocument: {
+            /** @description For each member of the document, what it holds. */
+            readme: {
+                [key: string]: string;
+            };
+            /** @description `auth-gateway-data-export/1`. */
+            format: string;
+            /** Format: date-time */
+            exportedAt: string;
+            /** @description The account (id, subject at the identity provider, e-mail, dates). */
+            user: Record<string, never>;
+            /** @description The shared profile. */
+            profile: Record<string, never> | null;
+            /** @description The profile picture: `mediaType`, `width`, `height`, `createdAt` and the image itself (`base64`), or `url` when it lives in object storage. */
+            picture: Record<string, never> | null;
+            /** @description Each platform the person uses (membership), with the requirement version they completed. */
+            platforms: Record<string, never>[];
+            /** @description Onboarding answers (platform-scoped values) per platform, with each field's label and the requirement version the person completed there. */
+            onboarding: Record<string, never>[];
+            /** @description The documents the person accepted (terms, privacy notices), per platform. */
+            agreements: Record<string, never>[];
+            /** @description Every gateway session still on record (live and ended), without tokens. */
+            sessions: Record<string, never>[];
+            /** @description Audit events the person caused, or about their sessions. */
+            auditEvents: Record<string, never>[];
+        };
+        /** @description One field of a platform's onboarding schema, as the platform receives it. */
+        AppDataField: {
+            key: components["schemas"]["FieldKey"];
+            label: string;
+            type: components["schemas"]["OnboardingFieldType"];
+            source: components["schemas"]["OnboardingFieldSource"];
+            profileField: components["schemas"]["ProfileField"];
+            required: boolean;
+        };
+        /** @description A platform the person has used, and what the gateway gives it. */
+        AppWithMyData: {
+            platformKey: components["schemas"]["PlatformKey"];
+            displayName: string;
+            /** @description Whether the platform is active (an inactive one accepts no sign-in, but still holds what it received). */
+            active: boolean;
+            /** Format: date-time */
+            firstUsedAt: string;
+            /**
+             * Format: date-time
+             * @description The person's latest sign-in there (the callback of a login for it).
+             */
+            lastSignedInAt: string;
+            onboardingCompleted: boolean;
+            /** @description The requirement version the person completed there, if any. */
+            completedRequirementVersion: number | null;
+            /** @description What every platform receives at the exchange, whatever its schema. */
+            identity: ("userId" | "sub" | "sessionId" | "permissions" | "onboardingStatus")[];
+            /** @description Its active onboarding fields. */
+            fields: components["schemas"]["AppDataField"][];
+        };
+        /** @description The platforms the person has used, newest sign-in first. */
+        AppWithMyDataList: {
+            items: components["schemas"]["AppWithMyData"][];
         };
         /**
          * @description Input type of a field; decides the `OnboardingValue` type and the account center control.
@@ -2690,6 +3163,8 @@ export interface components {
         DryRun: boolean;
         /** @description Key of the platform. */
         PlatformKeyPath: components["schemas"]["PlatformKey"];
+        /** @description An export's id. */
+        DataExportIdPath: string;
         /** @description Key of the onboarding field definition. */
         FieldKeyPath: components["schemas"]["FieldKey"];
         /** @description Maximum number of items on the page. */
@@ -2811,6 +3286,16 @@ export interface operations {
                  *     `AUTH_TRANSACTION_TTL_SECONDS`.
                  */
                 stepUp?: string;
+                /**
+                 * @description The platform back end's own correlation value of this login, returned unchanged beside
+                 *     the handoff code on the redirect to the platform's registered `callbackUrl`
+                 *     (`platformState=…`, as OAuth's `state` for a client, RFC 6749 §4.1.2), so that a back
+                 *     end with several logins in flight (tabs, devices, retries) finds the verifier of this
+                 *     code's login. Opaque: never interpreted, stored sealed with the login, never logged,
+                 *     returned to no other address. Use a fresh random value per login (the platform kit
+                 *     sends 43 characters of base64url). Without it, the callback carries the code alone.
+                 */
+                platformState?: components["schemas"]["PlatformState"];
             };
             header?: never;
             path?: never;
@@ -3597,6 +4082,216 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getPlatformBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key (or an inactive one, for a caller without `platforms:admin`). */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    setPlatformBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlatformBrandingRequest"];
+            };
+        };
+        responses: {
+            /** @description The branding as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            /** @description `VALIDATION_FAILED`: a malformed colour or language tag, or `INSUFFICIENT_CONTRAST` at `/body/primaryColor`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    clearPlatformBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding, now empty. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    uploadPlatformLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/jpeg": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description The branding with the new `logoUrl`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            /** @description `IMAGE_INVALID`: not the declared image, or it does not decode. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            /** @description `PAYLOAD_TOO_LARGE`: the image is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: not `image/png`, `image/jpeg` or `image/webp`, or a `Content-Encoding`. */
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deletePlatformLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding without a logo. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPlatformLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The logo's id, from `logoUrl`. */
+                logoId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=31536000, immutable` */
+                    "Cache-Control"?: string;
+                    /** @description `nosniff` */
+                    "X-Content-Type-Options"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `NOT_FOUND`: no such logo (never uploaded, replaced or removed). */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listOnboardingFields: {
         parameters: {
             query?: {
@@ -4237,6 +4932,222 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listDataExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exports, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataExportList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    startDataExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export is queued (or the caller's pending one is returned). */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataExport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN` (a platform's credential, a caller with no local user) or `ORIGIN_NOT_ALLOWED`. */
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getDataExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An export's id. */
+                exportId: components["parameters"]["DataExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `DATA_EXPORT_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createDataExportLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An export's id. */
+                exportId: components["parameters"]["DataExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataExportLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN` (a platform's credential, a caller with no local user) or `ORIGIN_NOT_ALLOWED`. */
+            403: components["responses"]["Forbidden"];
+            /** @description `DATA_EXPORT_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `DATA_EXPORT_NOT_READY`. */
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    downloadDataExport: {
+        parameters: {
+            query: {
+                /** @description The link's single-use token (from `createDataExportLink`). */
+                token: string;
+            };
+            header?: never;
+            path: {
+                /** @description An export's id. */
+                exportId: components["parameters"]["DataExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    /** @description `attachment; filename="my-data-<date>.json"` */
+                    "Content-Disposition"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataExportDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `DATA_EXPORT_LINK_INVALID`. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listMyApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platforms. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppWithMyDataList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    leavePlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person has left the platform. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN` (a platform's credential, a caller with no local user) or `ORIGIN_NOT_ALLOWED`. */
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `CONFLICT`: the gateway's own platform. */
+            409: components["responses"]["Conflict"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

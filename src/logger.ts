@@ -2,7 +2,7 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
 
 const SECRET_FIELDS = [
   'password', 'clientSecret', 'client_secret', 'gatewayToken', 'accessToken', 'idToken',
-  'access_token', 'id_token', 'refresh_token', 'nonce', 'code_verifier', 'state',
+  'access_token', 'id_token', 'refresh_token', 'nonce', 'code_verifier', 'state', 'platformState',
 ];
 
 /**

@@ -6,8 +6,10 @@ import { HomePage } from './pages/HomePage.tsx';
 import { SignedOutPage } from './pages/SignedOutPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OnboardingPage } from './pages/onboarding/OnboardingPage.tsx';
+import { BrandedOnboarding } from './branding/BrandedOnboarding.tsx';
 import { ProfilePage } from './pages/profile/ProfilePage.tsx';
 import { SessionsPage } from './pages/sessions/SessionsPage.tsx';
+import { DataRightsPage } from './pages/dataRights/DataRightsPage.tsx';
 import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
 
@@ -19,9 +21,13 @@ export function App() {
         <Route element={<Layout />}>
           <Route index element={<HomePage />} />
           <Route path="onboarding" element={<DefaultOnboarding />} />
-          <Route path="onboarding/:platformKey" element={<RequireSession><OnboardingPage /></RequireSession>} />
+          {/* Every onboarding step of a platform sits in its branding's frame (issue 27). */}
+          <Route path="onboarding/:platformKey" element={<RequireSession><BrandedOnboarding /></RequireSession>}>
+            <Route index element={<OnboardingPage />} />
+          </Route>
           <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
+          <Route path="data" element={<RequireSession><DataRightsPage /></RequireSession>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
           <Route path="signed-out" element={<SignedOutPage />} />

@@ -107,6 +107,7 @@ async function main(): Promise<void> {
         returnTo: returnTo.href,
         browserBindingDigest: sha256(browserBinding),
         handoffChallenge: null,
+        platformStateSealed: null,
         maxAgeSeconds: null,
         forceLogin: false,
         secondFactor: false,

@@ -3,6 +3,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
+import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { ApiError, validationError, type FieldError, type FieldErrorReason } from '../errors/catalogue.ts';
 import { sendProblem } from '../errors/problem.ts';
@@ -280,9 +281,9 @@ const ROUTABLE_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'] as const;
  * resume consume one. They are GETs only because browsers follow redirects with GET.
  * HEAD must never change state (RFC 9110 §9.2.1, GUIDE §5), and Express would run the
  * GET handler for it, so on these GETs (they start, spend or end a login) HEAD is not a
- * method of the resource at all.
+ * method of the resource at all. Nor on the download of a data export: it spends its link.
  */
-const NO_HEAD_OPERATIONS: ReadonlySet<string> = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser']);
+const NO_HEAD_OPERATIONS: ReadonlySet<string> = new Set(['startAuthentication', 'handleIdpCallback', 'resumeAuthentication', 'signOutBrowser', 'downloadDataExport']);
 
 /** The methods the contract publishes for a path (HEAD wherever GET is, but for the login steps). */
 function allowedMethods(api: Backend, path: string): string[] {
@@ -300,7 +301,7 @@ function allowedMethods(api: Backend, path: string): string[] {
 function refuseHeadOnLoginSteps(operation: Operation, req: Request): void {
   if (req.method === 'HEAD' && NO_HEAD_OPERATIONS.has(operation.operationId ?? '')) {
     // RFC 9110 §15.5.6: the 405 lists the methods the resource does support.
-    throw new ApiError('METHOD_NOT_ALLOWED', 'This step of the login is only followed with GET.', { headers: { Allow: 'GET' } });
+    throw new ApiError('METHOD_NOT_ALLOWED', 'This address spends a single-use step: it is only followed with GET.', { headers: { Allow: 'GET' } });
   }
 }
 
@@ -356,7 +357,7 @@ function requireJsonBody(c: Context, req: Request): void {
 function sendReply(api: Backend, operationId: string, reply: Reply, res: Response, options: BackendOptions): void {
   if (options.validateResponses) {
     assertDocumented(api, operationId, reply.status, 'body' in reply ? reply.body : undefined);
-    if ('bytes' in reply) assertDocumentedMediaType(api, operationId, reply.status, reply.contentType);
+    if ('bytes' in reply || 'stream' in reply) assertDocumentedMediaType(api, operationId, reply.status, reply.contentType);
   }
   if (reply.headers) res.set(reply.headers);
   res.status(reply.status);
@@ -365,6 +366,11 @@ function sendReply(api: Backend, operationId: string, reply: Reply, res: Respons
     res.set('Location', reply.location.href).end();
   } else if ('bytes' in reply) {
     res.type(reply.contentType).send(reply.bytes);
+  } else if ('stream' in reply) {
+    // A failure half-way (the database gone) cuts the response short: the client sees a broken
+    // transfer, never a document that looks complete.
+    res.type(reply.contentType);
+    pipeline(reply.stream, res).catch((error: unknown) => res.req.log.warn({ err: error }, 'streamed response failed'));
   } else if ('body' in reply) {
     res.json(reply.body);
   } else {

@@ -13,6 +13,12 @@ import { updatePlatform } from '../operations/updatePlatform.ts';
 import { deactivatePlatform } from '../operations/deactivatePlatform.ts';
 import { activatePlatform } from '../operations/activatePlatform.ts';
 import { rotatePlatformCredentials } from '../operations/rotatePlatformCredentials.ts';
+import { getPlatformBranding } from '../operations/getPlatformBranding.ts';
+import { setPlatformBranding } from '../operations/setPlatformBranding.ts';
+import { clearPlatformBranding } from '../operations/clearPlatformBranding.ts';
+import { uploadPlatformLogo } from '../operations/uploadPlatformLogo.ts';
+import { deletePlatformLogo } from '../operations/deletePlatformLogo.ts';
+import { getPlatformLogo } from '../operations/getPlatformLogo.ts';
 import { listAuditEvents } from '../operations/listAuditEvents.ts';
 import { revokeSession } from '../operations/revokeSession.ts';
 import { listSessions } from '../operations/listSessions.ts';
@@ -43,6 +49,13 @@ import { getOnboardingRequirements } from '../operations/getOnboardingRequiremen
 import { listAuthenticationMethods } from '../operations/listAuthenticationMethods.ts';
 import { changePassword } from '../operations/changePassword.ts';
 import { getJwks } from '../operations/getJwks.ts';
+import { startDataExport } from '../operations/startDataExport.ts';
+import { listDataExports } from '../operations/listDataExports.ts';
+import { getDataExport } from '../operations/getDataExport.ts';
+import { createDataExportLink } from '../operations/createDataExportLink.ts';
+import { downloadDataExport } from '../operations/downloadDataExport.ts';
+import { listMyApps } from '../operations/listMyApps.ts';
+import { leavePlatform } from '../operations/leavePlatform.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -80,6 +93,13 @@ export const handlers: HandlerMap = {
   rotatePlatformCredentials,
   listAuditEvents,
 
+  getPlatformBranding,
+  setPlatformBranding,
+  clearPlatformBranding,
+  uploadPlatformLogo,
+  deletePlatformLogo,
+  getPlatformLogo,
+
   listOnboardingFields,
   createOnboardingField,
   updateOnboardingField,
@@ -96,6 +116,14 @@ export const handlers: HandlerMap = {
   listAuthenticationMethods,
   changePassword,
   deleteMyAccount,
+
+  startDataExport,
+  listDataExports,
+  getDataExport,
+  createDataExportLink,
+  downloadDataExport,
+  listMyApps,
+  leavePlatform,
 
   getLiveness,
   getReadiness,

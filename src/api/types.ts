@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { operations } from '../../generated/gateway.ts';
@@ -34,12 +35,24 @@ type BinaryReply<K extends OperationId> = [BinaryMediaOf<K>] extends [never]
   ? never
   : { status: 200; contentType: BinaryMediaOf<K>; bytes: Buffer; headers?: Record<string, string> };
 
+/**
+ * Operations that answer a stream (a document too large to hold in memory: the data export).
+ * Listed by name so that no other operation's reply can skip the contract's body check.
+ */
+export type StreamedOperation = 'downloadDataExport';
+
+/** A streamed answer of a media type the contract documents for the operation's 200. */
+type StreamReply<K extends OperationId> = K extends StreamedOperation
+  ? Responses<K> extends { 200: { content: infer C } } ? { status: 200; contentType: keyof C & string; stream: Readable; headers?: Record<string, string> } : never
+  : never;
+
 export type { Permission, Principal } from '../domain/types.ts';
 
 /** What an operation answers; the dispatcher validates it (in tests) and sends it. */
 export type Reply<K extends OperationId = OperationId> =
-  | { status: 200 | 201; body: SuccessBodyOf<K>; headers?: Record<string, string> }
+  | { status: 200 | 201 | 202; body: SuccessBodyOf<K>; headers?: Record<string, string> }
   | BinaryReply<K>
+  | StreamReply<K>
   | { status: 204; headers?: Record<string, string> }
   | { status: 302 | 303; location: URL; headers?: Record<string, string> }
   | { status: 503; body: unknown; headers?: Record<string, string> };

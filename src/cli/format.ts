@@ -181,7 +181,7 @@ function optionalText(value: string | null | undefined): string {
   return value === '' ? '(empty)' : value;
 }
 
-function keyValues(rows: [string, string][]): string {
+export function keyValues(rows: [string, string][]): string {
   const width = Math.max(...rows.map(([key]) => key.length)) + 2;
   return rows
     .map(([key, value]) => {

@@ -43,6 +43,8 @@ import {
   formatSchemaChangePreview,
 } from './format.ts';
 import { runDevCommand } from './devToken.ts';
+import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
+import { UsageError } from './usage.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -76,6 +78,7 @@ Platform registry (same rules as the admin API; changes are audited with actor "
   platforms activate <KEY>
   platforms deactivate <KEY>   soft deactivation: logins and exchanges stop, the record stays
 
+${BRANDING_HELP}
 Onboarding fields of a platform (same rules as the admin API; changes are audited with actor
 "cli" and raise the platform's requirementVersion, which sends users who completed onboarding
 through it again):
@@ -150,9 +153,6 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /** The platform settings both create and update take. */
 const SETTINGS_OPTIONS = {
@@ -256,7 +256,11 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'fields') return parseFieldsCommand(action, rest, io);
   if (group === 'audit') return parseAuditCommand(action, rest, io);
   if (group === 'keys') return parseKeysCommand(action, rest, io);
-  throw new UsageError(`unknown command "${group}" (commands: platforms, fields, audit, keys, dev)`);
+  if (group === 'branding') {
+    const command = parseBrandingCommand(action, rest, io.env);
+    return command && ((db, _io, json) => command(db, io, json));
+  }
+  throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, audit, keys, dev)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {

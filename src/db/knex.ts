@@ -17,7 +17,10 @@ import * as auditActorDevstack from '../../migrations/20261122001390_audit_actor
 import * as handoffChallengeRequired from '../../migrations/20261122001400_handoff_challenge_required.ts';
 import * as stepUp from '../../migrations/20261126000200_step_up.ts';
 import * as unreachedSessions from '../../migrations/20261126001500_unreached_sessions.ts';
+import * as platformState from '../../migrations/20261127000100_platform_state.ts';
+import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
 import * as onboardingFieldTranslations from '../../migrations/20261127003000_onboarding_field_translations.ts';
+import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -43,7 +46,10 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122001400_handoff_challenge_required': handoffChallengeRequired,
   '20261126000200_step_up': stepUp,
   '20261126001500_unreached_sessions': unreachedSessions,
+  '20261127000100_platform_state': platformState,
+  '20261127002500_data_rights': dataRights,
   '20261127003000_onboarding_field_translations': onboardingFieldTranslations,
+  '20261127003500_platform_branding': platformBranding,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

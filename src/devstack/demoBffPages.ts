@@ -1,22 +1,7 @@
-// The example BFF's HTML (src/devstack/demoBff.ts): the page frame, the signed-in person,
-// and the session shape they show.
+// The example BFF's HTML (src/devstack/demoBff.ts): the page frame, the signed-in person, and
+// the page of a sign-in that could not finish.
+import type { Session, SignInFailure } from '../../packages/platform-kit/src/index.ts';
 import { escapeHtml, htmlPage } from '../web/page.ts';
-
-/** What the BFF keeps on the server for a signed-in person. */
-export interface BffSession {
-  platformKey: string;
-  /** `session.id` of the exchange: the `sid` of the logout token that ends it. */
-  gatewaySessionId: string;
-  /** The platform credential (`gwp_…`): never sent to the browser. */
-  platformCredential: string;
-  user: { id: string; sub: string };
-  /** Who signed in, from GET /v1/me (null when the gateway could not say). */
-  person: Person | null;
-  /** The exchange's `onboarding.status` (NOT_STARTED, IN_PROGRESS, COMPLETE). */
-  onboarding: string | null;
-  /** The exchange's `permissions` (may be empty). */
-  permissions: string[];
-}
 
 /** The part of GET /v1/me the pages show. */
 export interface Person {
@@ -28,12 +13,14 @@ export interface Person {
 export { escapeHtml };
 
 /** Who signed in: the person's name, e-mail and picture (never the credential). */
-export function personHtml(session: BffSession): string {
-  const name = session.person?.displayName ?? session.user.sub;
-  const picture = session.person?.pictureUrl
-    ? `<img class="avatar" src="${escapeHtml(session.person.pictureUrl)}" alt="" width="48" height="48">`
+export function personHtml(session: Session): string {
+  // From GET /v1/me at sign-in (demoBff.ts, onSignIn); null when the gateway could not say.
+  const person = session.data.person as Person | null;
+  const name = person?.displayName ?? session.user.sub;
+  const picture = person?.pictureUrl
+    ? `<img class="avatar" src="${escapeHtml(person.pictureUrl)}" alt="" width="48" height="48">`
     : `<span class="avatar" aria-hidden="true">${escapeHtml(name.slice(0, 1).toUpperCase())}</span>`;
-  const email = session.person?.email ? ` <span class="email">${escapeHtml(session.person.email)}</span>` : '';
+  const email = person?.email ? ` <span class="email">${escapeHtml(person.email)}</span>` : '';
   return `<span class="person">${picture} <strong class="name">${escapeHtml(name)}</strong>${email}</span>`;
 }
 
@@ -59,10 +46,18 @@ const PERMISSION_WORDS: Record<string, string> = {
 };
 
 /** The exchange's onboarding status and permissions, in words a person reads (the raw values stay in the title). */
-export function accessHtml(session: BffSession): string {
-  const onboarding = session.onboarding ? (ONBOARDING_WORDS[session.onboarding] ?? session.onboarding) : 'unknown';
+export function accessHtml(session: Session): string {
+  const onboarding = ONBOARDING_WORDS[session.onboarding.status] ?? session.onboarding.status;
   const permissions = session.permissions.length === 0
     ? 'none'
     : session.permissions.map((permission) => `<span title="${escapeHtml(permission)}">${escapeHtml(PERMISSION_WORDS[permission] ?? permission)}</span>`).join(', ');
   return `<ul class="facts"><li id="onboarding">Onboarding: ${escapeHtml(onboarding)}</li><li id="permissions">Permissions: ${permissions}</li></ul>`;
+}
+
+/** A sign-in that could not finish (the kit says why), in the BFF's look, with "Start again". */
+export function failureHtml(failure: SignInFailure): string {
+  const code = failure.code ? ` (<code>${escapeHtml(failure.code)}</code>)` : '';
+  const id = failure.reason === 'no-login' || failure.reason === 'expired' ? ' id="no-verifier"' : '';
+  return page('Sign-in failed', `<h1>Sign-in failed</h1><p${id}>${escapeHtml(failure.message)}${code}</p>
+<p><a class="button" href="${escapeHtml(failure.startAgain)}">Start again</a></p>`);
 }

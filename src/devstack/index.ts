@@ -6,6 +6,7 @@ import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from
 import type { FieldCreateInput } from '../services/onboarding/schema.ts';
 import { acceptsPublishedDevCredentials, DEV_OIDC_CLIENT, DEV_PLATFORM_CREDENTIALS } from '../security/devCredentials.ts';
 import { seedDemoPlatform } from './seed.ts';
+import { seedDemoBranding } from './branding.ts';
 import { announceReady } from './announcement.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
 import { signedOutPath } from '../services/sessions/signOut.ts';
@@ -94,6 +95,13 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     published(DEMO_CENTRAL_PLATFORM_KEY),
     DEMO_CENTRAL_FIELDS,
   );
+  // Their faces on the onboarding page and the sign-in error pages (issue 27).
+  await seedDemoBranding(db, config.publicBaseUrl, DEMO_PLATFORM_KEY, { primaryColor: '#5a2d82', displayNames: { de: 'Demo-Plattform' }, logo: { fill: '#5a2d82', ring: '#f4c430' } });
+  await seedDemoBranding(db, config.publicBaseUrl, DEMO_CENTRAL_PLATFORM_KEY, {
+    primaryColor: '#0b6e69',
+    displayNames: { de: 'Demo-Plattform mit zentralem Onboarding' },
+    logo: { fill: '#0b6e69', ring: '#ffffff' },
+  });
   const accountCenter = await startAccountCenter(config, db, logger, published);
   let bff: DemoBff | null = null;
   try {

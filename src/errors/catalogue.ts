@@ -1,4 +1,5 @@
 import type { components } from '../../generated/gateway.ts';
+import type { PlatformPageBrand } from '../web/platformBrand.ts';
 
 /**
  * The one error catalogue: every stable `code` the service answers with, its HTTP
@@ -36,6 +37,8 @@ export const ERROR_CATALOGUE = {
   SESSION_NOT_FOUND: { status: 404, title: 'The session does not exist' },
   UPLOAD_TICKET_INVALID: { status: 404, title: 'The upload ticket is invalid, expired or already used' },
   FIELD_NOT_FOUND: { status: 404, title: 'The onboarding field does not exist' },
+  DATA_EXPORT_NOT_FOUND: { status: 404, title: 'The data export does not exist' },
+  DATA_EXPORT_LINK_INVALID: { status: 404, title: 'The download link is invalid, expired or already used' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'The method is not allowed on this resource' },
   CONFLICT: { status: 409, title: 'The request conflicts with the current state' },
   CENTRAL_ONBOARDING_DISABLED: { status: 409, title: 'Central onboarding is disabled for this platform' },
@@ -43,6 +46,7 @@ export const ERROR_CATALOGUE = {
   PLATFORM_MISSING_CALLBACK_URL: { status: 409, title: 'The platform cannot be activated without a callback URL' },
   PLATFORM_MISSING_RETURN_URLS: { status: 409, title: 'The platform cannot be activated without an allowed return URL' },
   PLATFORM_MISSING_CREDENTIALS: { status: 409, title: 'The platform cannot be activated without credentials' },
+  DATA_EXPORT_NOT_READY: { status: 409, title: 'The data export is not ready' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   RATE_LIMITED: { status: 429, title: 'Too many attempts' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body has an unsupported media type' },
@@ -71,6 +75,8 @@ export interface FieldError {
 export interface NextStep {
   label: string;
   href: URL;
+  /** The platform the way leads back to: the page shows its name, logo and colour (issue 27). */
+  brand?: PlatformPageBrand;
 }
 
 /** An expected, client-facing failure. Anything else thrown becomes a 500 INTERNAL_ERROR. */

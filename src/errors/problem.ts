@@ -79,7 +79,11 @@ function nextStepLabel(language: PageLanguage, label: string): string {
 /** Where the reference (markup: code elements) goes in its escaped sentence; never in a message. */
 const PLACEHOLDER = '\u0000';
 
-function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined, language: PageLanguage): string {
+/**
+ * `language`: the page's words (src/web/messages); `languages`: the request's Accept-Language
+ * list, for which of a branded platform's names the frame shows.
+ */
+function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined, language: PageLanguage, languages: readonly string[] = []): string {
   const intl = pageIntl(language);
   const say = (id: string, values?: Record<string, string>) => intl.formatMessage({ id }, values);
   // A case with a heading of its own (pageTitle) says it with its own detail, not the code's words.
@@ -107,7 +111,8 @@ ${detail ? `<p class="lead">${escapeHtml(detail)}</p>` : ''}
 <p>${escapeHtml(whatToDo)}</p>
 ${nextStep && label ? `<p class="actions"><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(label)}</a></p>` : ''}
 <p class="reference">${escapeHtml(say('errors.reference', { reference: PLACEHOLDER })).replace(PLACEHOLDER, reference)}</p>`,
-    { language },
+    // A login's page in its platform's face (issue 27), when the way back names the platform.
+    { language, platform: nextStep?.brand, languages },
   );
 }
 
@@ -134,7 +139,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   if (wantsHtml(req, operationId, error.code)) {
     const language = pageLanguageOf(req);
     res.set({ 'Content-Language': language, Vary: 'Accept-Language' });
-    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, language));
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, language, req.acceptsLanguages()));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));

@@ -16,6 +16,7 @@ export const startAuthentication: OperationHandler<'startAuthentication'> = asyn
       returnTo: query.returnTo,
       ...(query.onboardingMode ? { onboardingMode: query.onboardingMode } : {}),
       ...(query.handoffChallenge ? { handoffChallenge: query.handoffChallenge } : {}),
+      ...(query.platformState ? { platformState: query.platformState } : {}),
       ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
       ...(query.forceLogin !== undefined ? { forceLogin: query.forceLogin } : {}),
       ...(query.requireSecondFactor !== undefined ? { requireSecondFactor: query.requireSecondFactor } : {}),

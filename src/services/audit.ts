@@ -19,6 +19,9 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'onboarding_field.update',
   'onboarding_field.archive',
   'session.revoke',
+  'data_export.start',
+  'data_export.download',
+  'membership.leave',
 ];
 
 /** Who makes a change: an API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */

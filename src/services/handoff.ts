@@ -20,7 +20,7 @@ export const HANDOFF_PREFIX = 'handoff_';
 export async function issueHandoff(
   db: Db,
   ttlSeconds: number,
-  input: { transactionId: string; platformId: string; userId: string; sessionId: string; onboarding: OnboardingStatus; callbackUrl: string },
+  input: { transactionId: string; platformId: string; userId: string; sessionId: string; onboarding: OnboardingStatus; callbackUrl: string; platformState?: string | null },
 ): Promise<URL> {
   const code = newHandoffCode();
   const inserted = await insertHandoff(db, {
@@ -33,7 +33,7 @@ export async function issueHandoff(
     ttlSeconds,
   });
   if (!inserted) throw new ApiError('CONFLICT', 'A handoff code was already issued for this login transaction.');
-  return handoffUrl(input.callbackUrl, code);
+  return handoffUrl(input.callbackUrl, code, input.platformState ?? null);
 }
 
 /** A handoff code: 256 random bits; only its digest is stored. */
@@ -41,10 +41,16 @@ export function newHandoffCode(): string {
   return `${HANDOFF_PREFIX}${randomToken(32)}`;
 }
 
-/** The platform's registered callback with the code (never an address from the request). */
-export function handoffUrl(callbackUrl: string, code: string): URL {
+/**
+ * The platform's registered callback with the code (never an address from the request), and
+ * beside it the platform's own correlation value of this login when its back end sent one at
+ * start (`platformState`, as OAuth's `state`, RFC 6749 §4.1.2): only ever to this registered
+ * address, so it reaches no one but the back end that chose it.
+ */
+export function handoffUrl(callbackUrl: string, code: string, platformState: string | null = null): URL {
   const target = new URL(callbackUrl);
   target.searchParams.set('code', code);
+  if (platformState !== null) target.searchParams.set('platformState', platformState);
   return target;
 }
 

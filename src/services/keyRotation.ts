@@ -6,13 +6,14 @@
 // active key.
 import type { Db } from '../db/knex.ts';
 import { DecryptionError, type KeyRing } from '../security/crypto.ts';
-import { nonceAad, pkceAad } from './loginFlow.ts';
+import { nonceAad, pkceAad, platformStateAad } from './loginFlow.ts';
 import { idTokenAad } from './sessions/create.ts';
 
 /** Every column the key ring seals, with the additional data its values are bound to. */
 export const SEALED_COLUMNS = [
   { table: 'auth_transactions', column: 'pkce_verifier_sealed', aad: pkceAad },
   { table: 'auth_transactions', column: 'nonce_sealed', aad: nonceAad },
+  { table: 'auth_transactions', column: 'platform_state_sealed', aad: platformStateAad },
   { table: 'gateway_sessions', column: 'id_token_sealed', aad: idTokenAad },
 ] as const;
 

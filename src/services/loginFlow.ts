@@ -18,6 +18,7 @@ import type { StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
 import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
+import { pageBrandOf } from '../web/platformBrand.ts';
 import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
@@ -29,6 +30,7 @@ import { requestedAtStart, requireRequestedAuthentication, startParameters, type
 /** Additional authenticated data of the sealed columns (crypto.ts KeyRing; keyRotation.ts re-seals them). */
 export const pkceAad = (transactionId: string) => `auth_transactions:pkce_verifier:${transactionId}`;
 export const nonceAad = (transactionId: string) => `auth_transactions:nonce:${transactionId}`;
+export const platformStateAad = (transactionId: string) => `auth_transactions:platform_state:${transactionId}`;
 
 function requireOidc(deps: AppDeps): RelyingParty {
   if (!deps.oidc) throw new ApiError('OIDC_NOT_CONFIGURED', 'The gateway has no OpenID Connect client configured.');
@@ -41,6 +43,8 @@ export interface StartInput extends StartAuthenticationInput {
   onboardingMode?: OnboardingMode;
   /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (required unless the platform turned it off). */
   handoffChallenge?: string;
+  /** The platform back end's opaque correlation value, handed back beside the code (never interpreted). */
+  platformState?: string;
 }
 
 export interface StartedLogin {
@@ -119,6 +123,8 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     returnTo: returnTo.href,
     browserBindingDigest: sha256(browserBinding),
     handoffChallenge: input.handoffChallenge ?? null,
+    // Sealed, not digested: it is handed back to the platform's callback (handoff.ts, handoffUrl).
+    platformStateSealed: input.platformState ? deps.keyRing.seal(input.platformState, platformStateAad(id)) : null,
     ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
@@ -283,7 +289,7 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   if (!session.handoffIssued) throw new ApiError('CONFLICT', 'A handoff code was already issued for this login transaction.');
   if (handoffCode !== null) deps.metrics?.handoffsIssued.inc();
   // 9. (8, the cookie, is set by the operation from `session`)
-  const location = handoffCode === null ? onboardingUrl(deps, platform, tx.id) : handoffUrl(platform.callbackUrl!, handoffCode);
+  const location = handoffCode === null ? onboardingUrl(deps, platform, tx.id) : handoffUrl(platform.callbackUrl!, handoffCode, openPlatformState(deps, tx));
   return { location, session: { token: session.token, expiresAt: session.expiresAt } };
 }
 
@@ -305,7 +311,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
   // deadline (insertHandoff): inside the transaction, a COMMIT sent to a frozen database would
   // still issue the code once it resumes, after the resume had answered 503, and the retry
   // would get 409 CONFLICT.
-  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding });
+  return continueTo(deps, deps.db, { transactionId: tx.id, mode: tx.onboardingMode, platform, userId, sessionId: tx.sessionId, onboarding, platformState: openPlatformState(deps, tx) });
+}
+
+/** The platform's correlation value of a login, opened from the row that carried it (the consume's or the resume's read). */
+function openPlatformState(deps: AppDeps, tx: { id: string; platformStateSealed: string | null }): string | null {
+  return tx.platformStateSealed === null ? null : deps.keyRing.open(tx.platformStateSealed, platformStateAad(tx.id));
 }
 
 /**
@@ -315,10 +326,12 @@ export async function resumeLogin(deps: AppDeps, principal: Principal, transacti
  */
 function startAgain(
   deps: AppDeps,
-  tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest; platform?: Pick<PlatformRow, 'displayName'> },
+  tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest; platform?: PlatformRow },
 ): NextStep {
+  // The page of a login whose platform the statement read shows the platform's face (issue 27).
+  const brand = tx.platform ? { brand: pageBrandOf(tx.platform) } : {};
   // Named "Back to …", not "Start again": the person lands on the platform, which starts the login.
-  if (tx.handoffChallenge) return { label: tx.platform ? `Back to ${tx.platform.displayName}` : 'Back to the application', href: new URL(tx.returnTo) };
+  if (tx.handoffChallenge) return { label: tx.platform ? `Back to ${tx.platform.displayName}` : 'Back to the application', href: new URL(tx.returnTo), ...brand };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);
@@ -328,13 +341,13 @@ function startAgain(
       start.searchParams.set(name, value);
     }
   }
-  return { label: 'Start again', href: start };
+  return { label: 'Start again', href: start, ...brand };
 }
 
 /** "Back to <platform>": its first allowed return URL, the one place of it the registry vouches for. */
 function backToPlatform(platform: PlatformRow): NextStep | undefined {
   const first = platform.allowedReturnUrls[0];
-  return first && URL.canParse(first) ? { label: `Back to ${platform.displayName}`, href: new URL(first) } : undefined;
+  return first && URL.canParse(first) ? { label: `Back to ${platform.displayName}`, href: new URL(first), brand: pageBrandOf(platform) } : undefined;
 }
 
 /**
@@ -360,7 +373,7 @@ function withNextStep(error: unknown, nextStep: NextStep | undefined): unknown {
 async function continueTo(
   deps: AppDeps,
   db: AppDeps['db'],
-  step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus },
+  step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus; platformState: string | null },
 ): Promise<URL> {
   if (goesToCentralOnboarding(step.mode, step.onboarding)) {
     return onboardingUrl(deps, step.platform, step.transactionId);
@@ -374,6 +387,7 @@ async function continueTo(
     sessionId: step.sessionId,
     onboarding: step.onboarding,
     callbackUrl: step.platform.callbackUrl,
+    platformState: step.platformState,
   });
   deps.metrics?.handoffsIssued.inc();
   return target;

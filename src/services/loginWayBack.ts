@@ -10,6 +10,7 @@ import type { KeyRing } from '../security/crypto.ts';
 import type { NextStep } from '../errors/catalogue.ts';
 import { resolveReturnTo } from '../security/returnTo.ts';
 import { findActivePlatformByKey } from '../db/repositories/platforms.ts';
+import { pageBrandOf } from '../web/platformBrand.ts';
 
 /** What a login was for, as far as its way back needs it. */
 export interface LoginTarget {
@@ -62,11 +63,11 @@ export async function wayBack(deps: AppDeps, target: LoginTarget): Promise<NextS
     const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
     start.searchParams.set('platformKey', platform.platformKey);
     start.searchParams.set('returnTo', returnTo.href);
-    return { label: 'Start again', href: start };
+    return { label: 'Start again', href: start, brand: pageBrandOf(platform) };
   }
   const first = platform.allowedReturnUrls[0];
   const back = returnTo ?? (first && URL.canParse(first) ? new URL(first) : undefined);
-  return back ? { label: `Back to ${platform.displayName}`, href: back } : undefined;
+  return back ? { label: `Back to ${platform.displayName}`, href: back, brand: pageBrandOf(platform) } : undefined;
 }
 
 /**

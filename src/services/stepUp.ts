@@ -11,6 +11,7 @@ export interface StepUpInput {
   forceLogin?: boolean;
   requireSecondFactor?: boolean;
   handoffChallenge?: string;
+  platformState?: string;
 }
 
 /**
@@ -46,5 +47,6 @@ export async function createStepUpLogin(deps: AppDeps, principal: Principal, inp
   url.searchParams.set('returnTo', returnTo.href);
   for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
   if (input.handoffChallenge) url.searchParams.set('handoffChallenge', input.handoffChallenge);
+  if (input.platformState) url.searchParams.set('platformState', input.platformState);
   return { url: url.href, expiresAt: new Date(Date.now() + ttlSeconds * 1000).toISOString() };
 }

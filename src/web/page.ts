@@ -5,6 +5,7 @@
 // nothing else, so nothing loads from anywhere, and there is no script.
 
 import { pageIntl, type PageLanguage } from './i18n.ts';
+import { brandLabel, brandLogoHtml, brandStyle, type PlatformPageBrand } from './platformBrand.ts';
 
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -32,6 +33,10 @@ export interface PageFrame {
   language?: PageLanguage;
   /** More CSS after the shared rules. */
   style?: string;
+  /** The platform whose login this page is about: its name (instead of `brand`), logo and colour (src/web/platformBrand.ts). */
+  platform?: PlatformPageBrand | undefined;
+  /** The page's languages, most preferred first: which of the platform's names it shows. */
+  languages?: readonly string[];
 }
 
 /** A whole page: `title` (already plain text) and `body` (HTML, escaped by the caller) inside the card. */
@@ -39,9 +44,9 @@ export function htmlPage(title: string, body: string, frame: PageFrame = {}): st
   return `<!doctype html>
 <html lang="${frame.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}${frame.style ?? ''}</style>
+<style>${STYLE}${brandStyle(frame.platform)}${frame.style ?? ''}</style>
 </head><body>
-<header class="topbar"><span class="brand">${escapeHtml(frame.brand ?? pageIntl(frame.language ?? 'en').formatMessage({ id: 'page.brand' }))}</span></header>
+<header class="topbar"><span class="brand">${brandLogoHtml(frame.platform)}${escapeHtml(frame.platform ? brandLabel(frame.platform, frame.languages ?? []) : (frame.brand ?? pageIntl(frame.language ?? 'en').formatMessage({ id: 'page.brand' })))}</span></header>
 <main><div class="card">
 ${body}
 </div></main>

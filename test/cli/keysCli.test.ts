@@ -8,7 +8,7 @@ import { generateKeyRingSpec, parseKeyRing, randomToken, sha256 } from '../../sr
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { insertTransaction } from '../../src/db/repositories/transactions.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
-import { nonceAad, pkceAad } from '../../src/services/loginFlow.ts';
+import { nonceAad, pkceAad, platformStateAad } from '../../src/services/loginFlow.ts';
 import { idTokenAad } from '../../src/services/sessions/create.ts';
 
 // `npm run gateway -- keys status|rotate-data` (issue 13 §10) as an operator runs it: a child
@@ -56,6 +56,7 @@ describe('operator CLI (npm run gateway -- keys …)', () => {
       pkceVerifierSealed: old.seal('verifier', pkceAad(transactionId)), nonceSealed: old.seal('nonce', nonceAad(transactionId)),
       onboardingMode: 'none', platformCallbackUrl: 'https://k.example/cb', returnTo: 'https://k.example/',
       browserBindingDigest: sha256(randomToken()), handoffChallenge: null, ttlSeconds: 600,
+      platformStateSealed: old.seal('tab-A', platformStateAad(transactionId)),
     });
   });
   afterAll(async () => {
@@ -74,6 +75,7 @@ describe('operator CLI (npm run gateway -- keys …)', () => {
     expect(JSON.parse(rotated.stdout).results).toEqual([
       { table: 'auth_transactions', column: 'pkce_verifier_sealed', resealed: 1, unreadable: 0 },
       { table: 'auth_transactions', column: 'nonce_sealed', resealed: 1, unreadable: 0 },
+      { table: 'auth_transactions', column: 'platform_state_sealed', resealed: 1, unreadable: 0 },
       { table: 'gateway_sessions', column: 'id_token_sealed', resealed: 3, unreadable: 0 },
     ]);
 
@@ -87,13 +89,14 @@ describe('operator CLI (npm run gateway -- keys …)', () => {
       const { rows } = await database.db.raw('SELECT id_token_sealed FROM gateway_sessions WHERE id = ?', [id]);
       expect(newOnly.open(rows[0].id_token_sealed, idTokenAad(id))).toBe(`id-token-${i}`);
     }
-    const { rows } = await database.db.raw('SELECT pkce_verifier_sealed, nonce_sealed FROM auth_transactions WHERE id = ?', [transactionId]);
+    const { rows } = await database.db.raw('SELECT pkce_verifier_sealed, nonce_sealed, platform_state_sealed FROM auth_transactions WHERE id = ?', [transactionId]);
+    expect(newOnly.open(rows[0].platform_state_sealed, platformStateAad(transactionId))).toBe('tab-A');
     expect(newOnly.open(rows[0].pkce_verifier_sealed, pkceAad(transactionId))).toBe('verifier');
     expect(newOnly.open(rows[0].nonce_sealed, nonceAad(transactionId))).toBe('nonce');
 
     // Resumable: a second run finds nothing left to do.
     const again = await cli({ ENCRYPTION_KEYS: ROTATED_RING }, 'keys', 'rotate-data', '--json');
-    expect(JSON.parse(again.stdout).results.map((r: { resealed: number }) => r.resealed)).toEqual([0, 0, 0]);
+    expect(JSON.parse(again.stdout).results.map((r: { resealed: number }) => r.resealed)).toEqual([0, 0, 0, 0]);
   });
 
   it('a missing or malformed key ring is a configuration error (exit 78), before the database is touched', async () => {

@@ -103,6 +103,8 @@ const STEP_UP_OPERATIONS = ['createStepUpLogin'];
 const PUBLIC_OPERATIONS = [
   'startAuthentication', 'handleIdpCallback', 'getLiveness', 'getReadiness', 'uploadAvatar', 'confirmAvatarUpload', 'getAvatar',
   'finishSignOut', 'receiveBackchannelLogout', 'getJwks',
+  // A platform's logo: its branded pages show it before anyone signs in (issue 27).
+  'getPlatformLogo',
 ];
 /** The browser's session if it has one, else nobody: signing out is harmless without a session. */
 const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut', 'confirmSignOut'];
@@ -326,6 +328,11 @@ describe('x-required-permissions', () => {
       activatePlatform: ['platforms:admin'],
       rotatePlatformCredentials: ['platforms:admin'],
       listAuditEvents: ['platforms:admin'],
+      // Branding writes (issue 27); its read is for any signed-in caller.
+      setPlatformBranding: ['platforms:admin'],
+      clearPlatformBranding: ['platforms:admin'],
+      uploadPlatformLogo: ['platforms:admin'],
+      deletePlatformLogo: ['platforms:admin'],
       listOnboardingFields: ['onboarding:schema:read'],
       createOnboardingField: ['onboarding:schema:write'],
       updateOnboardingField: ['onboarding:schema:write'],

@@ -126,8 +126,8 @@ export interface LoginResult {
  * sign in, and follow redirects until the gateway sends the browser away from
  * itself and the IdP (to the platform or the account center).
  */
-export async function browserLogin(harness: Harness, platformKey: string, user: { username: string; password: string }, browser = new OidcBrowser()): Promise<LoginResult> {
-  const start = await browser.get(startUrl(harness, platformKey));
+export async function browserLogin(harness: Harness, platformKey: string, user: { username: string; password: string }, browser = new OidcBrowser(), startExtra: Record<string, string> = {}): Promise<LoginResult> {
+  const start = await browser.get(startUrl(harness, platformKey, undefined, startExtra));
   if (start.status !== 302) throw new Error(`start answered ${start.status}: ${start.text}`);
   const toLoginPage = await browser.followRedirects(start, { maxHops: 10 });
   const afterLogin = await browser.loginAtDevIdp(toLoginPage.response, user.username, user.password);

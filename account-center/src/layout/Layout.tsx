@@ -26,6 +26,7 @@ export function Layout() {
           <ul>
             {me ? <li><NavLink to="/profile">{intl.formatMessage({ id: 'layout.nav.profile' })}</NavLink></li> : null}
             {me ? <li><NavLink to="/sessions">{intl.formatMessage({ id: 'layout.nav.sessions' })}</NavLink></li> : null}
+            {me ? <li><NavLink to="/data">{intl.formatMessage({ id: 'dataRights.nav' })}</NavLink></li> : null}
             {canAdminister ? <li><NavLink to="/admin/platforms">{intl.formatMessage({ id: 'layout.nav.platforms' })}</NavLink></li> : null}
             {canEditSchemas ? <li><NavLink to="/admin/onboarding">{intl.formatMessage({ id: 'layout.nav.onboardingForms' })}</NavLink></li> : null}
           </ul>

@@ -29,6 +29,11 @@ export interface PlatformRow extends PlatformSettings {
   active: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** Branding (src/services/registry/branding.ts): read with the row, so the login path's pages need no query more. */
+  brandColor: string | null;
+  /** Language tag → the name shown to people in that language; the default is displayName. */
+  displayNames: Record<string, string>;
+  logoId: string | null;
 }
 
 export const PLATFORM_COLUMNS = `
@@ -37,7 +42,8 @@ export const PLATFORM_COLUMNS = `
   allowed_return_urls AS "allowedReturnUrls", default_onboarding_mode AS "defaultOnboardingMode",
   central_onboarding_enabled AS "centralOnboardingEnabled", platform_onboarding_path AS "platformOnboardingPath",
   metadata, handoff_challenge_required AS "handoffChallengeRequired", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
-  requirement_version AS "requirementVersion", active, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  requirement_version AS "requirementVersion", active, created_at AS "createdAt", updated_at AS "updatedAt",
+  brand_color AS "brandColor", display_names AS "displayNames", logo_id AS "logoId"`;
 
 /**
  * The registry row of a platform as one jsonb value, for statements that read the platform
@@ -51,7 +57,8 @@ export const platformJson = (alias: string) => `jsonb_build_object(
   'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata,
   'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'clientId', ${alias}.client_id,
   'hasCredentials', ${alias}.client_secret_digest IS NOT NULL, 'requirementVersion', ${alias}.requirement_version,
-  'active', ${alias}.active, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at)`;
+  'active', ${alias}.active, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at,
+  'brandColor', ${alias}.brand_color, 'displayNames', ${alias}.display_names, 'logoId', ${alias}.logo_id)`;
 
 export function platformFromJson(json: Omit<PlatformRow, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }): PlatformRow {
   return { ...json, createdAt: new Date(json.createdAt), updatedAt: new Date(json.updatedAt) };

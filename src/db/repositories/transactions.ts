@@ -16,6 +16,8 @@ export interface NewTransaction extends Partial<AuthenticationRequest> {
   returnTo: string;
   browserBindingDigest: Buffer;
   handoffChallenge: string | null;
+  /** The platform's correlation value (`platformState`), sealed; null when the back end sent none. */
+  platformStateSealed?: string | null;
   ttlSeconds: number;
 }
 
@@ -36,14 +38,15 @@ export async function insertTransaction(db: Db, tx: NewTransaction): Promise<voi
     `INSERT INTO auth_transactions
          (id, platform_id, state_digest, nonce_digest, pkce_verifier_sealed, nonce_sealed,
           onboarding_mode, platform_callback_url, return_to, browser_binding_digest, handoff_challenge,
-          max_age_seconds, force_login, second_factor_required, step_up_sub, expires_at)
+          platform_state_sealed, max_age_seconds, force_login, second_factor_required, step_up_sub, expires_at)
        SELECT :id, :platformId, :stateDigest, :nonceDigest, :pkceVerifierSealed, :nonceSealed,
           :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
-          CAST(:maxAgeSeconds AS integer), :forceLogin, :secondFactor, CAST(:stepUpSub AS text),
+          CAST(:platformStateSealed AS text), CAST(:maxAgeSeconds AS integer), :forceLogin, :secondFactor, CAST(:stepUpSub AS text),
           now() + make_interval(secs => :ttlSeconds)
          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`,
     {
       ...tx,
+      platformStateSealed: tx.platformStateSealed ?? null,
       maxAgeSeconds: tx.maxAgeSeconds ?? null,
       forceLogin: tx.forceLogin ?? false,
       secondFactor: tx.secondFactor ?? false,
@@ -66,6 +69,8 @@ export interface ConsumedTransaction {
   /** Null only for transactions started before browser binding existed: the callback refuses them. */
   browserBindingDigest: Buffer | null;
   handoffChallenge: string | null;
+  /** The platform's correlation value, sealed (platformStateAad), handed back beside the code; null when none was sent. */
+  platformStateSealed: string | null;
   /** When the login started (the age a `max_age` is measured against). */
   startedAt: Date;
   /** What the platform asked of the authentication, checked by the callback. */
@@ -92,7 +97,7 @@ const consumeSql = (withinLimit = '') => `UPDATE auth_transactions t
                 before.pkce_verifier_sealed AS "pkceVerifierSealed", before.nonce_sealed AS "nonceSealed",
                 t.onboarding_mode AS "onboardingMode", t.return_to AS "returnTo",
                 t.browser_binding_digest AS "browserBindingDigest", t.handoff_challenge AS "handoffChallenge",
-                t.created_at AS "startedAt", t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
+                t.platform_state_sealed AS "platformStateSealed", t.created_at AS "startedAt", t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
                 t.second_factor_required AS "secondFactor", t.step_up_sub AS "stepUpSub",
                 ${platformJson('p')} AS platform`;
 
@@ -176,6 +181,8 @@ export interface ResumableTransaction {
   onboardingMode: OnboardingMode;
   returnTo: string;
   handoffChallenge: string | null;
+  /** As ConsumedTransaction's: the resume hands it back beside its code too. */
+  platformStateSealed: string | null;
   /** False once AUTH_RESUME_TTL_SECONDS have passed since the callback, or once its session has ended. */
   resumable: boolean;
 }
@@ -191,6 +198,7 @@ export async function findConsumedTransactionOfUser(
   const { rows } = await db.raw<{ rows: ResumableTransaction[] }>(
     `SELECT t.id, t.platform_id AS "platformId", p.platform_key AS "platformKey", t.session_id AS "sessionId",
             t.onboarding_mode AS "onboardingMode", t.return_to AS "returnTo", t.handoff_challenge AS "handoffChallenge",
+            t.platform_state_sealed AS "platformStateSealed",
             (t.consumed_at > now() - make_interval(secs => :resumeTtlSeconds)
              AND s.revoked_at IS NULL AND s.expires_at > now()) AS resumable
        FROM auth_transactions t

@@ -83,7 +83,8 @@ export interface LoginUserRow extends UserRow {
  * The callback's provisioning in one statement: upsertUserFromIdp (the same rules: a new
  * user's profile prefilled, a returning user's e-mail refreshed, a deleted account answered
  * with `deletedAt` and left alone) and the platform membership created on first use, which
- * bootstrapMembership does elsewhere. A deleted account gets no membership: every write
+ * bootstrapMembership does elsewhere; the membership's `last_signed_in_at` (apps with my data,
+ * issue 26) is set by the same row write. A deleted account gets no membership: every write
  * selects from the upserted row, which a deleted account does not have.
  *
  * Committed with synchronous_commit off (for this statement's own transaction only): the
@@ -99,7 +100,7 @@ export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: str
     `WITH ${upsertUserCtes(`SELECT :sub, :email, :emailVerified, :displayName, now()
            FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`)}, membership AS (
          INSERT INTO platform_memberships (user_id, platform_id) SELECT id, :platformId FROM upserted
-         ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()
+         ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now(), last_signed_in_at = now()
          RETURNING completed_requirement_version
        )
        SELECT ${USER_COLUMNS}, (SELECT completed_requirement_version FROM membership) AS "completedRequirementVersion" FROM upserted

@@ -1,9 +1,10 @@
 import type { AvatarStoreKind } from '../../db/repositories/avatars.ts';
+import type { UploadImageType } from '../images/reencode.ts';
 
 export type { AvatarStoreKind };
 
 /** The image types a client may upload (the contract's AvatarUploadRequest). */
-export type AvatarUploadType = 'image/png' | 'image/jpeg' | 'image/webp';
+export type AvatarUploadType = UploadImageType;
 
 /** A ticket is usable for five minutes (the contract's requestAvatarUpload). */
 export const TICKET_TTL_SECONDS = 300;

@@ -64,3 +64,30 @@ export async function enqueueBackchannelLogouts(db: Db, sessionIds: readonly str
   );
   return rows.length;
 }
+
+/**
+ * Leaving a platform (issue 26, services/dataRights/apps.ts): queues a back-channel logout to
+ * the platform for each live session of the person it holds a credential for, before those
+ * credentials are revoked in the same transaction. The same job (task, payload, key) as when a
+ * session ends, so a later end of the session does not tell the platform twice. Returns how
+ * many jobs were added.
+ */
+export async function enqueueBackchannelLogoutsOfPlatform(db: Db, userId: string, platformId: string): Promise<number> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `SELECT (graphile_worker.add_job(
+               :task,
+               json_build_object('sessionId', t.session_id, 'platformId', t.platform_id, 'userId', t.user_id),
+               max_attempts => :maxAttempts,
+               job_key => 'logout:' || t.session_id || ':' || t.platform_id,
+               job_key_mode => 'unsafe_dedupe'
+             )).id
+       FROM (SELECT DISTINCT c.session_id, c.platform_id, s.user_id
+               FROM platform_credentials c
+               JOIN gateway_sessions s ON s.id = c.session_id
+               JOIN platforms p ON p.id = c.platform_id
+              WHERE s.user_id = :userId AND c.platform_id = :platformId AND s.ended_at IS NULL AND p.backchannel_logout_url IS NOT NULL
+              ORDER BY c.session_id, c.platform_id) t`,
+    { task: BACKCHANNEL_LOGOUT_TASK, maxAttempts: BACKCHANNEL_LOGOUT_MAX_ATTEMPTS, userId, platformId },
+  );
+  return rows.length;
+}

@@ -6,6 +6,7 @@ import { connectionStringOf, type Db } from '../../db/knex.ts';
 import { backchannelLogoutTask } from './delivery.ts';
 import { BACKCHANNEL_LOGOUT_TASK } from './outbox.ts';
 import { signingKeysFor } from './signingKeys.ts';
+import { DATA_EXPORT_TASK, dataExportTask } from '../dataRights/exportJob.ts';
 import type { Resolver } from '../../security/outboundLookup.ts';
 
 /** Deliveries in flight per instance: each waits at most DELIVERY_TIMEOUT_MS on a platform. */
@@ -31,7 +32,8 @@ export interface BackchannelWorker {
 
 /**
  * Works the back-channel logout outbox: graphile-worker's runner on the gateway's own
- * PostgreSQL (its own small pool next to knex's), with the one task. Every instance runs one;
+ * PostgreSQL (its own small pool next to knex's), with its task, and the data export jobs
+ * (issue 26, services/dataRights/exportJob.ts). Every instance runs one;
  * graphile-worker hands each job to one worker at a time. Signals are the service's to handle
  * (`noHandleSignals`): main.ts stops the worker on shutdown, before the database pool closes.
  *
@@ -90,6 +92,7 @@ export async function startBackchannelWorker(
           // Without a configuration's policy (a test's), deliveries reach public addresses only.
           outbound: { ...(deps.config.outbound ? { policy: deps.config.outbound } : {}), ...(options.resolve ? { resolve: options.resolve } : {}) },
         }),
+        [DATA_EXPORT_TASK]: dataExportTask({ db: deps.db, logger: deps.logger.child({ component: 'data-export' }) }),
       },
     });
   } catch (error) {

@@ -32,3 +32,20 @@ export {
 } from './platforms.ts';
 export { METADATA_MAX_BYTES, METADATA_MAX_PROPERTIES, MAX_RETURN_URLS, ONBOARDING_MODES, PLATFORM_KEY_PATTERN, type RegistryRules } from './rules.ts';
 export { validateCreate, validateUpdate } from './validate.ts';
+export {
+  brandName,
+  clearBranding,
+  deleteLogo,
+  getBranding,
+  LOGO_CACHE_CONTROL,
+  LOGO_MAX_BYTES,
+  LOGO_MAX_SIDE,
+  LOGO_UPLOAD_TYPES,
+  readLogo,
+  setBranding,
+  toBrandingView,
+  uploadLogo,
+  validateBranding,
+  type PlatformBrandingInput,
+  type PlatformBrandingView,
+} from './branding.ts';

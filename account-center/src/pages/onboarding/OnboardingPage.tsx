@@ -27,6 +27,7 @@ import { SessionExpired, StatusNotice } from './OnboardingNotices.tsx';
 import { useIntl } from '../../i18n/useIntl.ts';
 import { LanguageContext } from '../../i18n/LanguageProvider.tsx';
 import { problemText, type Formatter } from '../../i18n/problems.ts';
+import { usePlatformBrand } from '../../branding/PlatformBrandFrame.tsx';
 import './onboarding.css';
 
 // Central onboarding (spec: Onboarding (user), client continuation):
@@ -54,7 +55,9 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
   const intl = useIntl();
   // The fields' texts come in the language the page shows (the gateway's `language` parameter).
   const locale = useContext(LanguageContext)?.locale;
-  const platformName = me?.memberships.find((membership) => membership.platformKey === platformKey)?.displayName ?? platformKey;
+  // The platform's branded name in the page's language when it has one (its frame, issue 27).
+  const brandName = usePlatformBrand()?.name;
+  const platformName = brandName ?? me?.memberships.find((membership) => membership.platformKey === platformKey)?.displayName ?? platformKey;
   const [loaded, setLoaded] = useState<{ fields: RequirementField[]; status: OnboardingStatus } | null>(null);
   const [loadError, setLoadError] = useState<ApiProblem | null>(null);
   const [expired, setExpired] = useState(false);

@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../../../components/ConfirmDialog.tsx';
 import { AuditEvents } from './AuditEvents.tsx';
 import { ActiveBadge } from './PlatformListPage.tsx';
 import { SecretPanel } from './SecretPanel.tsx';
+import { BrandingLink } from '../../../branding/BrandingLink.tsx';
 import { HANDOFF_CHALLENGE_OFF_WARNING, formatDateTime, modeLabel, toProblem, useLoad, type Platform, type PlatformCredentials } from './model.ts';
 
 /** A message handed to the detail page by the page before it (never a secret). */
@@ -132,6 +133,7 @@ export function PlatformDetailPage() {
 
       <div className="platforms-actions" role="group" aria-label="Platform actions">
         <Link className="button" to={editPath(platformKey)}>Edit</Link>
+        <BrandingLink platformKey={platformKey} />
         {platform.active ? (
           <button type="button" className="button button-secondary" onClick={() => setDialog('deactivate')}>Deactivate</button>
         ) : (

@@ -5,6 +5,7 @@ import { PlatformListPage } from './PlatformListPage.tsx';
 import { PlatformCreatePage } from './PlatformCreatePage.tsx';
 import { PlatformDetailPage } from './PlatformDetailPage.tsx';
 import { PlatformEditPage } from './PlatformEditPage.tsx';
+import { PlatformBrandingPage } from '../../../branding/PlatformBrandingPage.tsx';
 import './platforms.css';
 
 /**
@@ -18,6 +19,7 @@ export function PlatformsAdmin() {
       <Route path="new" element={<PlatformCreatePage />} />
       <Route path=":platformKey" element={<Keyed><PlatformDetailPage /></Keyed>} />
       <Route path=":platformKey/edit" element={<Keyed><PlatformEditPage /></Keyed>} />
+      <Route path=":platformKey/branding" element={<Keyed><PlatformBrandingPage /></Keyed>} />
       <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );

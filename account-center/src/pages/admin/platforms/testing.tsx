@@ -1,7 +1,7 @@
 // Test support for the platform pages' component tests (not part of the app's bundle: only
 // *.test.tsx import it). A fake gateway behind createApi's fetch, the session around the
 // pages, and a memory router at a given address.
-import { render } from '@testing-library/react';
+import { renderWithIntl } from '../../../test/renderWithIntl.tsx';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { createApi } from '../../../api.ts';
 import type { AccountCenterConfig } from '../../../config.ts';
@@ -85,7 +85,7 @@ function LocationProbe() {
 /** The platform pages at `path`, signed in as an administrator, talking to `fetchImpl`. */
 export function renderPlatforms(path: string, fetchImpl: typeof fetch) {
   const api = createApi(CONFIG, fetchImpl);
-  return render(
+  return renderWithIntl(
     <SessionProvider config={CONFIG} api={api}>
       <MemoryRouter initialEntries={[path]}>
         <Routes>

@@ -1,0 +1,20 @@
+// `npm run build` (and `npm pack`, through prepack): dist/ from src/ with the TypeScript compiler
+// of the repository this folder lives in (the kit has no development dependencies of its own).
+// The sources import each other as ./x.ts; the compiler rewrites that to ./x.js in the
+// JavaScript but not in the declarations, which are rewritten here, so that a project that
+// installs the package resolves them without allowImportingTsExtensions.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('..', import.meta.url));
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: here, stdio: 'inherit' });
+if (result.status !== 0) process.exit(result.status ?? 1);
+for (const file of readdirSync(dist).filter((name) => name.endsWith('.d.ts'))) {
+  const text = readFileSync(dist + file, 'utf8');
+  writeFileSync(dist + file, text.replace(/(['"])(\.\.?\/[^'"]+)\.ts\1/g, '$1$2.js$1'));
+}
