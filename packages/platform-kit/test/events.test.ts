@@ -18,7 +18,7 @@ import { startBackchannelWorker, type BackchannelWorker } from '../../../src/ser
 import { generateSigningKeySpec, parseSigningKeys } from '../../../src/services/backchannel/signingKeys.ts';
 import { recordPersonEvent } from '../../../src/services/events/record.ts';
 import { signSecurityEventToken } from '../../../src/services/events/token.ts';
-import { createSecurityEventReceiver, SecurityEventRefused, clientWithPlatformSecret, type SecurityEvent, type SecurityEventType } from '../src/index.ts';
+import { createSecurityEventReceiver, SecurityEventRefused, clientWithPlatformSecret, gatewayKeySet, type SecurityEvent, type SecurityEventType } from '../src/index.ts';
 import { securityEventHandler } from '../src/express.ts';
 
 const SIGNING_KEY = generateSigningKeySpec('kit-events');
@@ -40,7 +40,7 @@ describe('the kit receives Security Event Tokens', () => {
   const gatewayKeys = parseSigningKeys(SIGNING_KEY);
   const handled: SecurityEvent[] = [];
   /** What the application's push handler does with an event about a subject: refuse it, or fail once. */
-  const behaviour = new Map<string, 'access_denied' | 'authentication_failed'>();
+  const behaviour = new Map<string, 'access_denied' | 'authentication_failed' | 'fail-once'>();
 
   beforeAll(async () => {
     harness = await startHarness({ GATEWAY_SIGNING_KEYS: SIGNING_KEY, OUTBOUND_ALLOWED_PRIVATE_RANGES: '127.0.0.0/8' });
@@ -58,12 +58,19 @@ describe('the kit receives Security Event Tokens', () => {
       clientId: pushed.clientId,
       onEvent: async (event) => {
         const refusal = behaviour.get(event.subject);
+        if (refusal === 'fail-once') {
+          behaviour.delete(event.subject);
+          throw new Error('database unavailable');
+        }
         if (refusal) throw new SecurityEventRefused(refusal, 'not for this platform');
         handled.push(event);
       },
     });
     const app = express();
     app.all('/security-events', securityEventHandler(receiver));
+    // The same receiver, but the gateway's key set cannot be fetched (nothing listens there).
+    const unreachableKeys = createSecurityEventReceiver({ gatewayUrl: harness.baseUrl, clientId: pushed.clientId, keys: gatewayKeySet(`http://127.0.0.1:${await freePort()}`), onEvent: () => expect.fail('not verified') });
+    app.all('/security-events-no-keys', securityEventHandler(unreachableKeys));
     server = await new Promise((resolve) => {
       const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
     });
@@ -146,6 +153,23 @@ describe('the kit receives Security Event Tokens', () => {
     // The same claims signed by the gateway are taken.
     expect((await post(await gatewayKeys.sign(claims, 'secevent+jwt'))).status).toBe(202);
     expect(handled.at(-1)).toMatchObject({ jti: claims.jti, type: TYPES.platformLeft, payload: {} });
+  });
+
+  it('push: a handler that fails answers 500 and the gateway retries (the handler runs again); keys that cannot be fetched answer 503, never 400', async () => {
+    behaviour.set(userId, 'fail-once');
+    const jtis = await record(TYPES.profileChanged, { fields: ['picture'] });
+    let jti = '';
+    for (const id of jtis) if ((await recordOf(id)).platformKey === pushed.key) jti = id;
+    // The first attempt failed (500): the event waits for graphile-worker's retry, brought forward here.
+    await expect.poll(async () => (await db().raw(`SELECT attempts FROM graphile_worker.jobs WHERE key = ?`, [`secevent:${jti}`])).rows[0]?.attempts ?? 0, { timeout: 10_000 }).toBe(1);
+    expect(behaviour.has(userId)).toBe(false);
+    expect(await recordOf(jti)).toMatchObject({ status: 'pending' });
+    await db().raw(`SELECT graphile_worker.reschedule_jobs(ARRAY(SELECT id FROM graphile_worker.jobs WHERE key = ?), run_at => now())`, [`secevent:${jti}`]);
+    await expect.poll(async () => (await recordOf(jti)).status, { timeout: 10_000 }).toBe('delivered');
+    expect(handled.filter((event) => event.jti === jti)).toHaveLength(1);
+
+    const res = await fetch(`${appUrl}/security-events-no-keys`, { method: 'POST', headers: { 'Content-Type': 'application/secevent+jwt' }, body: await setOf(jti) });
+    expect(res.status).toBe(503);
   });
 
   it('poll: fetches, handles and acknowledges (a second poll gets nothing); refused SETs are reported in setErrs, a failed handler leaves its event pending', async () => {
