@@ -116,6 +116,8 @@ function plainCookies(req: Request, _res: Response, next: NextFunction): void {
 
 const BACKCHANNEL_LOGOUT_PATH = '/v1/auth/backchannel-logout';
 /** The form as text, within the limit the error handler below reports (64 KiB). */
+/** The routes of createDocumentDraft and updateDocumentDraft (issue 25). */
+const DOCUMENT_DRAFT_PATHS = ['/v1/platforms/:platformKey/documents/:documentKey/versions', '/v1/platforms/:platformKey/documents/:documentKey/versions/:version'];
 const readBackchannelLogoutForm = express.text({ type: 'application/x-www-form-urlencoded', limit: '64kb' });
 
 /**
@@ -231,6 +233,9 @@ export async function createApp(deps: AppDeps, options: AppOptions = {}) {
     }),
   );
   app.use(plainCookies);
+  // Document drafts carry whole texts (up to 100,000 characters per language in the contract):
+  // their two routes read bodies up to 1 MiB; every other body stays within 64 KiB.
+  app.use(DOCUMENT_DRAFT_PATHS, express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
   app.use(express.json({ limit: '64kb', type: ['application/json', 'application/*+json'] }));
   app.use(refuseIllFormedStrings);
   // OpenID Connect Back-Channel Logout 1.0 §2.5: the identity provider posts a form with one

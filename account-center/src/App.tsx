@@ -13,6 +13,8 @@ import { SessionsPage } from './pages/sessions/SessionsPage.tsx';
 import { DataRightsPage } from './pages/dataRights/DataRightsPage.tsx';
 import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
+import { AgreementsPage } from './pages/agreements/AgreementsPage.tsx';
+import { DocumentsAdmin } from './pages/admin/documents/DocumentsAdmin.tsx';
 
 /** The account center's routes (spec: /onboarding/{platformKey}?resume=…, /onboarding, /admin/*). */
 export function App() {
@@ -28,9 +30,11 @@ export function App() {
           </Route>
           <Route path="profile" element={<RequireSession><ProfilePage /></RequireSession>} />
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
+          <Route path="agreements" element={<RequireSession><AgreementsPage /></RequireSession>} />
           <Route path="data" element={<RequireSession><DataRightsPage /></RequireSession>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
+          <Route path="admin/documents/*" element={<RequirePermission permission="onboarding:schema:read"><DocumentsAdmin /></RequirePermission>} />
           <Route path="signed-out" element={<SignedOutPage />} />
           <Route path="account-deleted" element={<AccountDeletedPage />} />
           <Route path="*" element={<NotFoundPage />} />

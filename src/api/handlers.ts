@@ -38,6 +38,16 @@ import { deleteMyAccount } from '../operations/deleteMyAccount.ts';
 import { updateMyProfile } from '../operations/updateMyProfile.ts';
 import { getMyProfile } from '../operations/getMyProfile.ts';
 import { getMe } from '../operations/getMe.ts';
+import { listMyAgreements } from '../operations/listMyAgreements.ts';
+import { getPlatformAgreements } from '../operations/getPlatformAgreements.ts';
+import { acceptAgreement } from '../operations/acceptAgreement.ts';
+import { withdrawAgreement } from '../operations/withdrawAgreement.ts';
+import { listDocuments } from '../operations/listDocuments.ts';
+import { createDocumentDraft } from '../operations/createDocumentDraft.ts';
+import { getDocumentVersion } from '../operations/getDocumentVersion.ts';
+import { updateDocumentDraft } from '../operations/updateDocumentDraft.ts';
+import { publishDocumentVersion } from '../operations/publishDocumentVersion.ts';
+import { listPersonAcceptances } from '../operations/listPersonAcceptances.ts';
 import { archiveOnboardingField } from '../operations/archiveOnboardingField.ts';
 import { updateOnboardingField } from '../operations/updateOnboardingField.ts';
 import { createOnboardingField } from '../operations/createOnboardingField.ts';
@@ -107,6 +117,17 @@ export const handlers: HandlerMap = {
   createOnboardingField,
   updateOnboardingField,
   archiveOnboardingField,
+
+  listMyAgreements,
+  getPlatformAgreements,
+  acceptAgreement,
+  withdrawAgreement,
+  listDocuments,
+  createDocumentDraft,
+  getDocumentVersion,
+  updateDocumentDraft,
+  publishDocumentVersion,
+  listPersonAcceptances,
 
   getMe,
   getMyProfile,

@@ -15,7 +15,7 @@ import {
 } from '../services/registry/index.ts';
 import { keyValues } from './format.ts';
 import type { CliIo } from './run.ts';
-import { UsageError } from './usage.ts';
+import { UsageError } from './args.ts';
 
 // `branding …`: a platform's colour, names per language and logo from a shell (issue 27), through
 // the same services as the admin API (same contrast check, same image pipeline, audited as cli).

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { ConfigError, loadDatabaseToolConfig, loadKeyRingSpec, type LogLevel } from '../config/index.ts';
 import { parseKeyRing, type KeyRing } from '../security/crypto.ts';
@@ -46,7 +45,8 @@ import { runDevCommand } from './devToken.ts';
 import { listSecurityEventDeliveries } from '../services/events/record.ts';
 import { formatSecurityEventDeliveries } from './formatEvents.ts';
 import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
-import { UsageError } from './usage.ts';
+import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
+import { parse, parseWithArguments, toJson, UsageError, type OptionSpec } from './args.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -101,6 +101,7 @@ Security events to platforms (see docs/operations.md, "Security events"):
   events list <KEY> [--status pending|delivered|failed] [--limit N]
                                the delivery record of a platform's events, newest first
 
+${DOCUMENTS_HELP}
 Audit log:
   audit list [--platform KEY] [--action ACTION] [--limit N] [--cursor C]
 
@@ -163,7 +164,6 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-
 /** The platform settings both create and update take. */
 const SETTINGS_OPTIONS = {
   name: { type: 'string' },
@@ -206,10 +206,9 @@ const FIELD_LIST_OPTIONS = { archived: { type: 'boolean' } } as const;
 const FIELD_ARCHIVE_OPTIONS = { 'dry-run': { type: 'boolean' } } as const;
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const KEYS_OPTIONS = { 'batch-size': { type: 'string' } } as const;
-const COMMON_OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** `rules` come from the same NODE_ENV as the service's: production requires https URLs. */
-type Command = (db: Db, io: CliIo, json: boolean, rules: RegistryRules) => Promise<void>;
+export type Command = (db: Db, io: CliIo, json: boolean, rules: RegistryRules) => Promise<void>;
 
 /** Runs one command line; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -268,12 +267,13 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'fields') return parseFieldsCommand(action, rest, io);
   if (group === 'audit') return parseAuditCommand(action, rest, io);
   if (group === 'events') return parseEventsCommand(action, rest, io);
+  if (group === 'documents') return parseDocumentsCommand(action, rest, io);
   if (group === 'keys') return parseKeysCommand(action, rest, io);
   if (group === 'branding') {
     const command = parseBrandingCommand(action, rest, io.env);
     return command && ((db, _io, json) => command(db, io, json));
   }
-  throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, events, audit, keys, dev)`);
+  throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, documents, events, audit, keys, dev)`);
 }
 
 function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
@@ -598,26 +598,12 @@ function formatRotation(keyRing: KeyRing, results: readonly RotationResult[]): s
   return `${['Re-sealed under the active key:', ...lines, 'Run `keys status` to see which old keys can now be retired.'].join('\n')}\n`;
 }
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
-
-function parse<O extends OptionSpec>(args: string[], options: O, positionals: number) {
-  const result = parseArgs({ args, options: { ...options, ...COMMON_OPTIONS }, allowPositionals: true, strict: true });
-  if (result.positionals.length > positionals) throw new UsageError(`unexpected argument "${result.positionals[positionals]}"`);
-  return result;
-}
 
 function parseWithKey<O extends OptionSpec>(args: string[], options: O, command: string) {
   const { values, positionals } = parseWithArguments(args, options, `platforms ${command}`, ['the platform KEY']);
   return { values, key: positionals[0] ?? '' };
 }
 
-/** Exactly the named positional arguments (unless help is asked for). */
-function parseWithArguments<O extends OptionSpec>(args: string[], options: O, command: string, names: readonly string[]) {
-  const result = parse(args, options, names.length);
-  const missing = names.find((_, index) => result.positionals[index] === undefined);
-  if (missing !== undefined && !(result.values as { help?: boolean }).help) throw new UsageError(`${command} needs ${missing}`);
-  return { values: result.values, positionals: result.positionals };
-}
 
 function booleanOption(name: string, value: string): boolean {
   if (value === 'true') return true;
@@ -659,9 +645,6 @@ function warnSecretShownOnce(io: CliIo, platformKey: string): void {
   );
 }
 
-function toJson(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
 
 function reportFailure(error: unknown, io: CliIo, logger: Logger): number {
   if (error instanceof ApiError) {

@@ -5,7 +5,7 @@ import type { Db } from '../db/knex.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp, type DevIdpAccounts } from '../devidp/index.ts';
 import type { FieldCreateInput } from '../services/onboarding/schema.ts';
 import { acceptsPublishedDevCredentials, DEV_OIDC_CLIENT, DEV_PLATFORM_CREDENTIALS } from '../security/devCredentials.ts';
-import { seedDemoPlatform } from './seed.ts';
+import { seedDemoDocuments, seedDemoPlatform, type DemoDocument } from './seed.ts';
 import { seedDemoBranding } from './branding.ts';
 import { announceReady } from './announcement.ts';
 import { startDemoBff, type DemoBff } from './demoBff.ts';
@@ -19,6 +19,21 @@ export const DEMO_CENTRAL_PLATFORM_KEY = 'DEMO_CENTRAL';
 /** The account center's own platform when AUTH_PLATFORM_KEY is unset. */
 export const ACCOUNT_CENTER_PLATFORM_KEY = 'ACCOUNT_CENTER';
 const DEV_CLIENT_ID = DEV_OIDC_CLIENT.clientId;
+/** Terms and a privacy notice of the central demo platform: a new person accepts both in the account center (issue 25). */
+const DEMO_CENTRAL_DOCUMENTS: readonly DemoDocument[] = [
+  {
+    documentKey: 'terms',
+    kind: 'terms',
+    title: 'Terms of use',
+    markdown: '# Terms of use\n\nThis is the **demo** platform of the development stack. Use it to try the gateway; nothing here is real.\n\n- Be kind.\n- Do not store real personal data.\n\nThe full text of real terms would be here, or [linked](https://example.com/terms).',
+  },
+  {
+    documentKey: 'privacy',
+    kind: 'privacy',
+    title: 'Privacy notice',
+    markdown: '# Privacy notice\n\nThe demo keeps what you enter in a local database under `.data/`, on this machine only.',
+  },
+];
 /** The dev identity provider's users, password hashes and states, kept across restarts (git-ignored). */
 export const DEV_IDP_USERS_FILE = path.resolve('.data/dev-idp-users.json');
 
@@ -107,6 +122,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     displayNames: { de: 'Demo-Plattform mit zentralem Onboarding' },
     logo: { fill: '#0b6e69', ring: '#ffffff' },
   });
+  await seedDemoDocuments(db, DEMO_CENTRAL_PLATFORM_KEY, DEMO_CENTRAL_DOCUMENTS);
   const accountCenter = await startAccountCenter(config, db, logger, published);
   let bff: DemoBff | null = null;
   try {
@@ -150,10 +166,12 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   };
 }
 
-const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
-  { fieldKey: 'firstName', label: 'First name', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'firstName', required: true, sortOrder: 10, uiConfig: { width: 'half' } },
-  { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 20, placeholder: 'Acme Ltd', uiConfig: { width: 'half' } },
-  { fieldKey: 'country', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: true, sortOrder: 30 },
+// German texts beside the English ones (issue 27): a browser asking for German sees the demo's
+// onboarding in German; the country list is named by the account center in either language.
+export const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
+  { fieldKey: 'firstName', label: 'First name', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'firstName', required: true, sortOrder: 10, uiConfig: { width: 'half' }, translations: { de: { label: 'Vorname' } } },
+  { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 20, placeholder: 'Acme Ltd', uiConfig: { width: 'half' }, translations: { de: { label: 'Unternehmen', placeholder: 'Muster GmbH' } } },
+  { fieldKey: 'country', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: true, sortOrder: 30, translations: { de: { label: 'Land' } } },
   {
     fieldKey: 'teamSize',
     label: 'Team size',
@@ -162,9 +180,15 @@ const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
     sortOrder: 40,
     options: [{ value: '1-10', label: '1 to 10' }, { value: '11-50', label: '11 to 50' }, { value: '51+', label: 'More than 50' }],
     uiConfig: { helpText: 'Roughly how many people will use the platform.' },
+    translations: {
+      de: { label: 'Teamgröße', helpText: 'Ungefähr wie viele Personen die Plattform nutzen werden.', options: { '1-10': '1 bis 10', '11-50': '11 bis 50', '51+': 'Mehr als 50' } },
+    },
   },
-  { fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', sortOrder: 50, placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.' },
-  { fieldKey: 'newsletter', label: 'Send me the product newsletter', fieldType: 'BOOLEAN', sortOrder: 60 },
+  {
+    fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', sortOrder: 50, placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.',
+    translations: { de: { label: 'Telefon (geschäftlich)', placeholder: '+49 30 901820', description: 'Nur für den Fall, dass wir Sie zu Ihrem Konto erreichen müssen.' } },
+  },
+  { fieldKey: 'newsletter', label: 'Send me the product newsletter', fieldType: 'BOOLEAN', sortOrder: 60, translations: { de: { label: 'Senden Sie mir den Produkt-Newsletter' } } },
 ];
 
 /**

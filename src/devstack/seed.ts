@@ -2,9 +2,11 @@ import type { Db } from '../db/knex.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
 import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/registry/index.ts';
-import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
+import { createFieldDefinition, listFieldDefinitions, updateFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { sha256 } from '../security/crypto.ts';
 import type { PublishedPlatformCredentials } from '../security/devCredentials.ts';
+import { createDraft, listPlatformDocuments, publishVersion } from '../services/documents/administration.ts';
+import type { DocumentKind } from '../domain/documents.ts';
 
 /**
  * The dev stack's explicit allowance: its demo platforms receive their logout tokens on
@@ -12,6 +14,19 @@ import type { PublishedPlatformCredentials } from '../security/devCredentials.ts
  * and its worker allows loopback too (the configuration's `outbound.allowLoopback`).
  */
 const DEVSTACK_RULES: RegistryRules = Object.freeze({ requireHttps: false, outbound: Object.freeze({ allowedPrivateRanges: [], allowLoopback: true }) });
+
+/**
+ * A demo database seeded before fields had translations gets the seeded ones, once: only a
+ * field with none at all (an administrator's own translations are never overwritten).
+ */
+async function addMissingTranslations(db: Db, platformKey: string, fields: readonly FieldCreateInput[]): Promise<void> {
+  const stored = await listFieldDefinitions(db, platformKey, false);
+  for (const field of fields) {
+    const current = stored.items.find((item) => item.fieldKey === field.fieldKey);
+    if (!field.translations || !current || Object.keys(current.translations).length > 0) continue;
+    await updateFieldDefinition(db, platformKey, field.fieldKey, { translations: field.translations }, DEVSTACK_ACTOR);
+  }
+}
 
 /**
  * A demo platform of the dev stack: created once (with its onboarding fields), and at every
@@ -51,6 +66,7 @@ export async function seedDemoPlatform(
       DEVSTACK_ACTOR,
       DEVSTACK_RULES,
     );
+    await addMissingTranslations(db, platform.platformKey, fields);
   }
   if (!published) {
     const rotated = await rotatePlatformCredentials(db, platform.platformKey, DEVSTACK_ACTOR);
@@ -81,4 +97,32 @@ async function usePublishedCredentials(db: Db, platformKey: string, published: P
     const changedFields = sameId ? ['clientSecret'] : ['clientId', 'clientSecret'];
     await recordAuditEvent(trx, { action: 'platform.rotate_credentials', platformKey, changedFields }, DEVSTACK_ACTOR);
   });
+}
+
+/** A document the dev stack publishes for a demo platform (version 1, in English). */
+export interface DemoDocument {
+  documentKey: string;
+  kind: DocumentKind;
+  title: string;
+  markdown: string;
+}
+
+/**
+ * Publishes each demo document the platform does not have yet (a new database, or one seeded
+ * before documents existed), as actor `devstack`; a start that finds them in place writes
+ * nothing. A first version is always asked of everyone, so a new person accepts them in the
+ * account center before reaching the platform.
+ */
+export async function seedDemoDocuments(db: Db, platformKey: string, documents: readonly DemoDocument[]): Promise<void> {
+  const existing = new Set((await listPlatformDocuments(db, platformKey)).items.map((document) => document.documentKey));
+  for (const document of documents) {
+    if (existing.has(document.documentKey)) continue;
+    const draft = await createDraft(db, platformKey, document.documentKey, {
+      kind: document.kind,
+      material: true,
+      defaultLanguage: 'en',
+      texts: { en: { title: document.title, markdown: document.markdown } },
+    });
+    await publishVersion(db, platformKey, document.documentKey, draft.version, DEVSTACK_ACTOR);
+  }
 }

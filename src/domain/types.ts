@@ -15,6 +15,10 @@ export interface OnboardingStatus {
   requirementVersion: number;
   missingFields: string[];
   canCompleteCentrally: boolean;
+  /** Required documents whose current material version is not accepted (issue 25). */
+  missingDocuments: { documentKey: string; kind: 'terms' | 'privacy' | 'custom'; version: number }[];
+  /** The document versions the person's record accepts now. */
+  acceptedDocuments: { documentKey: string; kind: 'terms' | 'privacy' | 'custom'; version: number }[];
 }
 
 /**

@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   SESSION_NOT_FOUND: { status: 404, title: 'The session does not exist' },
   UPLOAD_TICKET_INVALID: { status: 404, title: 'The upload ticket is invalid, expired or already used' },
   FIELD_NOT_FOUND: { status: 404, title: 'The onboarding field does not exist' },
+  DOCUMENT_NOT_FOUND: { status: 404, title: 'The document or document version does not exist' },
   DATA_EXPORT_NOT_FOUND: { status: 404, title: 'The data export does not exist' },
   DATA_EXPORT_LINK_INVALID: { status: 404, title: 'The download link is invalid, expired or already used' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'The method is not allowed on this resource' },

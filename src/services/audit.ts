@@ -19,6 +19,10 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'onboarding_field.update',
   'onboarding_field.archive',
   'session.revoke',
+  // Platform documents (issue 25)
+  'document.publish',
+  'document.accept',
+  'document.withdraw',
   'data_export.start',
   'data_export.download',
   'membership.leave',
@@ -51,7 +55,7 @@ export function actorFromPrincipal(principal: Principal | null, requestId: strin
  */
 export async function recordAuditEvent(
   db: Db,
-  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; changedFields: readonly string[] },
+  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; changedFields: readonly string[] },
   actor: Actor,
 ): Promise<void> {
   await insertAuditEvent(db, {
@@ -59,6 +63,8 @@ export async function recordAuditEvent(
     platformKey: event.platformKey,
     fieldKey: event.fieldKey ?? null,
     sessionId: event.sessionId ?? null,
+    documentKey: event.documentKey ?? null,
+    documentVersion: event.documentVersion ?? null,
     actorType: actor.type,
     actorUserId: actor.userId,
     actorSub: actor.sub,
@@ -116,6 +122,8 @@ function toView(row: AuditEventRow): AuditEventView {
     platformKey: row.platformKey,
     fieldKey: row.fieldKey,
     sessionId: row.sessionId,
+    // Only on document.* events (the properties are optional in the contract).
+    ...(row.documentKey ? { documentKey: row.documentKey, documentVersion: row.documentVersion ?? null } : {}),
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub },
     changedFields: row.changedFields,
     requestId: row.requestId,

@@ -288,12 +288,12 @@ describe('onboarding (issue 9)', () => {
         ['teamSize', null],
         ['phone', null],
       ]);
-      expect((await call('get', `/v1/onboarding/${key}/status`, member).expect(200)).body).toEqual({ status: 'NOT_STARTED', requirementVersion: 4, missingFields: ['teamSize', 'phone'], canCompleteCentrally: true });
+      expect((await call('get', `/v1/onboarding/${key}/status`, member).expect(200)).body).toEqual({ status: 'NOT_STARTED', requirementVersion: 4, missingFields: ['teamSize', 'phone'], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
       const partial = await call('put', `/v1/onboarding/${key}/values`, member).send({ values: { teamSize: 12, interests: ['b'] } }).expect(200);
       expect(partial.body).toEqual({
         values: { interests: ['b'], teamSize: 12, phone: null },
-        onboarding: { status: 'IN_PROGRESS', requirementVersion: 4, missingFields: ['phone'], canCompleteCentrally: true },
+        onboarding: { status: 'IN_PROGRESS', requirementVersion: 4, missingFields: ['phone'], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] },
       });
       const early = await call('post', `/v1/onboarding/${key}/complete`, member).expect(200);
       expect(early.body).toMatchObject({ status: 'IN_PROGRESS', missingFields: ['phone'] });
@@ -302,7 +302,7 @@ describe('onboarding (issue 9)', () => {
       const rest = await call('put', `/v1/onboarding/${key}/values`, member).send({ values: { phone: '+44 20 7183 8750' } }).expect(200);
       expect(rest.body.values).toEqual({ interests: ['b'], teamSize: 12, phone: '+442071838750' });
       expect(rest.body.onboarding.status).toBe('IN_PROGRESS'); // writing never completes
-      expect((await call('post', `/v1/onboarding/${key}/complete`, member).expect(200)).body).toEqual({ status: 'COMPLETE', requirementVersion: 4, missingFields: [], canCompleteCentrally: true });
+      expect((await call('post', `/v1/onboarding/${key}/complete`, member).expect(200)).body).toEqual({ status: 'COMPLETE', requirementVersion: 4, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
       expect((await call('post', `/v1/onboarding/${key}/complete`, member).expect(200)).body.status).toBe('COMPLETE');
 
       // A schema change reopens it; the user goes back through onboarding.

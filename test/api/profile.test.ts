@@ -73,7 +73,7 @@ describe('the caller and the profile (issue 10)', () => {
         authentication: 'session',
         platform: null,
         session: { id: admin.sessionId, expiresAt: expect.any(String) },
-        memberships: [{ platformKey: key, displayName: 'Me platform', onboarding: { status: 'NOT_STARTED', requirementVersion: 2, missingFields: ['company'], canCompleteCentrally: true } }],
+        memberships: [{ platformKey: key, displayName: 'Me platform', onboarding: { status: 'NOT_STARTED', requirementVersion: 2, missingFields: ['company'], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] } }],
       });
       expect(Math.abs(Date.parse(res.body.permissionsReadAt) - Date.now())).toBeLessThan(60_000);
     });

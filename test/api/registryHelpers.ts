@@ -166,7 +166,7 @@ export async function issueTestHandoff(gateway: TestApp, platformKey: string): P
     platformId: platform.id,
     userId: user.id,
     sessionId: session.id,
-    onboarding: { status: 'COMPLETE', requirementVersion: platform.requirementVersion, missingFields: [], canCompleteCentrally: true },
+    onboarding: { status: 'COMPLETE', requirementVersion: platform.requirementVersion, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] },
     callbackUrl: platform.callbackUrl,
   });
   return target.searchParams.get('code')!;

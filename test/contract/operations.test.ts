@@ -342,6 +342,12 @@ describe('x-required-permissions', () => {
       createOnboardingField: ['onboarding:schema:write'],
       updateOnboardingField: ['onboarding:schema:write'],
       archiveOnboardingField: ['onboarding:schema:write'],
+      listDocuments: ['onboarding:schema:read'],
+      createDocumentDraft: ['onboarding:schema:write'],
+      getDocumentVersion: ['onboarding:schema:read'],
+      updateDocumentDraft: ['onboarding:schema:write'],
+      publishDocumentVersion: ['onboarding:schema:write'],
+      listPersonAcceptances: ['onboarding:schema:read'],
     };
     const actual = Object.fromEntries(withPermissions.map((operation) => [operation.operationId, operation.raw['x-required-permissions']]));
     expect(actual).toEqual(expected);

@@ -12,7 +12,7 @@ import { randomToken, sha256 } from '../../src/security/crypto.ts';
 describe('the callback statements', () => {
   let database: TestDatabase;
   let platformId: string;
-  const onboarding = JSON.stringify({ status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true });
+  const onboarding = JSON.stringify({ status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
   beforeAll(async () => {
     database = await createTestDatabase();

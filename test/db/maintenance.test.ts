@@ -11,7 +11,7 @@ import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts'
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 const DAY = 24 * 3600;
-const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true };
+const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] };
 
 describe('purging expired login data', () => {
   let database: TestDatabase;

@@ -28,6 +28,9 @@ const TABLES = [
   'avatars',
   'backchannel_logout_jtis',
   'backchannel_logout_give_ups',
+  'platform_documents',
+  'document_versions',
+  'agreement_records',
 ].sort();
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock'];
 // Every file of migrations/ must be applied (knex.ts lists them explicitly: a forgotten one fails here).

@@ -26,7 +26,7 @@ describe('a single-use statement that runs after its client gave up', () => {
   let frozenDb: Db;
   let platformId: string;
   let userId: string;
-  const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true };
+  const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] };
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -76,7 +76,7 @@ describe('central onboarding end to end', () => {
     const resumed = await browser.get(resumeUrl);
     expect(resumed.status, resumed.text).toBe(302);
     const res = await exchange(platform, codeAt(resumed.location!)).expect(200);
-    expect(res.body.onboarding).toEqual({ status: 'COMPLETE', requirementVersion: 3, missingFields: [], canCompleteCentrally: true });
+    expect(res.body.onboarding).toEqual({ status: 'COMPLETE', requirementVersion: 3, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
     // A second resume after the handoff: 409.
     const again = await browser.get(resumeUrl, { accept: 'application/json' });
@@ -99,6 +99,6 @@ describe('central onboarding end to end', () => {
     await addField(platform.key, { fieldKey: 'nickname', label: 'Nickname', fieldType: 'TEXT', required: true });
     const { location } = await browserLogin(harness, platform.key, ALICE);
     const res = await exchange(platform, codeAt(location)).expect(200);
-    expect(res.body.onboarding).toEqual({ status: 'NOT_STARTED', requirementVersion: 2, missingFields: ['nickname'], canCompleteCentrally: true });
+    expect(res.body.onboarding).toEqual({ status: 'NOT_STARTED', requirementVersion: 2, missingFields: ['nickname'], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
   });
 });

@@ -145,6 +145,10 @@ describe('npm start: the dev stack from a fresh folder', () => {
       DEMO_CENTRAL: DEV_PLATFORM_CREDENTIALS.DEMO_CENTRAL!.clientId,
       ACCOUNT_CENTER: DEV_PLATFORM_CREDENTIALS.ACCOUNT_CENTER!.clientId,
     });
+    // The central demo has terms and a privacy notice, published (issue 25).
+    const documents = await db!('platform_documents as d').join('platforms as p', 'p.id', 'd.platform_id').join('document_versions as v', 'v.document_id', 'd.id')
+      .where('p.platform_key', 'DEMO_CENTRAL').whereNotNull('v.published_at').orderBy('d.document_key').pluck('d.document_key');
+    expect(documents).toEqual(['privacy', 'terms']);
     const actors = await db!('audit_events').distinct('actor_type').pluck('actor_type');
     expect(actors).toEqual(['devstack']);
     // The demo platforms keep requiring the handoff challenge (their back ends send one).

@@ -63,7 +63,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
       session: { id: expect.any(String), expiresAt: expect.any(String), gatewayToken: expect.any(String) },
       user: { id: expect.any(String), sub: 'dev-user-alice' },
       platform: { key: platform.key },
-      onboarding: { status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true },
+      onboarding: { status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] },
       permissions: [],
       returnTo: `${PLATFORM_ROOT}home`,
       // When and how alice signed in (the ID token's auth_time and amr), and that nothing more was asked.
@@ -104,7 +104,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     await addRequiredField(harness, platform.key, 'company');
     const { location } = await browserLogin(harness, platform.key, ALICE);
     const res = await exchange(harness, platform, handoffCode(location)).expect(200);
-    expect(res.body.onboarding).toEqual({ status: 'NOT_STARTED', requirementVersion: 2, missingFields: ['company'], canCompleteCentrally: true });
+    expect(res.body.onboarding).toEqual({ status: 'NOT_STARTED', requirementVersion: 2, missingFields: ['company'], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
   });
 
   it('mode central: incomplete onboarding goes to the account center, resume re-evaluates, then hands off once', async () => {
@@ -139,7 +139,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     expect(done.status).toBe(302);
     const code = handoffCode(new URL(done.location!));
     const res = await exchange(harness, platform, code).expect(200);
-    expect(res.body.onboarding).toEqual({ status: 'COMPLETE', requirementVersion: 2, missingFields: [], canCompleteCentrally: true });
+    expect(res.body.onboarding).toEqual({ status: 'COMPLETE', requirementVersion: 2, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
     // At most one handoff per transaction.
     const conflict = await browser.get(resumeUrl, { accept: 'application/json' });

@@ -1,8 +1,9 @@
 import { NavLink, Outlet } from 'react-router';
 import type { MouseEvent } from 'react';
-import { useIntl } from 'react-intl';
+import { useIntl } from '../i18n/useIntl.ts';
 import { hasPermission, oneStepSignOutUrl, signInUrl, signOutUrl, useSession } from '../session.tsx';
 import { LanguageSwitcher } from './LanguageSwitcher.tsx';
+import { UpdatedAgreementsNotice } from '../documents/UpdatedAgreementsNotice.tsx';
 
 /** The frame of every page: the product name, the navigation, the language, sign-in or sign-out, the content. */
 export function Layout() {
@@ -26,9 +27,11 @@ export function Layout() {
           <ul>
             {me ? <li><NavLink to="/profile">{intl.formatMessage({ id: 'layout.nav.profile' })}</NavLink></li> : null}
             {me ? <li><NavLink to="/sessions">{intl.formatMessage({ id: 'layout.nav.sessions' })}</NavLink></li> : null}
+            {me ? <li><NavLink to="/agreements">{intl.formatMessage({ id: 'agreements.nav' })}</NavLink></li> : null}
             {me ? <li><NavLink to="/data">{intl.formatMessage({ id: 'dataRights.nav' })}</NavLink></li> : null}
             {canAdminister ? <li><NavLink to="/admin/platforms">{intl.formatMessage({ id: 'layout.nav.platforms' })}</NavLink></li> : null}
             {canEditSchemas ? <li><NavLink to="/admin/onboarding">{intl.formatMessage({ id: 'layout.nav.onboardingForms' })}</NavLink></li> : null}
+            {canEditSchemas ? <li><NavLink to="/admin/documents">{intl.formatMessage({ id: 'documents.nav' })}</NavLink></li> : null}
           </ul>
         </nav>
         <div className="account">
@@ -46,6 +49,7 @@ export function Layout() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <UpdatedAgreementsNotice />
         <Outlet />
       </main>
     </div>

@@ -461,6 +461,15 @@ export interface paths {
          *     (`null`, or `[]` for `MULTI_SELECT`, when empty). Clients render fields in ascending
          *     `sortOrder`. The platform must be active.
          *
+         *     The texts (`label`, `placeholder`, `description`, `uiConfig.helpText`, option labels)
+         *     are those of the caller's language where the definition translates them
+         *     (`translations`), the default texts otherwise; `language` says which translation was
+         *     used. The language is decided by the first of these that is present: the `language`
+         *     parameter (the account center sends the language it shows), the profile's `locale`,
+         *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed). The one that decides is
+         *     matched against the tags the fields translate to (`de-AT` takes `de-AT`, else `de`,
+         *     else another `de-…`); when nothing matches, the default texts (`language: null`).
+         *
          *     Callers: the browser session, a Bearer token, or a platform's own credential for its
          *     own platform (another platform: `403 FORBIDDEN`). A Bearer caller that never signed in
          *     through the gateway has no local user: `403 FORBIDDEN`.
@@ -570,6 +579,296 @@ export interface paths {
          *     harmless. No request body.
          */
         post: operations["completeOnboarding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's agreements on every platform
+         * @description The person's "Agreements": for every platform they are a member of that has documents,
+         *     each document's current state for them (see `AgreementDocument.state`) and the full
+         *     record of their acceptances and withdrawals, each with the text as it was shown (the
+         *     version's text in the language shown; published versions never change).
+         *
+         *     Browser session or Bearer only: a platform's credential sees its own platform's
+         *     documents through `getPlatformAgreements` and never those of other platforms
+         *     (`403 FORBIDDEN`).
+         */
+        get: operations["listMyAgreements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agreements/{platformKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the caller's agreements for one platform
+         * @description The platform's current documents with the caller's state for each, and the caller's
+         *     record for this platform (acceptances and withdrawals, newest first, each with the
+         *     text as it was shown). The account center's onboarding step reads it to show what is
+         *     still to be accepted.
+         *
+         *     This is how a platform reads a person's acceptances: with its own credential (the
+         *     gateway cookie it received from the exchange) it gets the person's record for **its
+         *     own documents only**; another platform's key gives `403 FORBIDDEN`.
+         */
+        get: operations["getPlatformAgreements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agreements/{platformKey}/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a version of a document
+         * @description Records that the caller accepted `version` of `documentKey`, as shown in `language`
+         *     (one of the version's languages) whose text has the digest `sha256` (the digest the
+         *     version gives for that language: the client proves it showed the text it was given).
+         *     One explicit request per document; nothing is ever accepted on the person's behalf.
+         *
+         *     Only the current version can be accepted: an older one, or a digest that does not
+         *     match, is `409 CONFLICT` (reload and show the current text). Idempotent: accepting the
+         *     version the person's latest record already accepts records nothing new (two tabs, or a
+         *     retried request, give one row), and answers the same. Each new row is audited as
+         *     `document.accept`. Accepting does not complete onboarding; the account center then
+         *     calls `completeOnboarding` and resumes the login. A platform in `platform` mode that
+         *     shows its own documents records the acceptance it collected with its own credential
+         *     (its own platform only), the same way.
+         */
+        post: operations["acceptAgreement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agreements/{platformKey}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw consent to a document
+         * @description Withdraws the caller's consent to a document that allows it (`withdrawable`: the
+         *     platform's `custom` documents, such as a newsletter; never its terms or privacy
+         *     notice, which a person accepts to use the platform). The withdrawal is a new row of the
+         *     record (the acceptance stays, the latest row is the current state), audited as
+         *     `document.withdraw`. The platform reads it in `getPlatformAgreements` and in the next
+         *     exchange's `onboarding.acceptedDocuments`. Idempotent: withdrawing what is not accepted
+         *     records nothing and answers the current state.
+         */
+        post: operations["withdrawAgreement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a platform's documents with acceptance counts
+         * @description The platform's documents, each with its versions (published and draft) and, per
+         *     published version, how many active users' current state accepts it (`acceptedBy`, of
+         *     `activeUsers`: members of the platform whose account is not deleted), for example
+         *     "412 of 3,050 active users accepted version 3". Counts only, never who.
+         *
+         *     Requires `onboarding:schema:read`; `platforms:admin` also suffices. A caller that is
+         *     not central must also carry a platform claim matching `platformKey` (see
+         *     `x-platform-claim` in "Authentication and permissions").
+         */
+        get: operations["listDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/documents/{documentKey}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a draft version of a document
+         * @description Creates the document (with `kind`) on first use, and a draft of its next version. A
+         *     document has one draft at most: a second is `409 CONFLICT` (edit the draft instead).
+         *     `kind` must equal the document's kind once it exists; a platform has one `terms` and
+         *     one `privacy` document at most. Each language's text is Markdown (rendered to a safe
+         *     subset, never as HTML) or an `https` URL on one of the platform's allowed return
+         *     origins together with the SHA-256 of the text at that address; the gateway computes
+         *     the digest of Markdown texts itself. Nothing is asked of anyone until the draft is
+         *     published. The body may be up to 1 MiB here and in `updateDocumentDraft` (64 KiB
+         *     elsewhere); a larger one is `413`.
+         *
+         *     Requires `onboarding:schema:write`; `platforms:admin` also suffices (`x-platform-claim`
+         *     as for the onboarding schema).
+         */
+        post: operations["createDocumentDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/documents/{documentKey}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+                /** @description Version number of the document. */
+                version: components["parameters"]["DocumentVersionPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a version of a document
+         * @description One version, draft or published, with its texts and their digests (the draft's preview).
+         *     Requires `onboarding:schema:read` (`x-platform-claim` as for the onboarding schema).
+         */
+        get: operations["getDocumentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a draft version
+         * @description Changes the draft: the properties given replace the stored ones (`texts` is replaced
+         *     whole). A published version never changes (`409 CONFLICT`; the database refuses it
+         *     too). Requires `onboarding:schema:write` (`x-platform-claim` as for the onboarding
+         *     schema).
+         */
+        patch: operations["updateDocumentDraft"];
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/documents/{documentKey}/versions/{version}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+                /** @description Version number of the document. */
+                version: components["parameters"]["DocumentVersionPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a draft version
+         * @description Publishes the draft; from then on it never changes. It becomes the document's current
+         *     version at its `effectiveAt` (the publication time when unset or earlier). A
+         *     **material** version (and a document's first version, whatever its flag) must be
+         *     accepted before the next handoff of every member for a `terms` or `privacy` document:
+         *     publishing it raises the platform's `requirementVersion` by one **in the same
+         *     transaction**, exactly as an onboarding field change does, so every `COMPLETE`
+         *     onboarding is `IN_PROGRESS` again and the next login or resume goes through central
+         *     onboarding (or, in `platform` mode, the exchange lists it in
+         *     `onboarding.missingDocuments`). A non-material version asks nothing: people who
+         *     accepted an earlier one see it as `updated`.
+         *
+         *     With `dryRun=true` nothing is written or audited: `200` with a
+         *     `DocumentPublishPreview` (who would have to accept it). Publishing a version that is
+         *     already published changes nothing and answers it (a retried request). Audited as
+         *     `document.publish`. Requires `onboarding:schema:write` (`x-platform-claim` as for the
+         *     onboarding schema).
+         */
+        post: operations["publishDocumentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platformKey}/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List one person's acceptances of the platform's documents
+         * @description The record (acceptances and withdrawals, newest first) of the person with the
+         *     identity-provider subject `sub`, for this platform's documents only. Requires
+         *     `onboarding:schema:read` (`x-platform-claim` as for the onboarding schema). A subject
+         *     that never signed in has an empty record.
+         */
+        get: operations["listPersonAcceptances"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1781,6 +2080,7 @@ export interface components {
          *     | `SESSION_NOT_FOUND` | 404 | Unknown session, or another user's. |
          *     | `UPLOAD_TICKET_INVALID` | 404 | Unknown, expired, used or wrongly signed avatar upload ticket. |
          *     | `FIELD_NOT_FOUND` | 404 | Unknown onboarding field definition. |
+         *     | `DOCUMENT_NOT_FOUND` | 404 | Unknown document or document version of the platform. |
          *     | `DATA_EXPORT_NOT_FOUND` | 404 | Unknown, expired or another person's data export. |
          *     | `DATA_EXPORT_LINK_INVALID` | 404 | Unknown, used, expired or replaced download link, or not the caller's. |
          *     | `METHOD_NOT_ALLOWED` | 405 | The path does not support this method. |
@@ -1802,7 +2102,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -2047,6 +2347,18 @@ export interface components {
             missingFields: components["schemas"]["FieldKey"][];
             /** @description The platform's `centralOnboardingEnabled`. */
             canCompleteCentrally: boolean;
+            /**
+             * @description The platform's required documents (`terms`, `privacy`) whose current material
+             *     version the user has not accepted (issue 25); while any is listed the status is not
+             *     `COMPLETE`. In `platform` mode the platform asks for them (or sends the person to the
+             *     account center), as for `missingFields`.
+             */
+            missingDocuments: components["schemas"]["DocumentReference"][];
+            /**
+             * @description The versions of the platform's documents the user's record accepts now (a withdrawn
+             *     consent is absent). The platform reads the full record with `getPlatformAgreements`.
+             */
+            acceptedDocuments: components["schemas"]["DocumentReference"][];
         };
         /**
          * @description A field value. Its JSON type depends on the definition's `fieldType`:
@@ -2100,6 +2412,13 @@ export interface components {
         OnboardingRequirements: {
             platformKey: components["schemas"]["PlatformKey"];
             requirementVersion: components["schemas"]["RequirementVersion"];
+            /**
+             * @description The language tag of the translations the fields' texts were taken from (one of the tags
+             *     in the fields' `translations`), `null` when they are the default texts. How it is
+             *     chosen: see `getOnboardingRequirements`. A text that language does not translate is
+             *     the default text.
+             */
+            language: string | null;
             /** @description Active field definitions; render in ascending `sortOrder`. */
             fields: components["schemas"]["OnboardingRequirementField"][];
         };
@@ -2111,6 +2430,269 @@ export interface components {
         OnboardingValuesResponse: {
             values: components["schemas"]["OnboardingValueMap"];
             onboarding: components["schemas"]["OnboardingStatus"];
+        };
+        /** @description Key of a platform's document, unique per platform and immutable (for example `terms`, `privacy`, `newsletter`). */
+        DocumentKey: string;
+        /**
+         * @description `terms` (terms of use) and `privacy` (privacy notice): one each per platform at most,
+         *     required (their current material version must be accepted before a handoff), never
+         *     withdrawable. `custom`: a named consent (a newsletter, research use): optional, never
+         *     blocks a login, withdrawable.
+         * @enum {string}
+         */
+        DocumentKind: "terms" | "privacy" | "custom";
+        /** @description Version number of a document, from 1, one more for each draft. */
+        DocumentVersionNumber: number;
+        /** @description A BCP 47 language tag (RFC 5646), for example `en`, `de` or `de-CH`. */
+        LanguageTag: string;
+        /** @description SHA-256 digest, lowercase hexadecimal. */
+        Sha256Hex: string;
+        /** @description The title shown above the text. */
+        DocumentTitle: string;
+        /**
+         * @description The text in Markdown (CommonMark). Rendered to a safe subset (headings, paragraphs,
+         *     emphasis, lists, quotes, code, rules, links): raw HTML in it is shown as text, never
+         *     interpreted, and links open only `https` URLs.
+         */
+        DocumentMarkdown: string;
+        /**
+         * Format: uri
+         * @description An `https` URL on one of the platform's allowed return origins where the text is published.
+         */
+        DocumentUrl: string;
+        /** @description One language's text, as written by an administrator. */
+        DocumentTextInput: {
+            title: components["schemas"]["DocumentTitle"];
+            markdown: components["schemas"]["DocumentMarkdown"];
+        } | {
+            title: components["schemas"]["DocumentTitle"];
+            url: components["schemas"]["DocumentUrl"];
+            sha256: components["schemas"]["Sha256Hex"];
+        };
+        /** @description One language's text as stored, with the digest an acceptance records (of the Markdown's UTF-8 bytes, or the one given for a linked text). */
+        DocumentText: {
+            title: components["schemas"]["DocumentTitle"];
+            markdown?: components["schemas"]["DocumentMarkdown"];
+            url?: components["schemas"]["DocumentUrl"];
+            sha256: components["schemas"]["Sha256Hex"];
+        };
+        /** @description The texts by language tag; `defaultLanguage` must be one of them. */
+        DocumentTextsInput: {
+            [key: string]: components["schemas"]["DocumentTextInput"];
+        };
+        /** @description The texts by language tag. */
+        DocumentTexts: {
+            [key: string]: components["schemas"]["DocumentText"];
+        };
+        /** @description A new draft. `kind` names the document's kind (it must match an existing document's). */
+        DocumentDraftCreateRequest: {
+            kind: components["schemas"]["DocumentKind"];
+            /** @description A material change must be accepted again (terms and privacy documents); a non-material one is only shown as updated. */
+            material: boolean;
+            /**
+             * Format: date-time
+             * @description When the version becomes current; unset or earlier than the publication, at publication.
+             */
+            effectiveAt?: string | null;
+            defaultLanguage: components["schemas"]["LanguageTag"];
+            texts: components["schemas"]["DocumentTextsInput"];
+        };
+        /** @description Changes to a draft; each property given replaces the stored one. */
+        DocumentDraftUpdateRequest: {
+            /** @description Whether the version is a material change. */
+            material?: boolean;
+            /**
+             * Format: date-time
+             * @description When the version becomes current.
+             */
+            effectiveAt?: string | null;
+            defaultLanguage?: components["schemas"]["LanguageTag"];
+            texts?: components["schemas"]["DocumentTextsInput"];
+        };
+        /** @description A version of a document; a published one never changes. */
+        DocumentVersion: {
+            platformKey: components["schemas"]["PlatformKey"];
+            documentKey: components["schemas"]["DocumentKey"];
+            kind: components["schemas"]["DocumentKind"];
+            version: components["schemas"]["DocumentVersionNumber"];
+            /**
+             * @description `draft` (editable, asked of no one) or `published` (immutable).
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            /** @description Whether the version must be accepted again. */
+            material: boolean;
+            /**
+             * Format: date-time
+             * @description When the version is (or was) current; a draft's may be unset.
+             */
+            effectiveAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was published; `null` for a draft.
+             */
+            publishedAt: string | null;
+            defaultLanguage: components["schemas"]["LanguageTag"];
+            texts: components["schemas"]["DocumentTexts"];
+            /**
+             * Format: date-time
+             * @description When the draft was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the draft was last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description One version in a document list, with its acceptance count. */
+        DocumentVersionSummary: {
+            version: components["schemas"]["DocumentVersionNumber"];
+            /**
+             * @description `draft` or `published`.
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            /** @description Whether the version must be accepted again. */
+            material: boolean;
+            /**
+             * Format: date-time
+             * @description When the version is (or was) current.
+             */
+            effectiveAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was published.
+             */
+            publishedAt: string | null;
+            title: components["schemas"]["DocumentTitle"];
+            /** @description Active users whose current state accepts exactly this version (0 for a draft). */
+            acceptedBy: number;
+        };
+        /** @description A document of the platform with its versions, newest first. */
+        DocumentSummary: {
+            documentKey: components["schemas"]["DocumentKey"];
+            kind: components["schemas"]["DocumentKind"];
+            /** @description Whether a person may withdraw consent (only `custom` documents). */
+            withdrawable: boolean;
+            /** @description The published version in effect now; `null` before the first publication takes effect. */
+            currentVersion: number | null;
+            versions: components["schemas"]["DocumentVersionSummary"][];
+        };
+        /** @description A platform's documents and its active users (members whose account is not deleted). */
+        DocumentList: {
+            platformKey: components["schemas"]["PlatformKey"];
+            requirementVersion: components["schemas"]["RequirementVersion"];
+            /** @description Members of the platform whose account is not deleted. */
+            activeUsers: number;
+            items: components["schemas"]["DocumentSummary"][];
+        };
+        /** @description What publishing a draft would do; nothing was written. */
+        DocumentPublishPreview: {
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            dryRun: true;
+            version: components["schemas"]["DocumentVersion"];
+            /** @description Whether people must accept it before their next handoff (a material, or first, version of a `terms` or `privacy` document). */
+            blocking: boolean;
+            /** @description Active users who would have to accept it before their next handoff. */
+            mustAccept: number;
+            /** @description Members of the platform whose account is not deleted. */
+            activeUsers: number;
+            requirementVersion: components["schemas"]["RequirementVersion"];
+            /** @description Users whose onboarding would go from `COMPLETE` to `IN_PROGRESS` (the requirement version is raised for a blocking version). */
+            reopenedUsers: number;
+        };
+        /** @description A version of one of the platform's documents. */
+        DocumentReference: {
+            documentKey: components["schemas"]["DocumentKey"];
+            kind: components["schemas"]["DocumentKind"];
+            version: components["schemas"]["DocumentVersionNumber"];
+        };
+        /**
+         * @description One current document of a platform and the caller's state for it. `state`:
+         *     `pending` (a required document whose current material version the person has not
+         *     accepted: it blocks the handoff), `accepted` (the current version), `updated` (an
+         *     earlier version is accepted and the newer one is not material: nothing blocks, the
+         *     account center shows it as updated), `not_accepted` (an optional document never
+         *     accepted), `withdrawn` (consent withdrawn).
+         */
+        AgreementDocument: {
+            documentKey: components["schemas"]["DocumentKey"];
+            kind: components["schemas"]["DocumentKind"];
+            /** @description Whether it must be accepted to use the platform (`terms`, `privacy`). */
+            required: boolean;
+            /** @description Whether consent may be withdrawn (`custom`). */
+            withdrawable: boolean;
+            /**
+             * @description The caller's state for the document (see above).
+             * @enum {string}
+             */
+            state: "pending" | "accepted" | "updated" | "not_accepted" | "withdrawn";
+            /** @description The version the caller's latest record accepts; `null` when none or withdrawn. */
+            acceptedVersion: number | null;
+            /**
+             * Format: date-time
+             * @description When that acceptance was recorded.
+             */
+            acceptedAt: string | null;
+            current: components["schemas"]["DocumentVersion"];
+        };
+        /** @description One row of the record, with the text as it was shown. */
+        AgreementRecord: {
+            documentKey: components["schemas"]["DocumentKey"];
+            kind: components["schemas"]["DocumentKind"];
+            version: components["schemas"]["DocumentVersionNumber"];
+            /**
+             * @description `accept` or `withdraw`.
+             * @enum {string}
+             */
+            action: "accept" | "withdraw";
+            language: components["schemas"]["LanguageTag"];
+            sha256: components["schemas"]["Sha256Hex"];
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
+            recordedAt: string;
+            /**
+             * Format: uuid
+             * @description The gateway session it happened in; `null` when made with a Bearer token.
+             */
+            sessionId: string | null;
+            text: components["schemas"]["DocumentText"];
+        };
+        /** @description A platform's current documents with the caller's state, and the caller's record (newest first). */
+        PlatformAgreements: {
+            platformKey: components["schemas"]["PlatformKey"];
+            /** @description The platform's display name. */
+            displayName: string;
+            documents: components["schemas"]["AgreementDocument"][];
+            records: components["schemas"]["AgreementRecord"][];
+        };
+        /** @description The caller's agreements, one entry per platform with documents. */
+        MyAgreements: {
+            items: components["schemas"]["PlatformAgreements"][];
+        };
+        /** @description One person's record for a platform's documents (newest first). */
+        PersonAcceptances: {
+            platformKey: components["schemas"]["PlatformKey"];
+            /** @description The person's identity-provider subject. */
+            sub: string;
+            records: components["schemas"]["AgreementRecord"][];
+        };
+        /** @description One explicit acceptance of the version shown. */
+        AgreementAcceptanceRequest: {
+            documentKey: components["schemas"]["DocumentKey"];
+            version: components["schemas"]["DocumentVersionNumber"];
+            language: components["schemas"]["LanguageTag"];
+            sha256: components["schemas"]["Sha256Hex"];
+        };
+        /** @description Withdraws consent to a document. */
+        AgreementWithdrawalRequest: {
+            documentKey: components["schemas"]["DocumentKey"];
         };
         /** @description Human-readable label of the platform. */
         PlatformDisplayName: string;
@@ -2476,12 +3058,15 @@ export interface components {
          *     | `onboarding_field.update` | An onboarding field definition was updated. |
          *     | `onboarding_field.archive` | An onboarding field definition was archived. |
          *     | `session.revoke` | A gateway session was revoked (by its user or an administrator). |
+         *     | `document.publish` | A version of a platform's document was published. |
+         *     | `document.accept` | A person accepted a version of a document (actor: the person). |
+         *     | `document.withdraw` | A person withdrew consent to a document (actor: the person). |
          *     | `data_export.start` | A person started an export of their data (no platform). |
          *     | `data_export.download` | A person downloaded an export of their data (no platform). |
          *     | `membership.leave` | A person left a platform (the platform's key). |
          * @enum {string}
          */
-        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "data_export.start" | "data_export.download" | "membership.leave";
+        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave";
         /** @description One audited change. Names the changed properties, never their values or secrets. */
         AuditEvent: {
             /** Format: uuid */
@@ -2498,6 +3083,10 @@ export interface components {
              * @description The session a revocation ended; `null` otherwise.
              */
             sessionId: string | null;
+            /** @description The document a `document.*` event concerns; present only on those events. */
+            documentKey?: string | null;
+            /** @description The document version a `document.*` event concerns; present only on those events. */
+            documentVersion?: number | null;
             /** @description Who made the change. */
             actor: {
                 /**
@@ -2712,6 +3301,32 @@ export interface components {
         OnboardingFieldPlaceholder: string | null;
         /** @description Plain explanatory text shown with the field; `null` for none. */
         OnboardingFieldDescription: string | null;
+        /**
+         * @description The field's texts in other languages, by BCP 47 language tag (`de`, `de-AT`, `fr`): the
+         *     label, placeholder, description, help text and option labels, each optional. A text a
+         *     language leaves out shows the default text (the definition's own `label`, `placeholder`,
+         *     `description`, `uiConfig.helpText`, option `label`), so a field with no translations
+         *     works as before. Option labels are keyed by the option's `value`, which must be one of
+         *     the field's options (`400 VALIDATION_FAILED` otherwise; a change of `options` alone
+         *     drops the translations of options it removes). Tags are stored in canonical form
+         *     (`de-at` becomes `de-AT`); a tag given twice in two spellings is refused; a language
+         *     with no text is dropped. Plain text only, like the default texts (never HTML). A change
+         *     is a schema change like any other (it raises the requirement version).
+         */
+        OnboardingFieldTranslations: {
+            [key: string]: components["schemas"]["OnboardingFieldTranslation"];
+        };
+        /** @description One language's texts of a field; every text optional. */
+        OnboardingFieldTranslation: {
+            label?: string;
+            placeholder?: string;
+            description?: string;
+            helpText?: string;
+            /** @description Option labels by option `value`. */
+            options?: {
+                [key: string]: string;
+            };
+        };
         /** @description One onboarding field definition of a platform. */
         OnboardingFieldDefinition: {
             fieldKey: components["schemas"]["FieldKey"];
@@ -2727,6 +3342,7 @@ export interface components {
             uiConfig: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder: components["schemas"]["OnboardingFieldPlaceholder"];
             description: components["schemas"]["OnboardingFieldDescription"];
+            translations: components["schemas"]["OnboardingFieldTranslations"];
             /** @description Archived definitions no longer count for onboarding; their values are kept. */
             archived: boolean;
             /**
@@ -2762,6 +3378,7 @@ export interface components {
             uiConfig?: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder?: components["schemas"]["OnboardingFieldPlaceholder"];
             description?: components["schemas"]["OnboardingFieldDescription"];
+            translations?: components["schemas"]["OnboardingFieldTranslations"];
         };
         /**
          * @description Properties to change; at least one. `fieldKey` is immutable and rejected. The merged
@@ -2780,6 +3397,7 @@ export interface components {
             uiConfig?: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder?: components["schemas"]["OnboardingFieldPlaceholder"];
             description?: components["schemas"]["OnboardingFieldDescription"];
+            translations?: components["schemas"]["OnboardingFieldTranslations"];
         };
         /**
          * @description What a schema change would do (`dryRun=true`), computed exactly as the change itself
@@ -3364,6 +3982,10 @@ export interface components {
         DataExportIdPath: string;
         /** @description Key of the onboarding field definition. */
         FieldKeyPath: components["schemas"]["FieldKey"];
+        /** @description Key of the platform's document. */
+        DocumentKeyPath: components["schemas"]["DocumentKey"];
+        /** @description Version number of the document. */
+        DocumentVersionPath: components["schemas"]["DocumentVersionNumber"];
         /** @description Maximum number of items on the page. */
         Limit: number;
         /** @description Opaque cursor from the previous page's `nextCursor`; omit for the first page. */
@@ -3883,7 +4505,13 @@ export interface operations {
     };
     getOnboardingRequirements: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The language the caller shows the form in (a BCP 47 tag); decides the texts before
+                 *     the profile's language and `Accept-Language`.
+                 */
+                language?: string;
+            };
             header?: never;
             path: {
                 /** @description Key of the platform. */
@@ -4010,6 +4638,368 @@ export interface operations {
             /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listMyAgreements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's agreements, one entry per platform with documents. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyAgreements"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: a platform credential, or a caller with no local user. */
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getPlatformAgreements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents and the caller's record. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformAgreements"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    acceptAgreement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgreementAcceptanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The document's state for the caller after the acceptance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `ORIGIN_NOT_ALLOWED`, or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND` (no such document, or it has no current version). */
+            404: components["responses"]["NotFound"];
+            /** @description `CONFLICT`: `version` is not the current version, `language` is not one of its languages, or `sha256` is not the digest of its text in that language. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    withdrawAgreement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgreementWithdrawalRequest"];
+            };
+        };
+        responses: {
+            /** @description The document's state for the caller after the withdrawal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `ORIGIN_NOT_ALLOWED`, or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `CONFLICT`: the document does not allow withdrawal (terms and privacy notices). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createDocumentDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentDraftCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            /** @description `CONFLICT`: the document already has a draft, has another kind, or the platform already has a document of this kind. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getDocumentVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+                /** @description Version number of the document. */
+                version: components["parameters"]["DocumentVersionPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND` (no such document or version). */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateDocumentDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+                /** @description Version number of the document. */
+                version: components["parameters"]["DocumentVersionPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentDraftUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `CONFLICT`: the version is published. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    publishDocumentVersion: {
+        parameters: {
+            query?: {
+                /** @description Answer who would have to accept the version, writing and auditing nothing. */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+                /** @description Key of the platform's document. */
+                documentKey: components["parameters"]["DocumentKeyPath"];
+                /** @description Version number of the document. */
+                version: components["parameters"]["DocumentVersionPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published version, or (`dryRun=true`) what publishing it would do. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"] | components["schemas"]["DocumentPublishPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `CONFLICT`: a newer version of the document is already published. */
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listPersonAcceptances: {
+        parameters: {
+            query: {
+                /** @description The person's identity-provider subject. */
+                sub: string;
+            };
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person's record for this platform. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonAcceptances"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

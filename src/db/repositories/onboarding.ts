@@ -1,11 +1,13 @@
 import { runPrepared, type Db } from '../knex.ts';
 import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
 import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
+import type { DocumentStanding } from '../../domain/documents.ts';
+import { DOCUMENT_STANDINGS_JSON } from '../../services/documents/repository.ts';
 
 const FIELD_COLUMNS = `
   f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,
   f.profile_field AS "profileField", f.required, f.sort_order AS "sortOrder", f.options, f.validation,
-  f.ui_config AS "uiConfig", f.placeholder, f.description, f.archived_at AS "archivedAt",
+  f.ui_config AS "uiConfig", f.placeholder, f.description, f.translations, f.archived_at AS "archivedAt",
   f.created_at AS "createdAt", f.updated_at AS "updatedAt"`;
 
 /**
@@ -31,21 +33,43 @@ export interface FieldWithValue extends FieldDefinitionRow {
   value: unknown;
 }
 
-/** Active field definitions of a platform with one user's current values, in rendering order. */
-export async function activeFieldsWithValues(db: Db, platformId: string, userId: string): Promise<FieldWithValue[]> {
+/** What the onboarding status is calculated from: the active fields with values, and the person's standing with the platform's documents. */
+export interface OnboardingInputs {
+  fields: FieldWithValue[];
+  documents: DocumentStanding[];
+}
+
+/**
+ * Active field definitions of a platform with one user's current values, in rendering order,
+ * and the user's standing with each current document of the platform (issue 25), in one
+ * statement: the callback runs it, and the documents ride in it at no extra round trip. The
+ * documents come as a jsonb array on every row; the outer join keeps one row (with no field)
+ * when the platform has no active field.
+ */
+export async function activeFieldsWithValues(db: Db, platformId: string, userId: string): Promise<OnboardingInputs> {
   // Named (a prepared statement): every callback runs it.
-  const { rows } = await runPrepared<FieldWithValue>(
+  const { rows } = await runPrepared<FieldWithValue & { documents: DocumentStanding[] }>(
     db,
-    'gw_active_fields_with_values',
-    `SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
-         FROM onboarding_fields f
-         LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
-         LEFT JOIN profiles p ON p.user_id = :userId
-        WHERE f.platform_id = :platformId AND f.archived_at IS NULL
-        ORDER BY f.sort_order, f.field_key`,
+    'gw_onboarding_inputs',
+    `SELECT f.*, docs.documents
+       FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
+       LEFT JOIN (
+         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
+           FROM onboarding_fields f
+           LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
+           LEFT JOIN profiles p ON p.user_id = :userId
+          WHERE f.platform_id = :platformId AND f.archived_at IS NULL) AS f ON true
+      ORDER BY f."sortOrder", f."fieldKey"`,
     { platformId, userId },
   );
-  return rows;
+  return onboardingInputsOf(rows);
+}
+
+/** Splits the rows of the onboarding statement (shared with the bench's bare server). */
+export function onboardingInputsOf(rows: readonly (FieldWithValue & { documents: DocumentStanding[] })[]): OnboardingInputs {
+  const documents = rows[0]?.documents ?? [];
+  const fields = rows.filter((row) => row.id !== null).map(({ documents: _documents, ...field }) => field);
+  return { fields, documents };
 }
 
 /** Every definition of a platform, archived ones included, by key (a values write must tell unknown from archived). */

@@ -2,6 +2,8 @@ import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
 import type { PlatformRow } from '../../db/repositories/platforms.ts';
 import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from '../../db/repositories/onboarding.ts';
+import type { DocumentStanding } from '../../domain/documents.ts';
+import { acceptedDocumentsOf, missingDocumentsOf } from '../documents/status.ts';
 import { isEmptyValue } from './values.ts';
 
 export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
@@ -9,9 +11,10 @@ export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types
 /**
  * The status rule (spec: States and transitions, onboarding), always calculated:
  * - COMPLETE while no active required field is empty and the user completed the
- *   platform's current requirement version. Every schema change bumps the version, which
- *   turns COMPLETE back into IN_PROGRESS. A platform with no active field has nothing to
- *   ask, so it is COMPLETE at once.
+ *   platform's current requirement version, and no required document's current material
+ *   version is unaccepted (issue 25). Every schema change, and every publication of a
+ *   material document version, bumps the version, which turns COMPLETE back into
+ *   IN_PROGRESS. A platform with no active field asks only for its documents.
  * - otherwise IN_PROGRESS once any active field has a value (NOT_STARTED becomes
  *   IN_PROGRESS at the first stored non-empty value), or once the user has completed an
  *   earlier version;
@@ -21,18 +24,23 @@ export function calculateStatus(
   platform: Pick<PlatformRow, 'requirementVersion' | 'centralOnboardingEnabled'>,
   fields: readonly Pick<FieldWithValue, 'fieldKey' | 'required' | 'value'>[],
   completedRequirementVersion: number | null,
+  documents: readonly DocumentStanding[],
 ): OnboardingStatus {
   const missingFields = fields.filter((field) => field.required && isEmptyValue(field.value)).map((field) => field.fieldKey);
+  const missingDocuments = missingDocumentsOf(documents);
+  const acceptedDocuments = acceptedDocumentsOf(documents);
   const completed = fields.length === 0 || completedRequirementVersion === platform.requirementVersion;
   let status: OnboardingStatusValue;
-  if (missingFields.length === 0 && completed) status = 'COMPLETE';
-  else if (completedRequirementVersion !== null || fields.some((field) => !isEmptyValue(field.value))) status = 'IN_PROGRESS';
+  if (missingFields.length === 0 && missingDocuments.length === 0 && completed) status = 'COMPLETE';
+  else if (completedRequirementVersion !== null || acceptedDocuments.length > 0 || fields.some((field) => !isEmptyValue(field.value))) status = 'IN_PROGRESS';
   else status = 'NOT_STARTED';
   return {
     status,
     requirementVersion: platform.requirementVersion,
     missingFields,
     canCompleteCentrally: platform.centralOnboardingEnabled,
+    missingDocuments,
+    acceptedDocuments,
   };
 }
 
@@ -45,9 +53,9 @@ export interface EvaluatedOnboarding {
 /** Make sure the membership exists, then evaluate on the server (client flags are never trusted). */
 export async function evaluateOnboarding(db: Db, userId: string, platform: PlatformRow): Promise<EvaluatedOnboarding> {
   const membership = await bootstrapMembership(db, userId, platform.id);
-  const fields = await activeFieldsWithValues(db, platform.id, userId);
+  const { fields, documents } = await activeFieldsWithValues(db, platform.id, userId);
   return {
-    status: calculateStatus(platform, fields, membership.completedRequirementVersion),
+    status: calculateStatus(platform, fields, membership.completedRequirementVersion, documents),
     fields,
     completedRequirementVersion: membership.completedRequirementVersion,
   };

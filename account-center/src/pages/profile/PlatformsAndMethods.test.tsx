@@ -3,7 +3,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fakeGateway, json, me, problem, renderProfilePage, SLOW } from './testGateway.tsx';
 
-const status = (value: 'COMPLETE' | 'IN_PROGRESS' | 'NOT_STARTED', missingFields: string[] = []) => ({ status: value, requirementVersion: 2, missingFields, canCompleteCentrally: true });
+const status = (value: 'COMPLETE' | 'IN_PROGRESS' | 'NOT_STARTED', missingFields: string[] = []) => ({ status: value, requirementVersion: 2, missingFields, canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] });
 
 describe('profile: your platforms', SLOW, () => {
   it('lists each membership: name, key, status badge, missing fields, and a link to complete onboarding when not complete', async () => {
@@ -65,7 +65,7 @@ describe('profile: sign-in methods', SLOW, () => {
     renderProfilePage(gateway);
     const region = within(await screen.findByRole('region', { name: 'Sign-in methods' }));
     const alert = await region.findByRole('alert');
-    expect(alert.textContent).toMatch(/We could not load your sign-in methods\.\s*Your sign-in provider cannot be reached right now\./);
+    expect(alert.textContent).toMatch(/We could not load your sign-in methods\.\s*The sign-in service cannot be reached right now\. Try again in a moment\./);
     await userEvent.click(region.getByRole('button', { name: 'Try again' }));
     expect(await region.findByRole('rowheader', { name: 'Password' })).toBeDefined();
     expect(gateway.callsTo('GET /v1/account/authentication-methods')).toHaveLength(2);

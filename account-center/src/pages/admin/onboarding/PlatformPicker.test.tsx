@@ -27,7 +27,7 @@ describe('choosing a platform', () => {
   it('anyone else: their platforms, and a labelled box that opens any key (upper-cased)', async () => {
     const fake = new FakeGateway([]);
     renderAdmin('/admin/onboarding', fake, ['onboarding:schema:read'], [
-      { platformKey: 'MINE', displayName: 'My platform', onboarding: { status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true } },
+      { platformKey: 'MINE', displayName: 'My platform', onboarding: { status: 'COMPLETE', requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] } },
     ]);
     expect((await screen.findByRole('link', { name: 'My platform' })).getAttribute('href')).toBe('/admin/onboarding/MINE');
     expect(fake.requests.some((request) => request.path === '/v1/platforms')).toBe(false);

@@ -1,0 +1,186 @@
+import type { components } from '../../../generated/gateway.ts';
+import type { Db } from '../../db/knex.ts';
+import type { Principal } from '../../domain/types.ts';
+import { findActivePlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
+import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
+import { ApiError } from '../../errors/catalogue.ts';
+import { requireLocalUser } from '../account/localUser.ts';
+import { recordAuditEvent, type Actor } from '../audit.ts';
+import { toVersionView } from './administration.ts';
+import {
+  documentStandings,
+  findCurrentVersion,
+  findDocument,
+  insertRecord,
+  latestRecord,
+  listDocuments,
+  listRecords,
+  listVersionsOfPlatform,
+  lockMembership,
+  platformsWithDocumentsOfMember,
+} from './repository.ts';
+import { agreementStateOf } from './status.ts';
+import { toRecordView } from './views.ts';
+
+// A person's agreements (issue 25): what a platform's documents ask of them, their record, and
+// the two writes, acceptance and withdrawal. The caller is the person's browser session, a
+// Bearer token, or (for its own platform only, checked by the authorisation step) a platform's
+// credential. Each write locks the person's membership row first, so two tabs, or a retried
+// request, record one row: the check of the latest record and the insert cannot interleave.
+
+export type PlatformAgreementsView = components['schemas']['PlatformAgreements'];
+export type AgreementDocumentView = components['schemas']['AgreementDocument'];
+export type MyAgreementsView = components['schemas']['MyAgreements'];
+export type AcceptanceInput = components['schemas']['AgreementAcceptanceRequest'];
+
+export async function getPlatformAgreements(db: Db, platformKey: string, principal: Principal): Promise<PlatformAgreementsView> {
+  const userId = requireLocalUser(principal);
+  const platform = await findActivePlatformByKey(db, platformKey);
+  if (!platform) throw platformNotFound(platformKey);
+  return agreementsOf(db, platform, userId);
+}
+
+/** Every active platform the person is a member of that has documents. */
+export async function listMyAgreements(db: Db, principal: Principal): Promise<MyAgreementsView> {
+  const userId = requireLocalUser(principal);
+  const items: PlatformAgreementsView[] = [];
+  for (const platform of await platformsWithDocumentsOfMember(db, userId)) {
+    items.push(await agreementsOf(db, platform, userId));
+  }
+  return { items };
+}
+
+/**
+ * Records one explicit acceptance of the current version of a document, as shown in
+ * `language` with the digest `sha256`. Idempotent: when the person's latest record already
+ * accepts this version, nothing is written (one row for two tabs).
+ */
+export async function acceptDocument(db: Db, platformKey: string, principal: Principal, input: AcceptanceInput, actor: Actor): Promise<AgreementDocumentView> {
+  const userId = requireLocalUser(principal);
+  const platform = await findActivePlatformByKey(db, platformKey);
+  if (!platform) throw platformNotFound(platformKey);
+  return db.transaction(async (trx) => {
+    await lockMembership(trx, userId, platform.id);
+    const document = await findDocument(trx, platform.id, input.documentKey);
+    const current = document && (await findCurrentVersion(trx, document.id));
+    if (!document || !current) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${input.documentKey} in effect.`);
+    if (input.version !== current.version) {
+      throw new ApiError('CONFLICT', `Version ${current.version} of ${input.documentKey} is the current one, not ${input.version}: show it and ask again.`);
+    }
+    const shown = current.texts[input.language];
+    if (!shown) throw new ApiError('CONFLICT', `Version ${current.version} of ${input.documentKey} has no text in ${input.language}.`);
+    if (shown.sha256 !== input.sha256) throw new ApiError('CONFLICT', `The digest is not the one of version ${current.version} of ${input.documentKey} in ${input.language}.`);
+    const latest = await latestRecord(trx, userId, document.id);
+    if (!(latest?.action === 'accept' && latest.version === current.version)) {
+      await insertRecord(trx, {
+        userId,
+        platformId: platform.id,
+        documentId: document.id,
+        versionId: current.id,
+        version: current.version,
+        action: 'accept',
+        textDigest: shown.sha256,
+        language: input.language,
+        sessionId: principal.session?.id ?? null,
+      });
+      await recordAuditEvent(trx, { action: 'document.accept', platformKey: platform.platformKey, documentKey: document.documentKey, documentVersion: current.version, changedFields: [] }, actor);
+    }
+    return documentView(await agreementsOf(trx, platform, userId), input.documentKey);
+  });
+}
+
+/** What a withdrawal recorded, for whoever must tell the platform (a consent-withdrawn event). */
+export interface ConsentWithdrawal {
+  userId: string;
+  platformId: string;
+  platformKey: string;
+  documentKey: string;
+  /** The version whose acceptance was withdrawn. */
+  version: number;
+}
+
+/**
+ * Withdraws the person's consent to a document that allows it (custom documents): a new row
+ * of the record, in one transaction with its audit event. Idempotent: when the latest record is
+ * not an acceptance, nothing is written and `withdrawal` is null. The platform learns it from
+ * getPlatformAgreements and the next exchange's `acceptedDocuments`; a consent-withdrawn
+ * Security Event Token belongs in this same transaction, where `withdrawal` is known.
+ */
+export async function withdrawConsent(
+  db: Db,
+  platformKey: string,
+  principal: Principal,
+  documentKey: string,
+  actor: Actor,
+): Promise<{ agreement: AgreementDocumentView; withdrawal: ConsentWithdrawal | null }> {
+  const userId = requireLocalUser(principal);
+  const platform = await findActivePlatformByKey(db, platformKey);
+  if (!platform) throw platformNotFound(platformKey);
+  return db.transaction(async (trx) => {
+    await lockMembership(trx, userId, platform.id);
+    const document = await findDocument(trx, platform.id, documentKey);
+    if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${documentKey}.`);
+    if (!isWithdrawableKind(document.kind)) {
+      throw new ApiError('CONFLICT', `The ${document.kind} of a platform cannot be withdrawn while the account uses it; delete the account, or ask the platform.`);
+    }
+    const latest = await latestRecord(trx, userId, document.id);
+    let withdrawal: ConsentWithdrawal | null = null;
+    if (latest?.action === 'accept') {
+      await insertRecord(trx, {
+        userId,
+        platformId: platform.id,
+        documentId: document.id,
+        versionId: latest.versionId,
+        version: latest.version,
+        action: 'withdraw',
+        textDigest: latest.textDigest,
+        language: latest.language,
+        sessionId: principal.session?.id ?? null,
+      });
+      await recordAuditEvent(trx, { action: 'document.withdraw', platformKey: platform.platformKey, documentKey, documentVersion: latest.version, changedFields: [] }, actor);
+      withdrawal = { userId, platformId: platform.id, platformKey: platform.platformKey, documentKey, version: latest.version };
+    }
+    return { agreement: documentView(await agreementsOf(trx, platform, userId), documentKey), withdrawal };
+  });
+}
+
+/** The platform's current documents with the person's state, and their record (newest first). */
+async function agreementsOf(db: Db, platform: Pick<PlatformRow, 'id' | 'platformKey' | 'displayName'>, userId: string): Promise<PlatformAgreementsView> {
+  const [standings, documents, versions, records] = [
+    await documentStandings(db, platform.id, userId),
+    await listDocuments(db, platform.id),
+    await listVersionsOfPlatform(db, platform.id),
+    await listRecords(db, userId, platform.id),
+  ];
+  return {
+    platformKey: platform.platformKey,
+    displayName: platform.displayName,
+    documents: standings.map((standing) => {
+      const document = documents.find((row) => row.documentKey === standing.documentKey)!;
+      const current = versions.find((row) => row.documentId === document.id && row.version === standing.currentVersion)!;
+      const latest = records.find((record) => record.documentKey === standing.documentKey);
+      const accepted = standing.acceptedVersion !== null ? latest : undefined;
+      return {
+        documentKey: standing.documentKey,
+        kind: standing.kind,
+        required: isRequiredKind(standing.kind),
+        withdrawable: isWithdrawableKind(standing.kind),
+        state: agreementStateOf(standing, latest?.action ?? null),
+        acceptedVersion: standing.acceptedVersion,
+        acceptedAt: accepted?.recordedAt.toISOString() ?? null,
+        current: toVersionView(platform, document, current),
+      };
+    }),
+    records: records.map(toRecordView),
+  };
+}
+
+function documentView(agreements: PlatformAgreementsView, documentKey: string): AgreementDocumentView {
+  const document = agreements.documents.find((item) => item.documentKey === documentKey);
+  if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${documentKey} in effect.`);
+  return document;
+}
+
+function platformNotFound(platformKey: string): ApiError {
+  return new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${platformKey}.`);
+}
