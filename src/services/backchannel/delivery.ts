@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { Logger } from 'pino';
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Db } from '../../db/knex.ts';
 import type { SigningKeys } from './signingKeys.ts';
 import { retryDelaySeconds, type BackchannelLogoutPayload } from './outbox.ts';
-import { PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
-import { assertOutboundHost, guardedLookup, OutboundAddressRefused, type Resolver } from '../../security/outboundLookup.ts';
+import { OutboundAddressRefused } from '../../security/outboundLookup.ts';
+import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundOptions } from '../../security/outboundPost.ts';
 
 // One delivery of a back-channel logout to one platform (OpenID Connect Back-Channel Logout
 // 1.0 §2.4, §2.5): a logout token signed by the gateway, POSTed as
@@ -56,85 +54,30 @@ export class DeliveryError extends Error {
   override name = 'DeliveryError';
 }
 
-/** Where a delivery may connect (OutboundPolicy) and how names resolve (injectable for tests). */
-export interface OutboundOptions {
-  policy?: OutboundPolicy;
-  resolve?: Resolver;
-}
-
 /**
- * POSTs the token (§2.5) with node:http(s), connecting only to addresses the outbound rule
- * allows (GUIDE §5): the host is checked as written, a name is resolved by the guarded lookup,
- * which checks every address and hands node:net the checked ones (no second resolution). A
- * refusal throws OutboundAddressRefused before any byte is sent. (Node's fetch has no lookup
- * hook without the undici package's Agent; node:http takes `lookup` per request.) Redirects
- * are not followed (node:http never does; a 3xx is not a success); the body of the answer is
- * not read. A fresh connection per delivery (`agent: false`), so no pooled socket skips the lookup.
+ * POSTs the token (§2.5) to the platform's registered URL under the outbound address rules
+ * (GUIDE §5, src/security/outboundPost.ts): a refused address throws OutboundAddressRefused
+ * before any byte is sent; redirects are not followed; the answer's body is not read. Only a
+ * 2xx is a success (§2.8).
  */
 export async function postLogoutToken(
   url: string,
   logoutToken: string,
   options: { timeoutMs?: number; signal?: AbortSignal; outbound?: OutboundOptions } = {},
 ): Promise<void> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw new DeliveryError(`POST ${safeUrl(url)} failed: not a URL`);
-  }
-  const policy = options.outbound?.policy ?? PUBLIC_ONLY;
-  assertOutboundHost(target.hostname, policy);
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const body = new URLSearchParams({ logout_token: logoutToken }).toString();
   let status: number;
   try {
-    status = await new Promise<number>((resolve, reject) => {
-      const request = (target.protocol === 'https:' ? https : http).request(
-        target,
-        {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/x-www-form-urlencoded',
-            'Content-Length': Buffer.byteLength(body),
-            Accept: 'application/json, */*;q=0.1',
-          },
-          agent: false,
-          lookup: guardedLookup(policy, options.outbound?.resolve),
-          signal,
-        },
-        (response) => {
-          resolve(response.statusCode ?? 0);
-          response.destroy();
-        },
-      );
-      request.on('error', reject);
-      request.end(body);
-    });
+    ({ status } = await postToRegisteredUrl(
+      url,
+      { contentType: 'application/x-www-form-urlencoded', accept: 'application/json, */*;q=0.1', body },
+      { ...options, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+    ));
   } catch (error) {
-    if (error instanceof OutboundAddressRefused) throw error;
-    throw new DeliveryError(`POST ${safeUrl(url)} failed: ${describeRequestError(error, timeout)}`);
+    if (error instanceof OutboundPostFailed) throw new DeliveryError(error.message);
+    throw error;
   }
-  if (status < 200 || status > 299) {
-    throw new DeliveryError(`POST ${safeUrl(url)} answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`);
-  }
-}
-
-function describeRequestError(error: unknown, timeout: AbortSignal): string {
-  if (timeout.aborted) return 'timed out';
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code !== 'ABORT_ERR') return code;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** The URL as logged and recorded: without its query (a registered URL may carry one). */
-function safeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
+  if (status < 200 || status > 299) throw new DeliveryError(describeStatus(url, status));
 }
 
 // ---------------------------------------------------------------- the worker's task

@@ -46,23 +46,7 @@ export const retryDelaySeconds = (failedAttempts: number) => Math.exp(Math.min(f
  */
 export async function enqueueBackchannelLogouts(db: Db, sessionIds: readonly string[]): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `SELECT (graphile_worker.add_job(
-               :task,
-               json_build_object('sessionId', t.session_id, 'platformId', t.platform_id, 'userId', t.user_id),
-               max_attempts => :maxAttempts,
-               job_key => 'logout:' || t.session_id || ':' || t.platform_id,
-               job_key_mode => 'unsafe_dedupe'
-             )).id
-       FROM (SELECT DISTINCT c.session_id, c.platform_id, s.user_id
-               FROM platform_credentials c
-               JOIN gateway_sessions s ON s.id = c.session_id
-               JOIN platforms p ON p.id = c.platform_id
-              WHERE c.session_id = ANY(CAST(:ids AS uuid[])) AND p.backchannel_logout_url IS NOT NULL
-              ORDER BY c.session_id, c.platform_id) t`,
-    { task: BACKCHANNEL_LOGOUT_TASK, maxAttempts: BACKCHANNEL_LOGOUT_MAX_ATTEMPTS, ids: [...sessionIds] },
-  );
-  return rows.length;
+  return enqueueLogoutJobs(db, 'c.session_id = ANY(CAST(:ids AS uuid[]))', { ids: [...sessionIds] });
 }
 
 /**
@@ -73,6 +57,11 @@ export async function enqueueBackchannelLogouts(db: Db, sessionIds: readonly str
  * many jobs were added.
  */
 export async function enqueueBackchannelLogoutsOfPlatform(db: Db, userId: string, platformId: string): Promise<number> {
+  return enqueueLogoutJobs(db, 's.user_id = :userId AND c.platform_id = :platformId AND s.ended_at IS NULL', { userId, platformId });
+}
+
+/** One job per (session, platform) among the credentials `which` selects; the job key makes a second queueing a no-op. */
+async function enqueueLogoutJobs(db: Db, which: string, bindings: Record<string, unknown>): Promise<number> {
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
     `SELECT (graphile_worker.add_job(
                :task,
@@ -85,9 +74,9 @@ export async function enqueueBackchannelLogoutsOfPlatform(db: Db, userId: string
                FROM platform_credentials c
                JOIN gateway_sessions s ON s.id = c.session_id
                JOIN platforms p ON p.id = c.platform_id
-              WHERE s.user_id = :userId AND c.platform_id = :platformId AND s.ended_at IS NULL AND p.backchannel_logout_url IS NOT NULL
+              WHERE ${which} AND p.backchannel_logout_url IS NOT NULL
               ORDER BY c.session_id, c.platform_id) t`,
-    { task: BACKCHANNEL_LOGOUT_TASK, maxAttempts: BACKCHANNEL_LOGOUT_MAX_ATTEMPTS, userId, platformId },
+    { task: BACKCHANNEL_LOGOUT_TASK, maxAttempts: BACKCHANNEL_LOGOUT_MAX_ATTEMPTS, ...bindings },
   );
   return rows.length;
 }

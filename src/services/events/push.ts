@@ -1,13 +1,11 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { Logger } from 'pino';
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Db } from '../../db/knex.ts';
 import type { SigningKeys } from '../backchannel/signingKeys.ts';
-import { DELIVERY_TIMEOUT_MS, type OutboundOptions } from '../backchannel/delivery.ts';
+import { DELIVERY_TIMEOUT_MS } from '../backchannel/delivery.ts';
 import { retryDelaySeconds } from '../backchannel/outbox.ts';
-import { PUBLIC_ONLY } from '../../security/outboundAddresses.ts';
-import { assertOutboundHost, guardedLookup, OutboundAddressRefused } from '../../security/outboundLookup.ts';
+import { OutboundAddressRefused } from '../../security/outboundLookup.ts';
+import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundOptions } from '../../security/outboundPost.ts';
 import { countSecurityEventDelivery } from '../../observability/metrics.ts';
 import { countPushAttempt, findPushTarget, markDelivered, markFailed, recordAttemptError } from './repository.ts';
 import { signSecurityEventToken } from './token.ts';
@@ -36,57 +34,19 @@ export async function postSecurityEvent(
   token: string,
   options: { timeoutMs?: number; signal?: AbortSignal; outbound?: OutboundOptions } = {},
 ): Promise<PushOutcome> {
-  let target: URL;
   try {
-    target = new URL(url);
-  } catch {
-    return { kind: 'failed', message: `POST ${safeUrl(url)} failed: not a URL` };
-  }
-  const policy = options.outbound?.policy ?? PUBLIC_ONLY;
-  assertOutboundHost(target.hostname, policy);
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-  try {
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = (target.protocol === 'https:' ? https : http).request(
-        target,
-        {
-          method: 'POST',
-          headers: { 'Content-Type': SET_MEDIA_TYPE, 'Content-Length': Buffer.byteLength(token), Accept: 'application/json' },
-          agent: false, // a fresh connection: no pooled socket skips the guarded lookup
-          lookup: guardedLookup(policy, options.outbound?.resolve),
-          signal,
-        },
-        (response) => {
-          const status = response.statusCode ?? 0;
-          // Only a 400's body matters (its error object), and only its first few KiB.
-          if (status !== 400) {
-            resolve({ status, body: '' });
-            response.destroy();
-            return;
-          }
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            body += chunk;
-            if (body.length > ERROR_BODY_MAX) {
-              response.destroy();
-              resolve({ status, body: body.slice(0, ERROR_BODY_MAX) });
-            }
-          });
-          response.on('end', () => resolve({ status, body }));
-          response.on('error', () => resolve({ status, body }));
-        },
-      );
-      request.on('error', reject);
-      request.end(token);
-    });
+    const { status, body } = await postToRegisteredUrl(
+      url,
+      // Only a 400's body matters (its error object, RFC 8935 §2.3), and only its first few KiB.
+      { contentType: SET_MEDIA_TYPE, accept: 'application/json', body: token, readBodyOf: (answered) => answered === 400, maxBody: ERROR_BODY_MAX },
+      { ...options, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+    );
     if (status === 202) return { kind: 'accepted' };
     if (status === 400) return { kind: 'rejected', ...errorObject(body) };
-    return { kind: 'failed', message: `POST ${safeUrl(url)} answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}` };
+    return { kind: 'failed', message: describeStatus(url, status) };
   } catch (error) {
-    if (error instanceof OutboundAddressRefused) throw error;
-    return { kind: 'failed', message: `POST ${safeUrl(url)} failed: ${describeRequestError(error, timeout)}` };
+    if (error instanceof OutboundPostFailed) return { kind: 'failed', message: error.message };
+    throw error;
   }
 }
 
@@ -101,23 +61,6 @@ function errorObject(body: string): { err: string; description: string } {
     // not JSON
   }
   return { err: 'invalid_request', description: 'the receiver answered 400 without an RFC 8935 error object' };
-}
-
-function describeRequestError(error: unknown, timeout: AbortSignal): string {
-  if (timeout.aborted) return 'timed out';
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code !== 'ABORT_ERR') return code;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** The URL as logged and recorded: without its query (a registered URL may carry one). */
-function safeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
 }
 
 // ---------------------------------------------------------------- the worker's task
