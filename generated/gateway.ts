@@ -686,9 +686,13 @@ export interface paths {
          *     platform's `custom` documents, such as a newsletter; never its terms or privacy
          *     notice, which a person accepts to use the platform). The withdrawal is a new row of the
          *     record (the acceptance stays, the latest row is the current state), audited as
-         *     `document.withdraw`. The platform reads it in `getPlatformAgreements` and in the next
-         *     exchange's `onboarding.acceptedDocuments`. Idempotent: withdrawing what is not accepted
-         *     records nothing and answers the current state.
+         *     `document.withdraw`. The document's platform (only that one) is told by a
+         *     `urn:auth-gateway:secevent:consent-withdrawn` Security Event Token (see
+         *     `SecurityEventType`), recorded in the same transaction as the row, when its
+         *     `eventDelivery` is `push` or `poll`; it also reads the withdrawal in
+         *     `getPlatformAgreements` and in the next exchange's `onboarding.acceptedDocuments`.
+         *     Idempotent: withdrawing what is not accepted records nothing, sends no event, and
+         *     answers the current state (two tabs withdrawing at once record one row and one event).
          */
         post: operations["withdrawAgreement"];
         delete?: never;
@@ -2931,7 +2935,7 @@ export interface components {
          *     | `…:account-erased` | The retention ended and the gateway erased the person's data | `{}` |
          *     | `…:platform-left` | The person left this platform in the account center ("Leave this platform") | `{}` |
          *     | `…:profile-changed` | Profile properties changed that this platform's onboarding schema binds (active `PROFILE_FIELD` fields) | `fields`: the platform's own field keys whose value changed; never the values (read them with the person's credential) |
-         *     | `…:consent-withdrawn` | The person withdrew an agreement the platform relies on | `document`: the document's key; `version` |
+         *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}
@@ -3147,8 +3151,9 @@ export interface components {
          * @description Everything the gateway holds about one person, as one JSON document. Its members, in
          *     this order: `readme` (what each part is, in words), `format` and `exportedAt`, `user`,
          *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `auditEvents`.
-         *     Sessions and audit events are written as they are read, so the document can be long.
-         *     No secret is in it: no token, digest, sealed value, credential or client secret.
+         *     Agreements, sessions and audit events are written as they are read, so the document can
+         *     be long. No secret is in it: no token or token digest, sealed value, credential or
+         *     client secret (an agreement's `sha256` is the digest of a platform's public text).
          */
         DataExportDocument: {
             /** @description For each member of the document, what it holds. */
@@ -3169,7 +3174,14 @@ export interface components {
             platforms: Record<string, never>[];
             /** @description Onboarding answers (platform-scoped values) per platform, with each field's label and the requirement version the person completed there. */
             onboarding: Record<string, never>[];
-            /** @description The documents the person accepted (terms, privacy notices), per platform. */
+            /**
+             * @description The person's agreement record, every row oldest first, also of platforms the person
+             *     has left: `platformKey`, `platformName`, `documentKey`, `kind`, `version`, `title`
+             *     (in the language shown), `language`, `action` (`accept` or `withdraw`),
+             *     `recordedAt`, `sessionId` (the gateway session it happened in) and `sha256`, the
+             *     digest of the public text shown (not a secret: it lets the person check the
+             *     platform's published text). Written as it is read, like sessions.
+             */
             agreements: Record<string, never>[];
             /** @description Every gateway session still on record (live and ended), without tokens. */
             sessions: Record<string, never>[];
