@@ -1706,9 +1706,10 @@ export interface paths {
          *     * the identity-provider account is deactivated, so the person cannot sign in again.
          *
          *     A later login with the same subject is refused with `403 ACCOUNT_DELETED` (a clear HTML
-         *     page); it never quietly creates a new user. Profile and onboarding values are kept for
-         *     `ACCOUNT_RETENTION_DAYS` (default 30), then the purge removes them and asks the identity
-         *     provider to delete the account. Idempotent.
+         *     page); it never quietly creates a new user. Profile, onboarding values and the agreement
+         *     record are kept for `ACCOUNT_RETENTION_DAYS` (default 30), then the purge removes them
+         *     and asks the identity provider to delete the account (a platform that must keep proof
+         *     of an acceptance keeps its own copy). Idempotent.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`). The person
          *     acts for themselves here: a platform's credential gives `403 FORBIDDEN`.
          */
@@ -1930,10 +1931,17 @@ export interface paths {
          *       stay (the account center and other platforms signed in with them are not signed out);
          *     * pending handoff codes of the person for the platform stop exchanging;
          *     * the person's platform-scoped onboarding values and their membership are removed (the
-         *       shared profile stays: other platforms use it).
+         *       shared profile stays: other platforms use it);
+         *     * the platform is told by a `urn:auth-gateway:secevent:platform-left` Security Event
+         *       Token when it receives events (`eventDelivery`);
+         *     * the person's agreement record for the platform's documents is kept as it is: it is
+         *       append-only while the account exists, and leaving writes no row in it (no
+         *       withdrawal, no `consent-withdrawn` event: `platform-left` says more). The record only
+         *       speaks for the membership it was made in.
          *
          *     Signing in to the platform again later starts afresh: a new membership, onboarding from
-         *     the start. Audited (`membership.leave`, with the platform). A platform the person has not
+         *     the start, and the platform's documents asked for again (acceptances of an earlier
+         *     membership do not count; each new acceptance is a new row of the record). Audited (`membership.leave`, with the platform). A platform the person has not
          *     used (or no longer uses), or an unknown one, gives `404 PLATFORM_NOT_FOUND`, so a second
          *     leave changes nothing. The gateway's own platform (`AUTH_PLATFORM_KEY`) gives
          *     `409 CONFLICT`. A platform's credential gives `403 FORBIDDEN`. Cookie-authenticated
