@@ -461,6 +461,15 @@ export interface paths {
          *     (`null`, or `[]` for `MULTI_SELECT`, when empty). Clients render fields in ascending
          *     `sortOrder`. The platform must be active.
          *
+         *     The texts (`label`, `placeholder`, `description`, `uiConfig.helpText`, option labels)
+         *     are those of the caller's language where the definition translates them
+         *     (`translations`), the default texts otherwise; `language` says which translation was
+         *     used. The language is decided by the first of these that is present: the `language`
+         *     parameter (the account center sends the language it shows), the profile's `locale`,
+         *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed). The one that decides is
+         *     matched against the tags the fields translate to (`de-AT` takes `de-AT`, else `de`,
+         *     else another `de-…`); when nothing matches, the default texts (`language: null`).
+         *
          *     Callers: the browser session, a Bearer token, or a platform's own credential for its
          *     own platform (another platform: `403 FORBIDDEN`). A Bearer caller that never signed in
          *     through the gateway has no local user: `403 FORBIDDEN`.
@@ -2415,6 +2424,13 @@ export interface components {
         OnboardingRequirements: {
             platformKey: components["schemas"]["PlatformKey"];
             requirementVersion: components["schemas"]["RequirementVersion"];
+            /**
+             * @description The language tag of the translations the fields' texts were taken from (one of the tags
+             *     in the fields' `translations`), `null` when they are the default texts. How it is
+             *     chosen: see `getOnboardingRequirements`. A text that language does not translate is
+             *     the default text.
+             */
+            language: string | null;
             /** @description Active field definitions; render in ascending `sortOrder`. */
             fields: components["schemas"]["OnboardingRequirementField"][];
         };
@@ -3305,6 +3321,32 @@ export interface components {
         OnboardingFieldPlaceholder: string | null;
         /** @description Plain explanatory text shown with the field; `null` for none. */
         OnboardingFieldDescription: string | null;
+        /**
+         * @description The field's texts in other languages, by BCP 47 language tag (`de`, `de-AT`, `fr`): the
+         *     label, placeholder, description, help text and option labels, each optional. A text a
+         *     language leaves out shows the default text (the definition's own `label`, `placeholder`,
+         *     `description`, `uiConfig.helpText`, option `label`), so a field with no translations
+         *     works as before. Option labels are keyed by the option's `value`, which must be one of
+         *     the field's options (`400 VALIDATION_FAILED` otherwise; a change of `options` alone
+         *     drops the translations of options it removes). Tags are stored in canonical form
+         *     (`de-at` becomes `de-AT`); a tag given twice in two spellings is refused; a language
+         *     with no text is dropped. Plain text only, like the default texts (never HTML). A change
+         *     is a schema change like any other (it raises the requirement version).
+         */
+        OnboardingFieldTranslations: {
+            [key: string]: components["schemas"]["OnboardingFieldTranslation"];
+        };
+        /** @description One language's texts of a field; every text optional. */
+        OnboardingFieldTranslation: {
+            label?: string;
+            placeholder?: string;
+            description?: string;
+            helpText?: string;
+            /** @description Option labels by option `value`. */
+            options?: {
+                [key: string]: string;
+            };
+        };
         /** @description One onboarding field definition of a platform. */
         OnboardingFieldDefinition: {
             fieldKey: components["schemas"]["FieldKey"];
@@ -3320,6 +3362,7 @@ export interface components {
             uiConfig: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder: components["schemas"]["OnboardingFieldPlaceholder"];
             description: components["schemas"]["OnboardingFieldDescription"];
+            translations: components["schemas"]["OnboardingFieldTranslations"];
             /** @description Archived definitions no longer count for onboarding; their values are kept. */
             archived: boolean;
             /**
@@ -3355,6 +3398,7 @@ export interface components {
             uiConfig?: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder?: components["schemas"]["OnboardingFieldPlaceholder"];
             description?: components["schemas"]["OnboardingFieldDescription"];
+            translations?: components["schemas"]["OnboardingFieldTranslations"];
         };
         /**
          * @description Properties to change; at least one. `fieldKey` is immutable and rejected. The merged
@@ -3373,6 +3417,7 @@ export interface components {
             uiConfig?: components["schemas"]["OnboardingFieldUiConfig"];
             placeholder?: components["schemas"]["OnboardingFieldPlaceholder"];
             description?: components["schemas"]["OnboardingFieldDescription"];
+            translations?: components["schemas"]["OnboardingFieldTranslations"];
         };
         /**
          * @description What a schema change would do (`dryRun=true`), computed exactly as the change itself
@@ -4480,7 +4525,13 @@ export interface operations {
     };
     getOnboardingRequirements: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The language the caller shows the form in (a BCP 47 tag); decides the texts before
+                 *     the profile's language and `Accept-Language`.
+                 */
+                language?: string;
+            };
             header?: never;
             path: {
                 /** @description Key of the platform. */

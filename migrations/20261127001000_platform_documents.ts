@@ -74,6 +74,7 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX agreement_records_person ON agreement_records (user_id, document_id, id DESC);
     CREATE INDEX agreement_records_document ON agreement_records (document_id, user_id, id DESC);
     CREATE INDEX agreement_records_version ON agreement_records (version_id);
+    CREATE INDEX agreement_records_platform ON agreement_records (platform_id);
 
     CREATE FUNCTION agreement_records_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

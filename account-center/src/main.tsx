@@ -7,6 +7,8 @@ import { createApi } from './api.ts';
 import { loadConfig } from './config.ts';
 import { SessionProvider } from './session.tsx';
 import { LanguageProvider } from './i18n/LanguageProvider.tsx';
+import { intlFor } from './i18n/useIntl.ts';
+import { chooseLanguage } from './i18n/languages.ts';
 
 const root = createRoot(document.getElementById('root')!);
 try {
@@ -21,11 +23,13 @@ try {
     </StrictMode>,
   );
 } catch (error) {
+  // No configuration, no session: the browser's languages decide.
+  const intl = intlFor(chooseLanguage({ browser: navigator.languages }));
   root.render(
     <main className="boot-error" role="alert">
-      <h1>The account center could not start</h1>
+      <h1>{intl.formatMessage({ id: 'common.bootFailed' })}</h1>
       <p>{error instanceof Error ? error.message : String(error)}</p>
-      <p><button type="button" className="button" onClick={() => window.location.reload()}>Try again</button></p>
+      <p><button type="button" className="button" onClick={() => window.location.reload()}>{intl.formatMessage({ id: 'common.tryAgain' })}</button></p>
     </main>,
   );
 }

@@ -22,6 +22,7 @@ import * as deletionReceipts from '../../migrations/20261127002100_deletion_rece
 import * as platformState from '../../migrations/20261127000100_platform_state.ts';
 import * as platformDocuments from '../../migrations/20261127001000_platform_documents.ts';
 import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
+import * as onboardingFieldTranslations from '../../migrations/20261127003000_onboarding_field_translations.ts';
 import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127000100_platform_state': platformState,
   '20261127001000_platform_documents': platformDocuments,
   '20261127002500_data_rights': dataRights,
+  '20261127003000_onboarding_field_translations': onboardingFieldTranslations,
   '20261127003500_platform_branding': platformBranding,
 };
 

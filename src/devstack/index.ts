@@ -166,10 +166,12 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   };
 }
 
-const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
-  { fieldKey: 'firstName', label: 'First name', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'firstName', required: true, sortOrder: 10, uiConfig: { width: 'half' } },
-  { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 20, placeholder: 'Acme Ltd', uiConfig: { width: 'half' } },
-  { fieldKey: 'country', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: true, sortOrder: 30 },
+// German texts beside the English ones (issue 27): a browser asking for German sees the demo's
+// onboarding in German; the country list is named by the account center in either language.
+export const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
+  { fieldKey: 'firstName', label: 'First name', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'firstName', required: true, sortOrder: 10, uiConfig: { width: 'half' }, translations: { de: { label: 'Vorname' } } },
+  { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true, sortOrder: 20, placeholder: 'Acme Ltd', uiConfig: { width: 'half' }, translations: { de: { label: 'Unternehmen', placeholder: 'Muster GmbH' } } },
+  { fieldKey: 'country', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: true, sortOrder: 30, translations: { de: { label: 'Land' } } },
   {
     fieldKey: 'teamSize',
     label: 'Team size',
@@ -178,9 +180,15 @@ const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
     sortOrder: 40,
     options: [{ value: '1-10', label: '1 to 10' }, { value: '11-50', label: '11 to 50' }, { value: '51+', label: 'More than 50' }],
     uiConfig: { helpText: 'Roughly how many people will use the platform.' },
+    translations: {
+      de: { label: 'Teamgröße', helpText: 'Ungefähr wie viele Personen die Plattform nutzen werden.', options: { '1-10': '1 bis 10', '11-50': '11 bis 50', '51+': 'Mehr als 50' } },
+    },
   },
-  { fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', sortOrder: 50, placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.' },
-  { fieldKey: 'newsletter', label: 'Send me the product newsletter', fieldType: 'BOOLEAN', sortOrder: 60 },
+  {
+    fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', sortOrder: 50, placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.',
+    translations: { de: { label: 'Telefon (geschäftlich)', placeholder: '+49 30 901820', description: 'Nur für den Fall, dass wir Sie zu Ihrem Konto erreichen müssen.' } },
+  },
+  { fieldKey: 'newsletter', label: 'Send me the product newsletter', fieldType: 'BOOLEAN', sortOrder: 60, translations: { de: { label: 'Senden Sie mir den Produkt-Newsletter' } } },
 ];
 
 /**

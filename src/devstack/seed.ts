@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { findPlatformByKey } from '../db/repositories/platforms.ts';
 import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
 import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/registry/index.ts';
-import { createFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
+import { createFieldDefinition, listFieldDefinitions, updateFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { sha256 } from '../security/crypto.ts';
 import type { PublishedPlatformCredentials } from '../security/devCredentials.ts';
 import { createDraft, listPlatformDocuments, publishVersion } from '../services/documents/administration.ts';
@@ -14,6 +14,19 @@ import type { DocumentKind } from '../domain/documents.ts';
  * and its worker allows loopback too (the configuration's `outbound.allowLoopback`).
  */
 const DEVSTACK_RULES: RegistryRules = Object.freeze({ requireHttps: false, outbound: Object.freeze({ allowedPrivateRanges: [], allowLoopback: true }) });
+
+/**
+ * A demo database seeded before fields had translations gets the seeded ones, once: only a
+ * field with none at all (an administrator's own translations are never overwritten).
+ */
+async function addMissingTranslations(db: Db, platformKey: string, fields: readonly FieldCreateInput[]): Promise<void> {
+  const stored = await listFieldDefinitions(db, platformKey, false);
+  for (const field of fields) {
+    const current = stored.items.find((item) => item.fieldKey === field.fieldKey);
+    if (!field.translations || !current || Object.keys(current.translations).length > 0) continue;
+    await updateFieldDefinition(db, platformKey, field.fieldKey, { translations: field.translations }, DEVSTACK_ACTOR);
+  }
+}
 
 /**
  * A demo platform of the dev stack: created once (with its onboarding fields), and at every
@@ -53,6 +66,7 @@ export async function seedDemoPlatform(
       DEVSTACK_ACTOR,
       DEVSTACK_RULES,
     );
+    await addMissingTranslations(db, platform.platformKey, fields);
   }
   if (!published) {
     const rotated = await rotatePlatformCredentials(db, platform.platformKey, DEVSTACK_ACTOR);

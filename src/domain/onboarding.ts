@@ -8,6 +8,8 @@ export type ProfileField = NonNullable<components['schemas']['ProfileField']>;
 export type FieldOption = components['schemas']['OnboardingFieldOption'];
 export type FieldValidation = components['schemas']['OnboardingFieldValidation'];
 export type FieldUiConfig = components['schemas']['OnboardingFieldUiConfig'];
+export type FieldTranslations = components['schemas']['OnboardingFieldTranslations'];
+export type FieldTranslation = components['schemas']['OnboardingFieldTranslation'];
 
 /** What an administrator sets on a field definition (every property but the key is changeable). */
 export interface FieldDefinitionSettings {
@@ -23,6 +25,8 @@ export interface FieldDefinitionSettings {
   uiConfig: FieldUiConfig;
   placeholder: string | null;
   description: string | null;
+  /** Texts in other languages, by canonical language tag (`{}` for none). */
+  translations: FieldTranslations;
 }
 
 /** A stored definition. */

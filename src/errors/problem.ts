@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { escapeHtml, htmlPage } from '../web/page.ts';
+import { pageIntl, pageLanguageOf, type PageLanguage } from '../web/i18n.ts';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type NextStep } from './catalogue.ts';
 
 /** RFC 9457 problem details, as the contract's Problem schema describes them. */
@@ -44,36 +45,74 @@ export function wantsHtml(req: Request, operationId: string | undefined, code?: 
   return preferred === 'text/html';
 }
 
-/** A page in words for a code a browser meets; anything else shows the catalogue's title and detail. */
+/**
+ * A page in words for a code a browser meets, by message ids of src/web/messages/<language>/errors.json
+ * (a detail of its own, or none); anything else shows the catalogue's English title and the
+ * error's detail, or, in another language, general words (the code and reference stay below).
+ */
 const PAGE_WORDS: Partial<Record<ErrorCode, { title: string; detail?: string }>> = {
-  TRANSACTION_NOT_FOUND: { title: 'This sign-in has expired', detail: 'The sign-in took longer than it may, or this page was opened again after the sign-in had already ended.' },
-  VALIDATION_FAILED: { title: 'This link is incomplete', detail: 'The address that brought you here is missing something or was changed, so it cannot be followed.' },
-  NOT_FOUND: { title: 'There is no page at this address', detail: 'The address may be mistyped, or the link that brought you here is out of date.' },
-  METHOD_NOT_ALLOWED: { title: 'There is no page at this address', detail: 'The address may be mistyped, or the link that brought you here is out of date.' },
-  LOGIN_BROWSER_MISMATCH: { title: 'This sign-in was started in another browser' },
-  IDP_ERROR: { title: 'The sign-in was not completed', detail: 'The sign-in service ended the sign-in before it was complete.' },
+  TRANSACTION_NOT_FOUND: { title: 'errors.TRANSACTION_NOT_FOUND.title', detail: 'errors.TRANSACTION_NOT_FOUND.detail' },
+  VALIDATION_FAILED: { title: 'errors.VALIDATION_FAILED.title', detail: 'errors.VALIDATION_FAILED.detail' },
+  NOT_FOUND: { title: 'errors.NOT_FOUND.title', detail: 'errors.NOT_FOUND.detail' },
+  METHOD_NOT_ALLOWED: { title: 'errors.NOT_FOUND.title', detail: 'errors.NOT_FOUND.detail' },
+  LOGIN_BROWSER_MISMATCH: { title: 'errors.LOGIN_BROWSER_MISMATCH.title' },
+  IDP_ERROR: { title: 'errors.IDP_ERROR.title', detail: 'errors.IDP_ERROR.detail' },
 };
 
-function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined, languages: readonly string[] = []): string {
+/** Headings a case sets for itself (ApiError.pageTitle), with the words that go with them in every language. */
+const PAGE_TITLES: Readonly<Record<string, { title: string; detail: string }>> = {
+  'You are signed out': { title: 'errors.signedOut.title', detail: 'errors.signedOut.detail' },
+};
+
+/**
+ * The way forward's label in the page's language. The services name it in English
+ * (src/services/loginFlow.ts, loginWayBack.ts); these are the labels they use.
+ */
+function nextStepLabel(language: PageLanguage, label: string): string {
+  const intl = pageIntl(language);
+  const fixed: Record<string, string> = { 'Start again': 'errors.next.startAgain', 'Try again': 'errors.next.tryAgain', 'Back to the application': 'errors.next.backToApplication' };
+  if (fixed[label]) return intl.formatMessage({ id: fixed[label] });
+  const back = /^Back to (.+)$/s.exec(label);
+  return back ? intl.formatMessage({ id: 'errors.next.backTo' }, { platform: back[1] }) : label;
+}
+
+/** Where the reference (markup: code elements) goes in its escaped sentence; never in a message. */
+const PLACEHOLDER = '\u0000';
+
+/**
+ * `language`: the page's words (src/web/messages); `languages`: the request's Accept-Language
+ * list, for which of a branded platform's names the frame shows.
+ */
+function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined, language: PageLanguage, languages: readonly string[] = []): string {
+  const intl = pageIntl(language);
+  const say = (id: string, values?: Record<string, string>) => intl.formatMessage({ id }, values);
   // A case with a heading of its own (pageTitle) says it with its own detail, not the code's words.
-  const words = pageTitle === undefined ? PAGE_WORDS[problem.code] : { title: pageTitle, detail: problem.detail };
-  const title = words?.title ?? problem.title;
-  // Validator messages (`/query/platformKey must have …`) are for programs: the page says it in words.
-  const detail = words?.detail ?? (problem.errors ? undefined : problem.detail);
-  const whatToDo = nextStep
-    ? `Choose “${nextStep.label}” to continue.`
-    : problem.status >= 500
-      ? 'Please try again in a moment.'
-      : 'Please go back to the application you came from and sign in again.';
+  const known = pageTitle === undefined ? PAGE_WORDS[problem.code] : PAGE_TITLES[pageTitle];
+  let title: string;
+  let detail: string | undefined;
+  if (known) {
+    title = say(known.title);
+    detail = known.detail ? say(known.detail) : undefined;
+  } else if (language === 'en') {
+    title = pageTitle ?? problem.title;
+    // Validator messages (`/query/platformKey must have …`) are for programs: the page says it in words.
+    detail = problem.errors ? undefined : problem.detail;
+  } else {
+    title = say('errors.other.title');
+    detail = say('errors.other.detail');
+  }
+  const label = nextStep ? nextStepLabel(language, nextStep.label) : undefined;
+  const whatToDo = label ? say('errors.whatToDo.next', { label }) : say(problem.status >= 500 ? 'errors.whatToDo.retry' : 'errors.whatToDo.back');
+  const reference = `<code>${escapeHtml(problem.code)}</code> · <code>${escapeHtml(problem.requestId)}</code>`;
   return htmlPage(
     title,
     `<h1>${escapeHtml(title)}</h1>
 ${detail ? `<p class="lead">${escapeHtml(detail)}</p>` : ''}
 <p>${escapeHtml(whatToDo)}</p>
-${nextStep ? `<p class="actions"><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(nextStep.label)}</a></p>` : ''}
-<p class="reference">If you contact support, quote: <code>${escapeHtml(problem.code)}</code> · <code>${escapeHtml(problem.requestId)}</code></p>`,
+${nextStep && label ? `<p class="actions"><a class="button" href="${escapeHtml(nextStep.href.href)}">${escapeHtml(label)}</a></p>` : ''}
+<p class="reference">${escapeHtml(say('errors.reference', { reference: PLACEHOLDER })).replace(PLACEHOLDER, reference)}</p>`,
     // A login's page in its platform's face (issue 27), when the way back names the platform.
-    { platform: nextStep?.brand, languages },
+    { language, platform: nextStep?.brand, languages },
   );
 }
 
@@ -98,7 +137,9 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
   if (wantsHtml(req, operationId, error.code)) {
-    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, req.acceptsLanguages()));
+    const language = pageLanguageOf(req);
+    res.set({ 'Content-Language': language, Vary: 'Accept-Language' });
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, language, req.acceptsLanguages()));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));

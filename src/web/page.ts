@@ -4,6 +4,7 @@
 // Inline styles only: the strict CSP (src/app.ts) allows `style-src 'unsafe-inline'` and
 // nothing else, so nothing loads from anywhere, and there is no script.
 
+import { pageIntl, type PageLanguage } from './i18n.ts';
 import { brandLabel, brandLogoHtml, brandStyle, type PlatformPageBrand } from './platformBrand.ts';
 
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -26,8 +27,10 @@ border:1px solid var(--accent);background:var(--accent);color:var(--accent-ink);
 
 /** What another server's pages change in the frame (the example BFF: its own name in the top bar, a few rules of its own). */
 export interface PageFrame {
-  /** The top bar's name (plain text); default "Sign-in", the gateway's. */
+  /** The top bar's name (plain text); default "Sign-in", the gateway's (in `language`). */
   brand?: string;
+  /** The page's language (its `lang`); default English. */
+  language?: PageLanguage;
   /** More CSS after the shared rules. */
   style?: string;
   /** The platform whose login this page is about: its name (instead of `brand`), logo and colour (src/web/platformBrand.ts). */
@@ -39,11 +42,11 @@ export interface PageFrame {
 /** A whole page: `title` (already plain text) and `body` (HTML, escaped by the caller) inside the card. */
 export function htmlPage(title: string, body: string, frame: PageFrame = {}): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${frame.language ?? 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}${brandStyle(frame.platform)}${frame.style ?? ''}</style>
 </head><body>
-<header class="topbar"><span class="brand">${brandLogoHtml(frame.platform)}${escapeHtml(frame.platform ? brandLabel(frame.platform, frame.languages ?? []) : (frame.brand ?? 'Sign-in'))}</span></header>
+<header class="topbar"><span class="brand">${brandLogoHtml(frame.platform)}${escapeHtml(frame.platform ? brandLabel(frame.platform, frame.languages ?? []) : (frame.brand ?? pageIntl(frame.language ?? 'en').formatMessage({ id: 'page.brand' })))}</span></header>
 <main><div class="card">
 ${body}
 </div></main>

@@ -154,6 +154,26 @@ describe('app skeleton', () => {
       expect(res.text).toMatch(/sign in again/i);
     });
 
+    it('the page follows Accept-Language (German), keeps the code and reference, says so in Content-Language; problem+json stays as it is', async () => {
+      const res = await request(gateway.app)
+        .get('/v1/auth/start')
+        .query({ platformKey: 'x' })
+        .set('Accept', 'text/html')
+        .set('Accept-Language', 'de-DE,de;q=0.9,en;q=0.8');
+      expect(res.status).toBe(400);
+      expect(res.headers['content-language']).toBe('de');
+      expect(res.headers.vary).toMatch(/Accept-Language/);
+      expect(res.text).toContain('<html lang="de">');
+      expect(res.text).toContain('<h1>Dieser Link ist unvollständig</h1>');
+      expect(res.text).toContain('Bitte kehren Sie zu der Anwendung zurück, von der Sie gekommen sind, und melden Sie sich erneut an.');
+      expect(res.text).toContain(`Wenn Sie sich an den Support wenden, geben Sie bitte an: <code>VALIDATION_FAILED</code> · <code>${String(res.headers['x-request-id'])}</code>`);
+      const json = await request(gateway.app).get('/v1/auth/start').query({ platformKey: 'x' }).set('Accept-Language', 'de');
+      expect(json.body).toMatchObject({ code: 'VALIDATION_FAILED', title: 'The request is not valid' });
+      // A language the pages do not speak gets English.
+      const french = await request(gateway.app).get('/v1/auth/start').query({ platformKey: 'x' }).set('Accept', 'text/html').set('Accept-Language', 'fr-FR');
+      expect(french.text).toContain('<h1>This link is incomplete</h1>');
+    });
+
     it('a non-browser operation answers problem+json even to Accept: text/html', async () => {
       const res = await request(gateway.app).post('/v1/auth/exchange').set('Accept', 'text/html').send({ code: 'handoff_x' });
       expectProblem(res, 401, 'INVALID_CLIENT_CREDENTIALS');

@@ -111,6 +111,18 @@ describe('sign-out needs a proof or the person’s confirmation', () => {
     await me(alice.cookie).expect(200);
   });
 
+  it('the confirmation follows Accept-Language: German words, the platform name escaped, the same form', async () => {
+    const alice = await signedIn();
+    const res = await api().get(`/v1/auth/logout?${query()}`).set('Cookie', alice.cookie).set('Accept', 'text/html').set('Accept-Language', 'de-AT, en;q=0.5').expect(200);
+    expect(res.headers['content-language']).toBe('de');
+    expect(res.text).toContain('<html lang="de">');
+    expect(res.text).toContain(`<title>Von Platform ${platform.key} abmelden?</title>`);
+    expect(res.text).toMatch(/<button type="submit"[^>]*>Abmelden<\/button>/);
+    expect(res.text).toContain(`<a class="button button-secondary" href="${PLATFORM_ROOT}">Abbrechen, angemeldet bleiben</a>`);
+    expect(res.text).toContain('Wir fragen nach, weil der Link');
+    expect(res.text).not.toMatch(/<script|\son[a-z]+=/i);
+  });
+
   it('a browser that hides its Origin (Origin: null) on the gateway’s own page still signs out: Sec-Fetch-Site says same-origin', async () => {
     const alice = await signedIn();
     await api().post(`/v1/auth/logout/confirm?${query()}`).set('Cookie', alice.cookie).set({ Origin: 'null', 'Sec-Fetch-Site': 'same-origin' }).expect(303);

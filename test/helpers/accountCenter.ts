@@ -33,7 +33,7 @@ export interface AccountCenterStack {
   url: string;
   browser: Browser;
   /** A fresh browser context (its own cookies) with one page. */
-  newPage(options?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
+  newPage(options?: { width?: number; height?: number; locale?: string }): Promise<{ context: BrowserContext; page: Page }>;
   close(): Promise<void>;
 }
 
@@ -75,8 +75,9 @@ export async function startAccountCenterStack(): Promise<AccountCenterStack> {
     accountCenter,
     url,
     browser,
-    async newPage({ width = 1280, height = 900 } = {}) {
-      const context = await browser.newContext({ viewport: { width, height } });
+    async newPage({ width = 1280, height = 900, locale }: { width?: number; height?: number; locale?: string } = {}) {
+      // `locale` is the browser's language: navigator.languages and Accept-Language.
+      const context = await browser.newContext({ viewport: { width, height }, ...(locale ? { locale } : {}) });
       const page = await context.newPage();
       return { context, page };
     },

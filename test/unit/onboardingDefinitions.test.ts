@@ -46,6 +46,7 @@ describe('validateFieldCreate: defaults', () => {
       uiConfig: {},
       placeholder: null,
       description: null,
+      translations: {},
     });
   });
 
@@ -283,6 +284,7 @@ const current: FieldDefinitionSettings & { fieldKey: string } = {
   uiConfig: { width: 'half', helpText: 'Where you work' },
   placeholder: 'ACME Ltd',
   description: null,
+  translations: {},
 };
 
 const bound: FieldDefinitionSettings = {

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useIntl } from '../i18n/useIntl.ts';
 
 /**
  * A modal confirmation (the native <dialog>: focus is trapped and Escape cancels). The
@@ -15,6 +16,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, can
   onConfirm: () => void;
   onCancel: () => void;
 }) {
+  const intl = useIntl();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -28,9 +30,9 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, can
       <h2 id={titleId}>{title}</h2>
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">
-        <button type="button" className="button button-secondary" onClick={onCancel} disabled={busy}>Cancel</button>
+        <button type="button" className="button button-secondary" onClick={onCancel} disabled={busy}>{intl.formatMessage({ id: 'common.cancel' })}</button>
         <button type="button" className={`button${danger ? ' button-danger' : ''}`} onClick={onConfirm} disabled={!canConfirm || busy}>
-          {busy ? 'Working…' : confirmLabel}
+          {busy ? intl.formatMessage({ id: 'common.working' }) : confirmLabel}
         </button>
       </div>
     </dialog>

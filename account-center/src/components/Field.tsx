@@ -1,4 +1,5 @@
 import { useId, type ReactNode } from 'react';
+import { useIntl } from '../i18n/useIntl.ts';
 
 export interface FieldProps {
   label: string;
@@ -24,6 +25,7 @@ export interface FieldProps {
  * screen reader reads them with the input. Texts are rendered as text, never as HTML.
  */
 export function Field({ label, required, description, help, error, width, kind = 'control', children }: FieldProps) {
+  const intl = useIntl();
   const id = useId();
   const descriptionId = description ? `${id}-description` : undefined;
   const helpId = help ? `${id}-help` : undefined;
@@ -33,7 +35,7 @@ export function Field({ label, required, description, help, error, width, kind =
     <>
       {label}
       {required ? <span className="required" aria-hidden="true"> *</span> : null}
-      {required ? <>{' '}<span className="visually-hidden">(required)</span></> : null}
+      {required ? <>{' '}<span className="visually-hidden">{intl.formatMessage({ id: 'common.requiredHidden' })}</span></> : null}
     </>
   );
   const body = (

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ApiProblem } from '../api.ts';
+import { problemText } from '../i18n/problems.ts';
+import { useIntl } from '../i18n/useIntl.ts';
 
 /** Loading, or a failure with a retry action, or the content. */
 export function LoadState({ loading, error, onRetry, what, children }: {
@@ -10,14 +12,15 @@ export function LoadState({ loading, error, onRetry, what, children }: {
   what: string;
   children: ReactNode;
 }) {
+  const intl = useIntl();
   if (error) {
     return (
       <div className="load-error" role="alert">
-        <p><strong>{`We could not load ${what}.`}</strong> {error.message}</p>
-        <button type="button" className="button" onClick={onRetry}>Try again</button>
+        <p><strong>{intl.formatMessage({ id: 'common.loadFailed' }, { what })}</strong> {problemText(intl, error)}</p>
+        <button type="button" className="button" onClick={onRetry}>{intl.formatMessage({ id: 'common.tryAgain' })}</button>
       </div>
     );
   }
-  if (loading) return <p className="loading" role="status">{`Loading ${what}…`}</p>;
+  if (loading) return <p className="loading" role="status">{intl.formatMessage({ id: 'common.loadingWhat' }, { what })}</p>;
   return <>{children}</>;
 }

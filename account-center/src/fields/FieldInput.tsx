@@ -1,7 +1,9 @@
 import { useId, useState } from 'react';
 import type { Schemas } from '../api.ts';
 import { Field } from '../components/Field.tsx';
-import { COUNTRIES, countryCode, countryName } from './countries.ts';
+import { countriesIn, countryCode, countryName } from './countries.ts';
+import { useIntl } from '../i18n/useIntl.ts';
+import { useCurrentLanguage } from '../i18n/LanguageProvider.tsx';
 
 export type FieldDefinition = Pick<
   Schemas['OnboardingFieldDefinition'],
@@ -61,6 +63,7 @@ export function isEmpty(value: FieldValue): boolean {
  * uiConfig.width. Values are what the gateway stores; the gateway is the judge of them.
  */
 export function FieldInput({ definition, value, onChange, error, disabled, onInputError }: FieldInputProps) {
+  const intl = useIntl();
   const common = {
     label: definition.label,
     required: definition.required,
@@ -106,7 +109,7 @@ export function FieldInput({ definition, value, onChange, error, disabled, onInp
         <Field {...common}>
           {({ id, describedBy, invalid }) => (
             <select id={id} value={text} disabled={disabled} aria-describedby={describedBy} aria-invalid={invalid || undefined} onChange={(event) => setText(event.target.value)}>
-              <option value="">{placeholder ?? 'Choose…'}</option>
+              <option value="">{placeholder ?? intl.formatMessage({ id: 'onboarding.input.choose' })}</option>
               {definition.options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
             </select>
           )}
@@ -153,6 +156,7 @@ function NumberInput({ id, value, placeholder, disabled, min, max, describedBy, 
   id: string; value: number | null; placeholder?: string; disabled?: boolean; min?: number; max?: number;
   describedBy?: string; invalid: boolean; onChange: (value: FieldValue) => void; onInputError?: (message: string | null) => void;
 }) {
+  const intl = useIntl();
   const [draft, setDraft] = useState(value === null ? '' : String(value));
   return (
     <input id={id} type="number" inputMode="decimal" value={draft} placeholder={placeholder} disabled={disabled} min={min} max={max} step="any"
@@ -162,13 +166,11 @@ function NumberInput({ id, value, placeholder, disabled, min, max, describedBy, 
         const parsed = event.target.value === '' ? null : Number(event.target.value);
         const number = parsed === null || Number.isFinite(parsed) ? parsed : null;
         // A browser gives '' for an unfinished entry ("1e", "-") and says so in validity.badInput.
-        onInputError?.(event.target.validity?.badInput || (parsed !== null && number === null) ? 'Enter a number, like 12 or 2.5.' : null);
+        onInputError?.(event.target.validity?.badInput || (parsed !== null && number === null) ? intl.formatMessage({ id: 'onboarding.value.number' }) : null);
         onChange(number);
       }} />
   );
 }
-
-const UNMATCHED_COUNTRY = 'Choose a country from the list.';
 
 /**
  * The country: a text box with the list of names to pick from (type to search); it submits
@@ -178,23 +180,32 @@ const UNMATCHED_COUNTRY = 'Choose a country from the list.';
 function CountryInput({ value, placeholder, disabled, onChange, onInputError, ...field }: Omit<Parameters<typeof Field>[0], 'children'> & {
   value: string; placeholder?: string; disabled?: boolean; onChange: (code: string) => void; onInputError?: (message: string | null) => void;
 }) {
-  const [typed, setTyped] = useState(countryName(value));
+  const intl = useIntl();
+  const language = useCurrentLanguage();
+  const unmatchedMessage = intl.formatMessage({ id: 'onboarding.value.country' });
+  const [typed, setTyped] = useState(countryName(value, language));
+  // A switch of language shows the chosen country's name in the new language.
+  const [shownIn, setShownIn] = useState(language);
+  if (shownIn !== language) {
+    setShownIn(language);
+    if (value) setTyped(countryName(value, language));
+  }
   const listId = useId();
-  const unmatched = typed.trim() !== '' && countryCode(typed) === null;
+  const unmatched = typed.trim() !== '' && countryCode(typed, language) === null;
   return (
-    <Field {...field} error={field.error ?? (unmatched ? UNMATCHED_COUNTRY : null)}>
+    <Field {...field} error={field.error ?? (unmatched ? unmatchedMessage : null)}>
       {({ id, describedBy, invalid }) => (
         <>
-          <input id={id} type="text" list={listId} value={typed} placeholder={placeholder ?? 'Start typing a country'} disabled={disabled} autoComplete="country-name"
+          <input id={id} type="text" list={listId} value={typed} placeholder={placeholder ?? intl.formatMessage({ id: 'onboarding.input.countryPlaceholder' })} disabled={disabled} autoComplete="country-name"
             aria-describedby={describedBy} aria-invalid={invalid || undefined}
             onChange={(event) => {
               setTyped(event.target.value);
-              const code = countryCode(event.target.value);
-              onInputError?.(event.target.value.trim() !== '' && code === null ? UNMATCHED_COUNTRY : null);
+              const code = countryCode(event.target.value, language);
+              onInputError?.(event.target.value.trim() !== '' && code === null ? unmatchedMessage : null);
               onChange(event.target.value.trim() === '' ? '' : (code ?? ''));
             }} />
           <datalist id={listId}>
-            {COUNTRIES.map((country) => <option key={country.code} value={country.name} />)}
+            {countriesIn(language).map((country) => <option key={country.code} value={country.name} />)}
           </datalist>
         </>
       )}

@@ -44,14 +44,14 @@ describe('LanguageProvider', () => {
     renderApp(fakeGateway({ 'GET /v1/me': json(200, withLocale('de-DE')) }));
     expect(await screen.findByRole('link', { name: 'Abmelden' })).toBeTruthy();
     expect(screen.getByRole('navigation', { name: 'Hauptnavigation' })).toBeTruthy();
-    expect(document.documentElement.lang).toBe('de-DE');
+    await waitFor(() => expect(document.documentElement.lang).toBe('de-DE'));
   });
 
   it("follows the browser's languages when the profile names none", async () => {
     browserLanguages = ['fr-FR', 'de-CH'];
     renderApp(fakeGateway({ 'GET /v1/me': json(200, withLocale(null)) }));
     expect(await screen.findByRole('link', { name: 'Abmelden' })).toBeTruthy();
-    expect(document.documentElement.lang).toBe('de-CH');
+    await waitFor(() => expect(document.documentElement.lang).toBe('de-CH'));
   });
 
   it('switches at once, writes the language to the profile and remembers it in this browser', async () => {

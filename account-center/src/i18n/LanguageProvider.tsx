@@ -82,3 +82,8 @@ export function useLanguage(): LanguageState {
   if (!state) throw new Error('useLanguage outside LanguageProvider');
   return state;
 }
+
+/** The catalogue language in effect; English outside a provider (a bare component test). */
+export function useCurrentLanguage(): Language {
+  return useContext(LanguageContext)?.language ?? DEFAULT_LANGUAGE;
+}

@@ -1,5 +1,5 @@
 import { useId, useState, type ChangeEvent } from 'react';
-import { useIntl } from 'react-intl';
+import { useIntl } from '../i18n/useIntl.ts';
 import { useLanguage } from '../i18n/LanguageProvider.tsx';
 import { LANGUAGE_NAMES, LANGUAGES, supportedLanguage } from '../i18n/languages.ts';
 

@@ -1,6 +1,6 @@
 import { NavLink, Outlet } from 'react-router';
 import type { MouseEvent } from 'react';
-import { useIntl } from 'react-intl';
+import { useIntl } from '../i18n/useIntl.ts';
 import { hasPermission, oneStepSignOutUrl, signInUrl, signOutUrl, useSession } from '../session.tsx';
 import { LanguageSwitcher } from './LanguageSwitcher.tsx';
 import { UpdatedAgreementsNotice } from '../documents/UpdatedAgreementsNotice.tsx';

@@ -3,6 +3,7 @@ import { Link, useLocation } from 'react-router';
 import { hasPermission, signInUrl, useSession, type Permission } from '../session.tsx';
 import { LoadState } from '../components/LoadState.tsx';
 import { PageTitle } from '../components/PageTitle.tsx';
+import { useIntl } from '../i18n/useIntl.ts';
 
 /**
  * A page that needs a session: without one, the browser goes to the account center's own
@@ -10,12 +11,13 @@ import { PageTitle } from '../components/PageTitle.tsx';
  */
 export function RequireSession({ children }: { children: ReactNode }) {
   const { me, error, reload } = useSession();
+  const intl = useIntl();
   const location = useLocation();
   useEffect(() => {
     if (me === null && !error) window.location.assign(signInUrl(location.pathname + location.search));
   }, [me, error, location.pathname, location.search]);
   return (
-    <LoadState loading={!me} error={error} onRetry={() => void reload()} what="your session">
+    <LoadState loading={!me} error={error} onRetry={() => void reload()} what={intl.formatMessage({ id: 'common.session.what' })}>
       {me ? children : null}
     </LoadState>
   );
@@ -36,16 +38,14 @@ export function RequirePermission({ permission, children }: { permission: Permis
 
 function Forbidden({ permission }: { permission: Permission }) {
   const { me } = useSession();
+  const intl = useIntl();
   const who = me?.user.displayName ?? me?.user.email;
+  const code = (chunks: ReactNode[]) => <code>{chunks}</code>;
   return (
     <>
-      <PageTitle>You need administrator rights for this page</PageTitle>
-      <p>
-        {who ? `You are signed in as ${who}, ` : 'You are signed in, '}
-        but your account does not hold the permission <code>{permission}</code> this page needs.
-        Ask an administrator to grant it; it applies from your next sign-in.
-      </p>
-      <p><Link to="/">Go to the home page</Link></p>
+      <PageTitle>{intl.formatMessage({ id: 'common.forbidden.title' })}</PageTitle>
+      <p>{who ? intl.formatMessage({ id: 'common.forbidden.bodyNamed' }, { who, permission, code }) : intl.formatMessage({ id: 'common.forbidden.body' }, { permission, code })}</p>
+      <p><Link to="/">{intl.formatMessage({ id: 'common.goHome' })}</Link></p>
     </>
   );
 }

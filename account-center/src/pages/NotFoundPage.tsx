@@ -1,11 +1,13 @@
 import { Link } from 'react-router';
 import { PageTitle } from '../components/PageTitle.tsx';
+import { useIntl } from '../i18n/useIntl.ts';
 
 export function NotFoundPage() {
+  const intl = useIntl();
   return (
     <>
-      <PageTitle>Page not found</PageTitle>
-      <p>There is no page at this address. <Link to="/">Go to the account center's home</Link>.</p>
+      <PageTitle>{intl.formatMessage({ id: 'common.notFound.title' })}</PageTitle>
+      <p>{intl.formatMessage({ id: 'common.notFound.body' }, { link: (chunks) => <Link to="/">{chunks}</Link> })}</p>
     </>
   );
 }

@@ -3,6 +3,7 @@ import { PageTitle } from '../components/PageTitle.tsx';
 import { Notice } from '../components/Notice.tsx';
 import { signInUrl } from '../session.tsx';
 import { DeletionAcknowledgements } from './deletion/DeletionAcknowledgements.tsx';
+import { useIntl } from '../i18n/useIntl.ts';
 
 /**
  * Where the gateway's sign-out ends (GET /v1/auth/logout → the provider → here), and where the
@@ -10,15 +11,14 @@ import { DeletionAcknowledgements } from './deletion/DeletionAcknowledgements.ts
  */
 export function SignedOutPage() {
   const accountDeleted = (useLocation().state as { accountDeleted?: boolean } | null)?.accountDeleted === true;
+  const intl = useIntl();
+  const say = (id: string) => intl.formatMessage({ id: `common.signedOut.${id}` });
   if (accountDeleted) {
     return (
       <>
-        <PageTitle>Your account was deleted</PageTitle>
-        <Notice title="You can no longer sign in with this account.">
-          <p>
-            Every sign-in has ended, here and on the platforms you used. Your details are kept for a
-            limited retention period, then removed for good.
-          </p>
+        <PageTitle>{say('deletedTitle')}</PageTitle>
+        <Notice title={say('deletedNotice')}>
+          <p>{say('deletedBody')}</p>
         </Notice>
         <DeletionAcknowledgements />
       </>
@@ -26,14 +26,11 @@ export function SignedOutPage() {
   }
   return (
     <>
-      <PageTitle>You are signed out</PageTitle>
-      <Notice title="Your sign-in has ended.">
-        <p>
-          The gateway and the identity provider have ended your session, and the platforms you used
-          with it have been told. On a shared computer, you can now close the browser.
-        </p>
+      <PageTitle>{say('title')}</PageTitle>
+      <Notice title={say('notice')}>
+        <p>{say('body')}</p>
       </Notice>
-      <p><a className="button" href={signInUrl('/profile')}>Sign in again</a></p>
+      <p><a className="button" href={signInUrl('/profile')}>{say('signIn')}</a></p>
     </>
   );
 }

@@ -3,6 +3,7 @@
 //   app.get('/dashboard', requireSession(kit), (req, res) => res.send(res.locals.session.user.sub));
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { PlatformKit } from './kit.ts';
+import type { SecurityEventReceiver } from './events.ts';
 
 const handle = (handler: (req: Request, res: Response) => Promise<void>): RequestHandler => (req, res, next) => {
   // Express 4 does not catch a rejected promise itself.
@@ -30,4 +31,14 @@ export function requireSession(kit: PlatformKit): RequestHandler {
       res.redirect(303, kit.signInHref(req.originalUrl));
     }, next);
   };
+}
+
+/**
+ * The Security Event Token push receiver (RFC 8935) on Express:
+ *   app.all('/security-events', securityEventHandler(receiver));
+ * Every method: it answers 405 with Allow to anything but POST. It reads the body itself (or
+ * takes what express.text({ type: 'application/secevent+jwt' }) read).
+ */
+export function securityEventHandler(receiver: SecurityEventReceiver): RequestHandler {
+  return handle(receiver.push);
 }

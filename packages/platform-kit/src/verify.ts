@@ -23,13 +23,29 @@ export interface GatewayTokenChecks {
   audience: string;
   /** The explicit type the token must carry (RFC 8725 §3.11): `logout+jwt`, `secevent+jwt`. */
   typ: string;
-  /** How old `iat` may be (default 5 minutes); `exp` is checked whenever present. */
-  maxTokenAge?: string | number;
+  /**
+   * How old `iat` may be (default 5 minutes); `false`: any age (a SET has no `exp` and keeps its
+   * `iat` at every redelivery, so a late poll must still verify). `exp` is checked whenever present.
+   */
+  maxTokenAge?: string | number | false;
 }
 
 /** A token of the gateway that failed a check: the message says which (for the receiver's answer, not for people). */
 export class GatewayTokenError extends Error {
   override readonly name = 'GatewayTokenError';
+  /**
+   * What jose said (`ERR_JWS_SIGNATURE_VERIFICATION_FAILED`, `ERR_JWT_CLAIM_VALIDATION_FAILED`…),
+   * or the kit's own `ERR_TOKEN_CONTENT`; and for a failed claim, which one (`iss`, `aud`, `typ`…).
+   * A receiver answers with them (RFC 8935 §2.3 error codes), and tells a token it refuses from a
+   * key set it could not fetch (the gateway should then try again).
+   */
+  readonly code: string;
+  readonly claim: string | undefined;
+  constructor(message: string, details: { code?: string; claim?: string } = {}) {
+    super(message);
+    this.code = details.code ?? 'ERR_TOKEN_CONTENT';
+    this.claim = details.claim;
+  }
 }
 
 /**
@@ -44,12 +60,13 @@ export async function verifyGatewayToken(token: string, checks: GatewayTokenChec
       audience: checks.audience,
       typ: checks.typ,
       algorithms: ['ES256'],
-      maxTokenAge: checks.maxTokenAge ?? '5 minutes',
+      maxTokenAge: checks.maxTokenAge === false ? undefined : (checks.maxTokenAge ?? '5 minutes'),
       requiredClaims: ['iat', 'jti'],
     });
     return payload;
   } catch (error) {
-    throw new GatewayTokenError((error as Error).message);
+    const { code, claim } = error as { code?: unknown; claim?: unknown };
+    throw new GatewayTokenError((error as Error).message, { code: typeof code === 'string' ? code : 'ERR_KEY_SET_UNAVAILABLE', claim: typeof claim === 'string' ? claim : undefined });
   }
 }
 

@@ -94,13 +94,14 @@ describe('the packed kit in a fresh folder, with the README as the app', () => {
 
   it('ships built JavaScript, declarations and the README, nothing else', () => {
     const listed = spawnSync('tar', ['-tzf', path.join(folder, readdirTarball(folder))], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-    expect(listed).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/express.js', 'package/dist/verify.js', 'package/dist/gateway.d.ts']));
+    expect(listed).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/express.js', 'package/dist/verify.js', 'package/dist/events.js', 'package/dist/gateway.d.ts']));
     expect(listed.filter((file) => !/^package\/(package\.json|README\.md|dist\/[a-zA-Z]+\.(js|d\.ts))$/.test(file))).toEqual([]);
   });
 
-  it('its declarations type a TypeScript back end: the typed client knows the contract', () => {
+  it('its declarations type a TypeScript back end: the typed client and the security events know the contract', () => {
     symlinkSync(path.join(ROOT, 'node_modules', '@types'), path.join(folder, 'node_modules', '@types'));
-    writeFileSync(path.join(folder, 'check.ts'), `import { createPlatformKit, type Session } from '@auth-gateway/platform-kit';
+    writeFileSync(path.join(folder, 'check.ts'), `import { createPlatformKit, createSecurityEventReceiver, type Session } from '@auth-gateway/platform-kit';
+import { securityEventHandler } from '@auth-gateway/platform-kit/express';
 import { verifyLogoutToken } from '@auth-gateway/platform-kit/verify';
 const kit = createPlatformKit({ gatewayUrl: '', platformKey: '', clientId: '', clientSecret: '', publicUrl: 'http://x', cookieSecret: '' });
 export async function name(session: Session): Promise<string | null | undefined> {
@@ -110,6 +111,13 @@ export async function name(session: Session): Promise<string | null | undefined>
 // @ts-expect-error: no such path in the contract
 export const wrong = (session: Session) => kit.client(session).GET('/v1/no-such-path');
 export { verifyLogoutToken };
+// Security Event Tokens: the event is typed by the contract's event types.
+export const receiver = createSecurityEventReceiver({ gatewayUrl: '', clientId: '', onEvent: (event) => {
+  if (event.type === 'urn:auth-gateway:secevent:profile-changed') { const fields: string[] = event.payload.fields; void fields; }
+  // @ts-expect-error: not an event type of the contract
+  if (event.type === 'urn:auth-gateway:secevent:no-such-event') return;
+} });
+export const pushRoute = securityEventHandler(receiver);
 `);
     const checked = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--skipLibCheck', 'check.ts'], { cwd: folder, encoding: 'utf8' });
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);

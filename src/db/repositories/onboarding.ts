@@ -7,7 +7,7 @@ import { DOCUMENT_STANDINGS_JSON } from '../../services/documents/repository.ts'
 const FIELD_COLUMNS = `
   f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,
   f.profile_field AS "profileField", f.required, f.sort_order AS "sortOrder", f.options, f.validation,
-  f.ui_config AS "uiConfig", f.placeholder, f.description, f.archived_at AS "archivedAt",
+  f.ui_config AS "uiConfig", f.placeholder, f.description, f.translations, f.archived_at AS "archivedAt",
   f.created_at AS "createdAt", f.updated_at AS "updatedAt"`;
 
 /**

@@ -7,7 +7,7 @@ import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/o
 const FIELD_COLUMNS = `
   id, platform_id AS "platformId", field_key AS "fieldKey", label, field_type AS "fieldType", source,
   profile_field AS "profileField", required, sort_order AS "sortOrder", options, validation,
-  ui_config AS "uiConfig", placeholder, description, archived_at AS "archivedAt",
+  ui_config AS "uiConfig", placeholder, description, translations, archived_at AS "archivedAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** Column of each changeable setting: dynamic SQL names columns only from this fixed map. */
@@ -23,6 +23,7 @@ const SETTING_COLUMNS: Readonly<Record<Exclude<keyof FieldDefinitionSettings, 'f
   uiConfig: { column: 'ui_config', jsonb: true },
   placeholder: { column: 'placeholder' },
   description: { column: 'description' },
+  translations: { column: 'translations', jsonb: true },
 };
 
 /** Definitions of a platform in rendering order (archived ones only when asked for). */
@@ -59,12 +60,13 @@ export async function activeFieldBindingProfile(db: Db, platformId: string, prof
 export async function insertFieldRow(db: Db, platformId: string, field: FieldDefinitionSettings): Promise<FieldDefinitionRow | undefined> {
   const { rows } = await db.raw<{ rows: FieldDefinitionRow[] }>(
     `INSERT INTO onboarding_fields (platform_id, field_key, label, field_type, source, profile_field, required, sort_order,
-                                    options, validation, ui_config, placeholder, description)
+                                    options, validation, ui_config, placeholder, description, translations)
      VALUES (:platformId, :fieldKey, :label, :fieldType, :source, :profileField, :required, :sortOrder,
-             CAST(:options AS jsonb), CAST(:validation AS jsonb), CAST(:uiConfig AS jsonb), :placeholder, :description)
+             CAST(:options AS jsonb), CAST(:validation AS jsonb), CAST(:uiConfig AS jsonb), :placeholder, :description,
+             CAST(:translations AS jsonb))
      ON CONFLICT (platform_id, field_key) DO NOTHING
      RETURNING ${FIELD_COLUMNS}`,
-    { ...field, platformId, options: JSON.stringify(field.options), validation: JSON.stringify(field.validation), uiConfig: JSON.stringify(field.uiConfig) },
+    { ...field, platformId, options: JSON.stringify(field.options), validation: JSON.stringify(field.validation), uiConfig: JSON.stringify(field.uiConfig), translations: JSON.stringify(field.translations) },
   );
   return rows[0];
 }

@@ -10,8 +10,10 @@
 import type { components } from '../../../generated/gateway.ts';
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { isProfileField, profileValueRules, PROFILE_FIELD_MAX_LENGTH, PROFILE_FIELD_TYPES, PROFILE_FIELDS, type ProfileFieldName } from './profileFields.ts';
-import { codePoints, FIELD_TYPES, LENGTH_LIMITED_TYPES, OPTION_TYPES, RANGE_TYPES, type ValueRules } from './values.ts';
-import type { FieldDefinitionSettings as StoredDefinition, FieldOption, FieldSource, FieldType, FieldUiConfig, FieldValidation } from '../../domain/onboarding.ts';
+import { checkText, escapePointer, fail, isPlainObject, pointer } from './definitionText.ts';
+import { checkTranslatedOptions, checkTranslations } from './fieldTranslations.ts';
+import { FIELD_TYPES, LENGTH_LIMITED_TYPES, OPTION_TYPES, RANGE_TYPES, type ValueRules } from './values.ts';
+import type { FieldDefinitionSettings as StoredDefinition, FieldOption, FieldSource, FieldTranslation, FieldTranslations, FieldType, FieldUiConfig, FieldValidation } from '../../domain/onboarding.ts';
 
 export type { FieldSource, FieldOption, FieldValidation, FieldUiConfig, FieldType } from '../../domain/onboarding.ts';
 export type FieldCreateInput = components['schemas']['OnboardingFieldCreateRequest'];
@@ -30,12 +32,8 @@ export type NewFieldDefinition = StoredDefinition;
 export const FIELD_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{1,63}$/;
 export const FIELD_SOURCES: readonly FieldSource[] = Object.freeze(['CUSTOM_FIELD', 'PROFILE_FIELD'] as const);
 export const UI_WIDTHS: readonly NonNullable<FieldUiConfig['width']>[] = Object.freeze(['full', 'half', 'third'] as const);
-export const LABEL_MAX_LENGTH = 200;
-export const PLACEHOLDER_MAX_LENGTH = 200;
-export const DESCRIPTION_MAX_LENGTH = 1000;
-export const HELP_TEXT_MAX_LENGTH = 500;
-export const OPTION_MAX_LENGTH = 200;
-export const MAX_OPTIONS = 200;
+export { DESCRIPTION_MAX_LENGTH, HELP_TEXT_MAX_LENGTH, LABEL_MAX_LENGTH, MAX_OPTIONS, OPTION_MAX_LENGTH, PLACEHOLDER_MAX_LENGTH } from './definitionText.ts';
+import { DESCRIPTION_MAX_LENGTH, HELP_TEXT_MAX_LENGTH, LABEL_MAX_LENGTH, MAX_OPTIONS, OPTION_MAX_LENGTH, PLACEHOLDER_MAX_LENGTH } from './definitionText.ts';
 export const SORT_ORDER_LIMIT = 1_000_000;
 /** The contract's bound on minLength/maxLength, whatever the type. */
 const LENGTH_LIMIT = 10_000;
@@ -53,6 +51,7 @@ export const FIELD_SETTINGS = Object.freeze([
   'uiConfig',
   'placeholder',
   'description',
+  'translations',
 ] as const satisfies readonly (keyof FieldDefinitionSettings)[]);
 export type FieldSettingKey = (typeof FIELD_SETTINGS)[number];
 
@@ -66,6 +65,7 @@ const DEFAULTS: Omit<FieldDefinitionSettings, 'label' | 'fieldType'> = Object.fr
   uiConfig: {},
   placeholder: null,
   description: null,
+  translations: {},
 });
 
 // ---------------------------------------------------------------- create and patch
@@ -73,7 +73,7 @@ const DEFAULTS: Omit<FieldDefinitionSettings, 'label' | 'fieldType'> = Object.fr
 /**
  * A create body, checked, with its defaults filled in: source CUSTOM_FIELD,
  * profileField null, required false, sortOrder 0, options [], validation {},
- * uiConfig {}, placeholder null, description null. Throws 400 VALIDATION_FAILED
+ * uiConfig {}, placeholder null, description null, translations {}. Throws 400 VALIDATION_FAILED
  * listing every problem. Takes `unknown`: the CLI's input has not met the contract.
  */
 export function validateFieldCreate(input: FieldCreateInput | unknown): NewFieldDefinition {
@@ -158,38 +158,13 @@ const CHECKS: { [K in FieldSettingKey]: Check<K> } = {
   uiConfig: checkUiConfig,
   placeholder: (value, errors) => checkText('placeholder', value, errors, { min: 0, max: PLACEHOLDER_MAX_LENGTH, nullable: true, multiline: false }),
   description: (value, errors) => checkText('description', value, errors, { min: 0, max: DESCRIPTION_MAX_LENGTH, nullable: true, multiline: true }),
+  translations: checkTranslations,
 };
 
 function checkFieldKey(value: unknown, errors: FieldError[]): string | undefined {
   if (value === undefined) return fail(errors, 'fieldKey', 'is required');
   if (typeof value !== 'string' || !FIELD_KEY_PATTERN.test(value)) {
     return fail(errors, 'fieldKey', 'must match ^[A-Za-z][A-Za-z0-9_]{1,63}$ (a letter, then 1 to 63 letters, digits or underscores)');
-  }
-  return value;
-}
-
-const CONTROL = /\p{Cc}/u;
-const CONTROL_EXCEPT_LINE_BREAKS = /[^\P{Cc}\t\n\r]/u;
-
-/**
- * Plain display text, stored as sent: a string of min..max characters (code
- * points), not blank when min > 0, valid Unicode, no control characters (a
- * multiline text may hold tabs and line breaks). `null` only when nullable.
- */
-function checkText(
-  at: string,
-  value: unknown,
-  errors: FieldError[],
-  rule: { min: number; max: number; nullable: boolean; multiline: boolean },
-): string | null | undefined {
-  if (value === null && rule.nullable) return null;
-  if (typeof value !== 'string') return fail(errors, at, rule.nullable ? 'must be a string or null' : 'must be a string');
-  if (rule.min > 0 && value.trim() === '') return fail(errors, at, 'must not be empty');
-  const length = codePoints(value);
-  if (length > rule.max) return fail(errors, at, `must be at most ${rule.max} characters`);
-  if (length < rule.min) return fail(errors, at, `must be at least ${rule.min} characters`);
-  if (!value.isWellFormed() || (rule.multiline ? CONTROL_EXCEPT_LINE_BREAKS : CONTROL).test(value)) {
-    return fail(errors, at, rule.multiline ? 'must not contain control characters other than tabs and line breaks' : 'must not contain control characters');
   }
   return value;
 }
@@ -303,6 +278,10 @@ function checkCrossRules(candidate: Partial<FieldDefinitionSettings>, errors: Fi
   }
 
   if (validation !== undefined) checkValidationRules(validation, fieldType, bound, errors);
+
+  if (options !== undefined && candidate.translations !== undefined) {
+    candidate.translations = checkTranslatedOptions(candidate.translations, options, errors, touched === null || touched.has('translations'));
+  }
 }
 
 /**
@@ -344,24 +323,6 @@ function assign<K extends FieldSettingKey>(target: Partial<FieldDefinitionSettin
 
 function isOneOf<T extends string>(value: unknown, allowed: readonly T[]): value is T {
   return typeof value === 'string' && (allowed as readonly string[]).includes(value);
-}
-
-function pointer(at: string): string {
-  return `/body/${at}`;
-}
-
-/** Records the error and returns undefined, so a check reads `return fail(...)`. */
-function fail(errors: FieldError[], at: string, message: string): undefined {
-  errors.push({ pointer: pointer(at), message });
-  return undefined;
-}
-
-const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 /** Value equality for the stored shapes (scalars, arrays, JSON objects), key order ignored. */

@@ -153,6 +153,7 @@ export function toFieldView(row: FieldDefinitionRow): FieldView {
     uiConfig: row.uiConfig,
     placeholder: row.placeholder,
     description: row.description,
+    translations: row.translations,
     archived: row.archivedAt !== null,
     archivedAt: row.archivedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),

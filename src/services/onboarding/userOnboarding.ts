@@ -12,6 +12,7 @@ import { valueRulesFor } from './definitions.ts';
 import { evaluateOnboarding } from './status.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { toFieldView } from './schema.ts';
+import { localiseField, matchLanguage, translationLanguages } from './fieldTranslations.ts';
 
 // The signed-in user's onboarding for one platform (spec: Onboarding (user)). The caller is
 // a browser session, a platform's own credential (for its own platform only: checked by the
@@ -23,14 +24,39 @@ export type ValuesResult = components['schemas']['OnboardingValuesResponse'];
 type ValueMap = components['schemas']['OnboardingValueMap'];
 type Value = components['schemas']['OnboardingValue'];
 
-export async function getRequirements(db: Db, platformKey: string, principal: Principal): Promise<Requirements> {
+/** What says which language the texts of the requirements should be in (see getOnboardingRequirements). */
+export interface WantedLanguage {
+  /** The `language` parameter: the language the caller shows. */
+  explicit?: string | undefined;
+  /** Accept-Language negotiated against the languages on offer; undefined without the header or a match. */
+  acceptLanguage?: ((available: string[]) => string | undefined) | undefined;
+}
+
+export async function getRequirements(db: Db, platformKey: string, principal: Principal, wanted: WantedLanguage = {}): Promise<Requirements> {
   const { platform, userId } = await resolve(db, platformKey, principal);
   const { fields } = await evaluateOnboarding(db, userId, platform);
+  const views = fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field) }));
+  const language = await chooseTextLanguage(db, userId, translationLanguages(views), wanted);
   return {
     platformKey: platform.platformKey,
     requirementVersion: platform.requirementVersion,
-    fields: fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field) })),
+    language,
+    fields: views.map((field) => localiseField(field, language)),
   };
+}
+
+/**
+ * The first source present decides (the caller's `language`, the profile's locale,
+ * Accept-Language); a source that names a language the fields do not translate to gets the
+ * default texts rather than the next source's language, which the person did not ask for.
+ * The profile is read only when it decides (no `language`, and translations on offer).
+ */
+async function chooseTextLanguage(db: Db, userId: string, available: string[], wanted: WantedLanguage): Promise<string | null> {
+  if (available.length === 0) return null;
+  if (wanted.explicit) return matchLanguage(wanted.explicit, available);
+  const { locale } = await findProfile(db, userId);
+  if (locale) return matchLanguage(locale, available);
+  return wanted.acceptLanguage?.(available) ?? null;
 }
 
 export async function getStatus(db: Db, platformKey: string, principal: Principal): Promise<OnboardingStatus> {

@@ -1,6 +1,7 @@
 import type { PlatformRow } from '../../db/repositories/platforms.ts';
 
 import { escapeHtml, htmlPage } from '../../web/page.ts';
+import { pageIntl, type PageLanguage } from '../../web/i18n.ts';
 
 /**
  * The page GET /v1/auth/logout answers when nothing proves that the person or their platform
@@ -10,18 +11,21 @@ import { escapeHtml, htmlPage } from '../../web/page.ts';
  * form stays on the gateway's own origin (CSP form-action 'self') under any path prefix. No script.
  * Cancel goes back to the platform's site (the origin of its checked `returnTo`).
  */
-export function signOutConfirmationPage(platform: Pick<PlatformRow, 'platformKey' | 'displayName'>, returnTo: URL): string {
-  const name = escapeHtml(platform.displayName);
+export function signOutConfirmationPage(platform: Pick<PlatformRow, 'platformKey' | 'displayName'>, returnTo: URL, language: PageLanguage = 'en'): string {
+  const intl = pageIntl(language);
+  // Messages are formatted with the plain name and escaped whole: a platform's name is never markup.
+  const say = (id: string) => escapeHtml(intl.formatMessage({ id }, { platform: platform.displayName }));
   const action = `logout/confirm?${new URLSearchParams({ platformKey: platform.platformKey, returnTo: returnTo.href })}`;
   return htmlPage(
-    `Sign out of ${platform.displayName}?`,
-    `<h1 id="sign-out-title">Sign out of ${name}?</h1>
-<p class="lead">Signing out ends your session at ${name}, at every other application you signed in to with the same sign-in, and at the identity provider.</p>
-<p>We ask because the link that brought you here could have been placed on any website. If you did not mean to sign out, choose Cancel: you stay signed in.</p>
+    intl.formatMessage({ id: 'signOut.title' }, { platform: platform.displayName }),
+    `<h1 id="sign-out-title">${say('signOut.title')}</h1>
+<p class="lead">${say('signOut.lead')}</p>
+<p>${say('signOut.why')}</p>
 <form method="post" action="${escapeHtml(action)}" aria-labelledby="sign-out-title" class="actions">
-<button type="submit" id="confirm-sign-out" class="button">Sign out</button>
-<a class="button button-secondary" href="${escapeHtml(new URL('/', returnTo).href)}">Cancel, stay signed in</a>
+<button type="submit" id="confirm-sign-out" class="button">${say('signOut.confirm')}</button>
+<a class="button button-secondary" href="${escapeHtml(new URL('/', returnTo).href)}">${say('signOut.cancel')}</a>
 </form>`,
+    { language },
   );
 }
 

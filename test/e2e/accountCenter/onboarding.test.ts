@@ -131,7 +131,7 @@ describe.skipIf(!hasChromium)(`account center onboarding in Chromium${hasChromiu
     const transaction = await loginToOnboarding(page, platform.key);
 
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Your details for Harbour Logistics');
-    await expect.poll(() => page.getByText('Harbour Logistics still needs: Company name, Interests, Country and Phone number.').isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('Harbour Logistics still needs: Company name, Interests, Country, and Phone number.').isVisible()).toBe(true);
     // The inputs, in sortOrder, each found by its label.
     const keys = await page.locator('[data-field-key]').evaluateAll((slots) => slots.map((slot) => slot.getAttribute('data-field-key')));
     expect(keys).toEqual(EVERY_TYPE.map((field) => field.fieldKey));
@@ -157,7 +157,7 @@ describe.skipIf(!hasChromium)(`account center onboarding in Chromium${hasChromiu
     await page.getByRole('button', { name: 'Save and continue' }).click();
 
     // The gateway's message above the form, the phone's beside it; the summary has the focus.
-    const summary = page.getByRole('alert', { name: 'One or more values are not valid; nothing was stored.' });
+    const summary = page.getByRole('alert', { name: 'Some details were not accepted. Nothing was saved.' });
     await summary.waitFor();
     await expect.poll(() => page.locator('.error-summary:focus').count()).toBe(1);
     expect(await describedBy(input(page, 'textbox', 'Phone number'))).toContain('Enter a phone number in international format: + and the country code, then the number, like +44 20 7946 0958.');
@@ -233,7 +233,9 @@ describe.skipIf(!hasChromium)(`account center onboarding in Chromium${hasChromiu
     // development, which loads twice on mount, so "fail the first request" would be swallowed).
     let failing = true;
     let refused = 0;
-    await page.route(`${gateway()}/v1/onboarding/${platform.key}/requirements`, async (route) => {
+    // By path: the page asks in its language (?language=…).
+    const requirementsUrl = new URL(`/v1/onboarding/${platform.key}/requirements`, gateway()).href;
+    await page.route((url) => `${url.origin}${url.pathname}` === requirementsUrl, async (route) => {
       if (failing) {
         refused += 1;
         await route.abort('connectionfailed');

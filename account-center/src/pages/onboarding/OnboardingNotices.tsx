@@ -6,21 +6,24 @@ import { signInUrl } from '../../session.tsx';
 import { PageTitle } from '../../components/PageTitle.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { listOf, type OnboardingStatus, type RequirementField } from './onboardingFlow.ts';
+import { useIntl } from '../../i18n/useIntl.ts';
 
 /** The status as calculated by the gateway, e.g. after coming back from an incomplete resume. */
 export function StatusNotice({ status, fields, platformName, resume }: { status: OnboardingStatus; fields: RequirementField[]; platformName: string; resume: boolean }) {
+  const intl = useIntl();
   if (fields.length === 0) return null;
+  const platform = platformName;
   if (status.status === 'COMPLETE') {
     return (
-      <Notice tone="success" title="Your details are complete.">
-        <p>{resume ? `Check them, then choose “Save and continue” to go on to ${platformName}.` : 'You can change them here at any time.'}</p>
+      <Notice tone="success" title={intl.formatMessage({ id: 'onboarding.status.complete' })}>
+        <p>{resume ? intl.formatMessage({ id: 'onboarding.status.completeResume' }, { platform }) : intl.formatMessage({ id: 'onboarding.status.completeChange' })}</p>
       </Notice>
     );
   }
   const labels = status.missingFields.map((key) => fields.find((field) => field.fieldKey === key)?.label ?? key);
   return (
-    <Notice title={labels.length > 0 ? `${platformName} still needs: ${listOf(labels)}.` : 'Check your details and save them to finish.'}>
-      {resume ? <p>{`Once they are saved, you continue to ${platformName}.`}</p> : null}
+    <Notice title={labels.length > 0 ? intl.formatMessage({ id: 'onboarding.status.stillNeeds' }, { platform, fields: listOf(intl, labels) }) : intl.formatMessage({ id: 'onboarding.status.checkAndSave' })}>
+      {resume ? <p>{intl.formatMessage({ id: 'onboarding.status.continueAfterSave' }, { platform })}</p> : null}
     </Notice>
   );
 }
@@ -31,6 +34,8 @@ export function StatusNotice({ status, fields, platformName, resume }: { status:
  * session has ended, so the resume is left out: they save here, then return to the platform.
  */
 export function SessionExpired({ platformName, resume, leave }: { platformName: string; resume: boolean; leave: (url: string) => void }) {
+  const intl = useIntl();
+  const platform = platformName;
   const location = useLocation();
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -38,18 +43,16 @@ export function SessionExpired({ platformName, resume, leave }: { platformName: 
   }, []);
   return (
     <div ref={ref} className="onboarding-page onboarding-expired" tabIndex={-1}>
-      <PageTitle>Your session has expired</PageTitle>
+      <PageTitle>{intl.formatMessage({ id: 'onboarding.expired.title' })}</PageTitle>
       <div className="panel">
-        <p>To keep your details safe, sign in again before saving them. Anything entered on this page that was not saved is not kept.</p>
+        <p>{intl.formatMessage({ id: 'onboarding.expired.body' })}</p>
         {resume ? (
-          <p>
-            {`Your sign-in to ${platformName} can no longer continue from this page. Sign in again here and save your details; then go back to ${platformName} and sign in there again: it will find the details you saved.`}
-          </p>
+          <p>{intl.formatMessage({ id: 'onboarding.expired.resume' }, { platform })}</p>
         ) : (
-          <p>{`After signing in you come back to your details for ${platformName}.`}</p>
+          <p>{intl.formatMessage({ id: 'onboarding.expired.back' }, { platform })}</p>
         )}
         <div className="actions">
-          <button type="button" className="button" onClick={() => leave(signInUrl(location.pathname))}>Sign in again</button>
+          <button type="button" className="button" onClick={() => leave(signInUrl(location.pathname))}>{intl.formatMessage({ id: 'onboarding.expired.signIn' })}</button>
         </div>
       </div>
     </div>

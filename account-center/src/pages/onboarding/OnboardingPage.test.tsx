@@ -18,7 +18,7 @@ const PHONE_MESSAGE = 'Enter a phone number in international format: + and the c
 function field(fieldKey: string, label: string, fieldType: RequirementField['fieldType'], sortOrder: number, extra: Partial<RequirementField> = {}): RequirementField {
   return {
     fieldKey, label, fieldType, sortOrder,
-    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null,
+    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     archived: false, archivedAt: null, createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z',
     currentValue: fieldType === 'MULTI_SELECT' ? [] : null,
     ...extra,
@@ -45,7 +45,7 @@ function status(value: Schemas['OnboardingStatusValue'], missingFields: string[]
 }
 
 function requirements(fields: RequirementField[], requirementVersion = 3): Schemas['OnboardingRequirements'] {
-  return { platformKey: 'DEMO', requirementVersion, fields };
+  return { platformKey: 'DEMO', requirementVersion, language: null, fields };
 }
 
 const ME: Schemas['Me'] = {
@@ -227,7 +227,8 @@ describe('OnboardingPage: failures', { timeout: 20_000 }, () => {
     const { user } = renderPage(gateway);
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('We could not load the details Demo platform asks for.');
-    expect(alert.textContent).toContain('The database is unreachable.');
+    // The code in the person's language, not the gateway's English detail.
+    expect(alert.textContent).toContain('The service is unavailable right now. Try again in a moment.');
     expect(screen.queryByRole('form')).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Try again' }));
     await formReady();
@@ -285,7 +286,7 @@ describe('OnboardingPage: failures', { timeout: 20_000 }, () => {
     await user.type(screen.getByLabelText(/^Phone number/), '+44 20 0000 0000');
     await user.click(screen.getByRole('button', { name: 'Save and continue' }));
 
-    const summary = await screen.findByRole('alert', { name: 'One or more values are not valid; nothing was stored.' });
+    const summary = await screen.findByRole('alert', { name: 'Some details were not accepted. Nothing was saved.' });
     await waitFor(() => expect(document.activeElement).toBe(summary));
     const phone = screen.getByLabelText(/^Phone number/) as HTMLInputElement;
     // In the page's own voice (an instruction), beside the input and in the summary alike.
@@ -369,7 +370,8 @@ describe('OnboardingPage: failures', { timeout: 20_000 }, () => {
 
   it.each([
     ['a network failure', 'network-error' as const, 'The gateway could not be reached.'],
-    ['a 500', { status: 500, body: problem(500, 'INTERNAL_ERROR', 'Unexpected failure.') }, 'Unexpected failure.'],
+    ['a 500', { status: 500, body: problem(500, 'INTERNAL_ERROR', 'Unexpected failure.') }, 'Something went wrong on our side. Try again in a moment.'],
+    ['a code the account center has no words for', { status: 500, body: problem(500, 'NOT_IMPLEMENTED', 'Not there yet.') }, 'Not there yet.'],
   ])('%s on the write is never completion: no complete, no navigation, the values stay', async (_name, reply, text) => {
     const gateway = gatewayWith(EVERY_TYPE).on('PUT', `${BASE}/values`, reply);
     const { leave, user } = renderPage(gateway);

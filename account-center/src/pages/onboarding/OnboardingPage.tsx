@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ApiProblem, call } from '../../api.ts';
 import { useSession } from '../../session.tsx';
@@ -24,6 +24,9 @@ import {
 } from './onboardingFlow.ts';
 import { gatewayFieldMessage } from './fieldMessages.ts';
 import { SessionExpired, StatusNotice } from './OnboardingNotices.tsx';
+import { useIntl } from '../../i18n/useIntl.ts';
+import { LanguageContext } from '../../i18n/LanguageProvider.tsx';
+import { problemText, type Formatter } from '../../i18n/problems.ts';
 import { usePlatformBrand } from '../../branding/PlatformBrandFrame.tsx';
 import { AgreementsStep, NOTHING_PENDING, type PendingDocuments } from './AgreementsStep.tsx';
 import './onboarding.css';
@@ -50,6 +53,9 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
   const rawResume = searchParams.get('resume');
   const resume = resumeTransaction(rawResume);
   const { api, me } = useSession();
+  const intl = useIntl();
+  // The fields' texts come in the language the page shows (the gateway's `language` parameter).
+  const locale = useContext(LanguageContext)?.locale;
   // The platform's branded name in the page's language when it has one (its frame, issue 27).
   const brandName = usePlatformBrand()?.name;
   const platformName = brandName ?? me?.memberships.find((membership) => membership.platformKey === platformKey)?.displayName ?? platformKey;
@@ -67,17 +73,17 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
     const path = { params: { path: { platformKey } } };
     try {
       const [requirements, status] = await Promise.all([
-        call(api.GET('/v1/onboarding/{platformKey}/requirements', path)),
+        call(api.GET('/v1/onboarding/{platformKey}/requirements', { params: { path: { platformKey }, query: locale ? { language: locale } : {} } })),
         call(api.GET('/v1/onboarding/{platformKey}/status', path)),
       ]);
       if (current === generation.current) setLoaded({ fields: sortFields(requirements.fields), status });
     } catch (failure) {
       if (current !== generation.current) return;
-      const problem = asProblem(failure);
+      const problem = asProblem(intl, failure);
       if (problem.needsSignIn) setExpired(true);
       else setLoadError(problem);
     }
-  }, [api, platformKey]);
+  }, [api, platformKey, locale]);
 
   useEffect(() => {
     void load();
@@ -90,23 +96,20 @@ export function OnboardingPage({ leave = navigateAway }: OnboardingPageProps) {
 
   return (
     <div className="onboarding-page">
-      <PageTitle
-        lead={resume
-          ? `${platformName} needs a few details before you can continue signing in. They are saved to your account.`
-          : `The details ${platformName} asks of you, saved to your account.`}
-      >
-        {`Your details for ${platformName}`}
+      <PageTitle lead={intl.formatMessage({ id: resume ? 'onboarding.lead.resume' : 'onboarding.lead' }, { platform: platformName })}>
+        {intl.formatMessage({ id: 'onboarding.title' }, { platform: platformName })}
       </PageTitle>
       {rawResume !== null && resume === null ? (
-        <Notice tone="warning" title="This link does not continue a sign-in.">
-          <p>Saving keeps your details in your account; afterwards you go to your profile.</p>
+        <Notice tone="warning" title={intl.formatMessage({ id: 'onboarding.badResume.title' })}>
+          <p>{intl.formatMessage({ id: 'onboarding.badResume.body' })}</p>
         </Notice>
       ) : null}
       {loaded && loaded.status.missingDocuments.length > 0 ? <AgreementsStep platformKey={platformKey} onPendingChange={setPendingDocuments} /> : null}
-      <LoadState loading={!loaded} error={loadError} onRetry={() => void load()} what={`the details ${platformName} asks for`}>
+      <LoadState loading={!loaded} error={loadError} onRetry={() => void load()} what={intl.formatMessage({ id: 'onboarding.loading' }, { platform: platformName })}>
         {loaded ? (
           <OnboardingForm
             key={`${platformKey} ${resume ?? ''}`}
+            language={locale}
             platformKey={platformKey}
             platformName={platformName}
             resume={resume}
@@ -135,8 +138,10 @@ interface Summary {
   entries: SummaryEntry[];
 }
 
-function OnboardingForm({ platformKey, platformName, resume, initialFields, initialStatus, pendingDocuments, leave, onExpired }: {
+function OnboardingForm({ platformKey, platformName, language, resume, initialFields, initialStatus, pendingDocuments, leave, onExpired }: {
   platformKey: string;
+  /** The language the fields' texts were asked for (kept for a re-read of the schema). */
+  language: string | undefined;
   platformName: string;
   resume: string | null;
   initialFields: RequirementField[];
@@ -146,6 +151,8 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
   onExpired: () => void;
 }) {
   const { api, config } = useSession();
+  const intl = useIntl();
+  const platform = platformName;
   const navigate = useNavigate();
   const [fields, setFields] = useState(initialFields);
   const [status, setStatus] = useState(initialStatus);
@@ -203,13 +210,13 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
    */
   async function refreshFields(): Promise<RequirementField[] | 'expired' | null> {
     try {
-      const requirements = await call(api.GET('/v1/onboarding/{platformKey}/requirements', path));
+      const requirements = await call(api.GET('/v1/onboarding/{platformKey}/requirements', { params: { path: { platformKey }, query: language ? { language } : {} } }));
       const sorted = sortFields(requirements.fields);
       setFields(sorted);
       setValues((entered) => mergeValues(sorted, entered));
       return sorted;
     } catch (failure) {
-      return expiredBy(asProblem(failure)) ? 'expired' : null;
+      return expiredBy(asProblem(intl, failure)) ? 'expired' : null;
     }
   }
 
@@ -224,10 +231,10 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
       showErrors(pendingDocuments.message, pendingDocuments.documents.map((document) => ({ fieldKey: `agreement-${document.documentKey}`, label: document.title, message: pendingDocuments.entryMessage })), {});
       return;
     }
-    const problems = checkBeforeWrite(fields, values, inputErrors);
+    const problems = checkBeforeWrite(intl, fields, values, inputErrors);
     if (problems.size > 0) {
       const entries = [...problems].map(([fieldKey, message]) => ({ fieldKey, label: labelOf(fieldKey), message }));
-      showErrors('Some details are missing. Nothing has been saved yet.', entries, Object.fromEntries(problems));
+      showErrors(intl.formatMessage({ id: 'onboarding.summary.missing' }), entries, Object.fromEntries(problems));
       return;
     }
 
@@ -245,7 +252,7 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
       try {
         await call(api.PUT('/v1/onboarding/{platformKey}/values', { ...path, body: { values: valuesToWrite(fields, values) } }));
       } catch (failure) {
-        const problem = asProblem(failure);
+        const problem = asProblem(intl, failure);
         if (expiredBy(problem)) return stop();
         const errors = valueErrors(problem.problem);
         if (problem.status === 400 && errors.length > 0) {
@@ -259,16 +266,17 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
           // The gateway's words in the page's voice, the same beside the input and in the summary.
           const kept = shown.flatMap((error) => {
             const field = current.find((candidate) => candidate.fieldKey === error.fieldKey);
-            return field ? [{ fieldKey: error.fieldKey, label: field.label, message: gatewayFieldMessage(field, error.reason, error.message) }] : [];
+            return field ? [{ fieldKey: error.fieldKey, label: field.label, message: gatewayFieldMessage(intl, field, error.reason, error.message) }] : [];
           });
+          const message = problemText(intl, problem);
           showErrors(
-            `${problem.message}${stale ? ' The form changed while you were filling it in and now shows the current fields: check them and save again.' : ''}`,
+            stale ? intl.formatMessage({ id: 'onboarding.summary.formChanged' }, { message }) : message,
             kept,
             Object.fromEntries(kept.map((entry) => [entry.fieldKey, entry.message])),
           );
         } else {
           stop();
-          showErrors(`Your details could not be saved. ${problem.message}`, [], {});
+          showErrors(intl.formatMessage({ id: 'onboarding.summary.notSaved' }, { message: problemText(intl, problem) }), [], {});
         }
         return;
       }
@@ -280,9 +288,9 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
       completed = await call(api.POST('/v1/onboarding/{platformKey}/complete', path));
     } catch (failure) {
       stop();
-      const problem = asProblem(failure);
+      const problem = asProblem(intl, failure);
       if (expiredBy(problem)) return;
-      showErrors(`Your details were saved, but they could not be confirmed as complete. ${problem.message}`, [], {});
+      showErrors(intl.formatMessage({ id: 'onboarding.summary.notConfirmed' }, { message: problemText(intl, problem) }), [], {});
       return;
     }
     setStatus(completed);
@@ -299,10 +307,10 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
       const shown = missing.filter((entry): entry is { fieldKey: string; field: RequirementField } => entry.field !== undefined);
       showErrors(
         labels.length > 0
-          ? `Your details were saved, but ${platformName} still needs ${listOf(labels)}.${changed ? ' The form changed while you were filling it in.' : ''}`
-          : `Your details were saved, but ${platformName} did not accept them as complete. Try again.`,
-        shown.map(({ fieldKey, field }) => ({ fieldKey, label: field.label, message: requiredMessage(field) })),
-        Object.fromEntries(shown.map(({ fieldKey, field }) => [fieldKey, requiredMessage(field)])),
+          ? intl.formatMessage({ id: changed ? 'onboarding.summary.stillNeedsChanged' : 'onboarding.summary.stillNeeds' }, { platform, fields: listOf(intl, labels) })
+          : intl.formatMessage({ id: 'onboarding.summary.notAccepted' }, { platform }),
+        shown.map(({ fieldKey, field }) => ({ fieldKey, label: field.label, message: requiredMessage(intl, field) })),
+        Object.fromEntries(shown.map(({ fieldKey, field }) => [fieldKey, requiredMessage(intl, field)])),
       );
       return;
     }
@@ -318,7 +326,9 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
   }
 
   const idle = phase === 'idle';
-  const submitLabel = fields.length === 0 ? `Continue to ${platformName}` : resume ? 'Save and continue' : 'Save';
+  const submitLabel = fields.length === 0
+    ? intl.formatMessage({ id: 'onboarding.submit.continueTo' }, { platform })
+    : intl.formatMessage({ id: resume ? 'onboarding.submit.saveAndContinue' : 'onboarding.submit.save' });
   const labelled = new Map(fields.map((field) => [field.fieldKey, field.label]));
 
   return (
@@ -332,13 +342,13 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
       ) : null}
       {/* The saved status; once a save was tried the summary says what is what, and the notice would contradict unsaved input. */}
       {summary ? null : <StatusNotice status={status} fields={fields} platformName={platformName} resume={resume !== null} />}
-      <form ref={formRef} className="onboarding-form panel" noValidate aria-busy={!idle} aria-label={`Your details for ${platformName}`} onSubmit={(event) => void submit(event)}>
+      <form ref={formRef} className="onboarding-form panel" noValidate aria-busy={!idle} aria-label={intl.formatMessage({ id: 'onboarding.formLabel' }, { platform })} onSubmit={(event) => void submit(event)}>
         {fields.length === 0 ? (
-          <p>{`${platformName} asks for no details, so there is nothing to fill in.`}</p>
+          <p>{intl.formatMessage({ id: 'onboarding.nothingToFill' }, { platform })}</p>
         ) : (
           <>
             {/* Each required field says "(required)" to a screen reader itself: this note is for the eye. */}
-            {fields.some((field) => field.required) ? <p className="onboarding-required-note" aria-hidden="true">Fields marked <span className="required">*</span> are required.</p> : null}
+            {fields.some((field) => field.required) ? <p className="onboarding-required-note" aria-hidden="true">{intl.formatMessage({ id: 'onboarding.requiredNote' }, { mark: (chunks) => <span className="required">{chunks}</span> })}</p> : null}
             <div className="form-grid">
               {fields.map((field) => (
                 <div key={field.fieldKey} className="onboarding-slot" data-field-key={field.fieldKey}>
@@ -360,16 +370,16 @@ function OnboardingForm({ platformKey, platformName, resume, initialFields, init
         <div className="actions">
           {fields.length > 0 || resume ? (
             <button type="submit" className="button" aria-disabled={!idle || undefined}>
-              {phase === 'saving' ? 'Saving…' : phase === 'leaving' ? `Continuing to ${platformName}…` : submitLabel}
+              {phase === 'saving' ? intl.formatMessage({ id: 'onboarding.submit.saving' }) : phase === 'leaving' ? intl.formatMessage({ id: 'onboarding.submit.continuing' }, { platform }) : submitLabel}
             </button>
           ) : null}
           {!resume || fields.length === 0 ? (
             <Link className={fields.length === 0 && !resume ? 'button' : 'button button-secondary'} to="/profile">
-              {fields.length === 0 ? 'Go to your profile' : 'Back to your profile'}
+              {intl.formatMessage({ id: fields.length === 0 ? 'onboarding.goToProfile' : 'onboarding.backToProfile' })}
             </Link>
           ) : null}
           <p className="onboarding-progress" role="status">
-            {phase === 'saving' ? 'Saving your details…' : phase === 'leaving' ? `Saved. Taking you on to ${platformName}…` : ''}
+            {phase === 'saving' ? intl.formatMessage({ id: 'onboarding.progress.saving' }) : phase === 'leaving' ? intl.formatMessage({ id: 'onboarding.progress.leaving' }, { platform }) : ''}
           </p>
         </div>
       </form>
@@ -399,6 +409,6 @@ function sameEntries(a: Record<string, string>, b: Record<string, string>): bool
   return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
-function asProblem(failure: unknown): ApiProblem {
-  return failure instanceof ApiProblem ? failure : new ApiProblem(0, null, 'Something went wrong on this page. Try again.');
+function asProblem(intl: Formatter, failure: unknown): ApiProblem {
+  return failure instanceof ApiProblem ? failure : new ApiProblem(-1, null, intl.formatMessage({ id: 'errors.unexpected' }));
 }

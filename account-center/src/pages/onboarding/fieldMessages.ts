@@ -6,49 +6,48 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import type { Schemas } from '../../api.ts';
 import type { FieldDefinition, FieldValue } from '../../fields/FieldInput.tsx';
+import { reasonText, type Formatter } from '../../i18n/problems.ts';
 
 type Field = Pick<FieldDefinition, 'fieldType' | 'label' | 'validation'>;
 type Reason = Schemas['FieldErrorReason'] | undefined;
 
-const PHONE = 'Enter a phone number in international format: + and the country code, then the number, like +44 20 7946 0958.';
-const EMAIL = 'Enter an e-mail address, like name@example.com.';
-const URL_MESSAGE = 'Enter a web address that starts with https:// or http://.';
-
-/** The instruction for a reason the gateway or the page gives; null when it has none of its own. */
-function instruction(field: Field, reason: Reason): string | null {
+/** The instruction for a reason the gateway or the page gives, in the page's language; null when it has none of its own. */
+function instruction(intl: Formatter, field: Field, reason: Reason): string | null {
   const { min, max, minLength, maxLength } = (field.validation ?? {}) as { min?: number; max?: number; minLength?: number; maxLength?: number };
+  const say = (id: string, values?: Record<string, number>) => intl.formatMessage({ id }, values);
   switch (reason) {
     case 'INVALID_PHONE':
-      return PHONE;
+      return say('onboarding.value.phone');
     case 'INVALID_EMAIL':
-      return EMAIL;
+      return say('onboarding.value.email');
     case 'INVALID_URL':
-      return URL_MESSAGE;
+      return say('onboarding.value.url');
     case 'INVALID_DATE':
-      return 'Enter a real date.';
+      return say('onboarding.value.date');
     case 'NOT_AN_OPTION':
-      return 'Choose one of the options.';
+      return say('onboarding.value.option');
     case 'INVALID_COUNTRY':
-      return 'Choose a country from the list.';
+      return say('onboarding.value.country');
     case 'BELOW_MIN':
-      return field.fieldType === 'NUMBER' && min !== undefined ? `Enter a number of at least ${min}.` : null;
+      return field.fieldType === 'NUMBER' && min !== undefined ? say('onboarding.value.min', { min }) : null;
     case 'ABOVE_MAX':
-      return field.fieldType === 'NUMBER' && max !== undefined ? `Enter a number of at most ${max}.` : null;
+      return field.fieldType === 'NUMBER' && max !== undefined ? say('onboarding.value.max', { max }) : null;
     case 'TOO_SHORT':
-      return minLength !== undefined ? `Use at least ${minLength} characters.` : null;
+      return minLength !== undefined ? say('onboarding.value.minLength', { count: minLength }) : null;
     case 'TOO_LONG':
-      return maxLength !== undefined ? `Use at most ${maxLength} characters.` : null;
+      return maxLength !== undefined ? say('onboarding.value.maxLength', { count: maxLength }) : null;
     default:
       return null;
   }
 }
 
 /**
- * The gateway's field error as the page says it: its own instruction for a known reason, or
- * else the gateway's words ("must be …") made a sentence with the field's label in front.
+ * The gateway's field error as the page says it: its own instruction for a known reason, the
+ * catalogue's words for the reason, or else the gateway's (English) words ("must be …") made a
+ * sentence with the field's label in front.
  */
-export function gatewayFieldMessage(field: Field, reason: Reason, message: string): string {
-  return instruction(field, reason) ?? sentence(field.label, message);
+export function gatewayFieldMessage(intl: Formatter, field: Field, reason: Reason, message: string): string {
+  return instruction(intl, field, reason) ?? reasonText(intl, reason, field.label) ?? sentence(field.label, message);
 }
 
 /**
@@ -63,27 +62,27 @@ export function sentence(label: string, message: string): string {
 }
 
 /** What the page can tell is wrong with a filled-in value before any write; null when nothing. */
-export function valueProblem(field: Field, value: FieldValue): string | null {
+export function valueProblem(intl: Formatter, field: Field, value: FieldValue): string | null {
   const { min, max, minLength, maxLength } = (field.validation ?? {}) as { min?: number; max?: number; minLength?: number; maxLength?: number };
   if (typeof value === 'number') {
-    if (min !== undefined && value < min) return instruction(field, 'BELOW_MIN');
-    if (max !== undefined && value > max) return instruction(field, 'ABOVE_MAX');
+    if (min !== undefined && value < min) return instruction(intl, field, 'BELOW_MIN');
+    if (max !== undefined && value > max) return instruction(intl, field, 'ABOVE_MAX');
     return null;
   }
   if (typeof value !== 'string' || value.trim() === '') return null;
   const text = value.trim();
   switch (field.fieldType) {
     case 'PHONE':
-      return text.startsWith('+') && parsePhoneNumberFromString(text)?.isPossible() ? null : PHONE;
+      return text.startsWith('+') && parsePhoneNumberFromString(text)?.isPossible() ? null : instruction(intl, field, 'INVALID_PHONE');
     case 'EMAIL':
-      return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text) ? null : EMAIL;
+      return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text) ? null : instruction(intl, field, 'INVALID_EMAIL');
     case 'URL':
-      return /^https?:\/\/[^/?#\s@]+/i.test(text) && URL.canParse(text) ? null : URL_MESSAGE;
+      return /^https?:\/\/[^/?#\s@]+/i.test(text) && URL.canParse(text) ? null : instruction(intl, field, 'INVALID_URL');
     case 'TEXT':
     case 'TEXTAREA': {
       const length = [...text].length;
-      if (minLength !== undefined && length < minLength) return instruction(field, 'TOO_SHORT');
-      if (maxLength !== undefined && length > maxLength) return instruction(field, 'TOO_LONG');
+      if (minLength !== undefined && length < minLength) return instruction(intl, field, 'TOO_SHORT');
+      if (maxLength !== undefined && length > maxLength) return instruction(intl, field, 'TOO_LONG');
       return null;
     }
     default:

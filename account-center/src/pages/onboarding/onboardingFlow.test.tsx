@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { englishIntl } from '../../i18n/useIntl.ts';
 import {
   checkBeforeWrite,
   fieldKeyOfPointer,
@@ -17,7 +18,7 @@ import {
 function field(fieldKey: string, fieldType: RequirementField['fieldType'], extra: Partial<RequirementField> = {}): RequirementField {
   return {
     fieldKey, label: fieldKey, fieldType, sortOrder: 0, source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {},
-    placeholder: null, description: null, archived: false, archivedAt: null, createdAt: '', updatedAt: '', currentValue: null, ...extra,
+    placeholder: null, description: null, translations: {}, archived: false, archivedAt: null, createdAt: '', updatedAt: '', currentValue: null, ...extra,
   };
 }
 
@@ -53,7 +54,7 @@ describe('onboarding flow rules', () => {
 
   it('refuses before the write: input problems, and required fields left empty (a required checkbox counts as answered)', () => {
     const fields = [field('m', 'MULTI_SELECT', { required: true }), field('c', 'COUNTRY'), field('b', 'BOOLEAN', { required: true }), field('t', 'TEXT', { required: true })];
-    const problems = checkBeforeWrite(fields, { m: [], c: null, b: null, t: 'x' }, { c: 'Choose a country from the list.' });
+    const problems = checkBeforeWrite(englishIntl(), fields, { m: [], c: null, b: null, t: 'x' }, { c: 'Choose a country from the list.' });
     expect([...problems]).toEqual([['m', 'Choose at least one option.'], ['c', 'Choose a country from the list.']]);
   });
 
@@ -75,6 +76,6 @@ describe('onboarding flow rules', () => {
   it('makes sentences and lists for people', () => {
     expect(sentence('Phone', 'must be a valid international phone number starting with +')).toBe('Phone must be a valid international phone number starting with +.');
     expect(sentence('Phone', 'Enter a phone number.')).toBe('Enter a phone number.');
-    expect([listOf([]), listOf(['A']), listOf(['A', 'B']), listOf(['A', 'B', 'C'])]).toEqual(['', 'A', 'A and B', 'A, B and C']);
+    expect([listOf(englishIntl(), []), listOf(englishIntl(), ['A']), listOf(englishIntl(), ['A', 'B']), listOf(englishIntl(), ['A', 'B', 'C'])]).toEqual(['', 'A', 'A and B', 'A, B, and C']);
   });
 });

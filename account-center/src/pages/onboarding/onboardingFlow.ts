@@ -5,6 +5,7 @@ import type { Schemas } from '../../api.ts';
 import { gatewayBaseUrl, type AccountCenterConfig } from '../../config.ts';
 import { emptyValue, isEmpty, type FieldDefinition, type FieldValue } from '../../fields/FieldInput.tsx';
 import { formatPhone, valueProblem } from './fieldMessages.ts';
+import type { Formatter } from '../../i18n/problems.ts';
 
 export type RequirementField = Schemas['OnboardingRequirementField'];
 export type OnboardingStatus = Schemas['OnboardingStatus'];
@@ -69,23 +70,9 @@ export function valuesToWrite(fields: readonly FieldDefinition[], values: Values
 }
 
 /** What to say beside a required field that is empty. */
-export function requiredMessage(field: Pick<FieldDefinition, 'fieldType'>): string {
-  switch (field.fieldType) {
-    case 'MULTI_SELECT':
-      return 'Choose at least one option.';
-    case 'SELECT':
-      return 'Choose an option.';
-    case 'COUNTRY':
-      return 'Choose a country from the list.';
-    case 'DATE':
-      return 'Enter a date.';
-    case 'NUMBER':
-      return 'Enter a number.';
-    case 'BOOLEAN':
-      return 'Tick this box.';
-    default:
-      return 'Fill this in.';
-  }
+export function requiredMessage(intl: Formatter, field: Pick<FieldDefinition, 'fieldType'>): string {
+  const own = ['MULTI_SELECT', 'SELECT', 'COUNTRY', 'DATE', 'NUMBER', 'BOOLEAN'].includes(field.fieldType);
+  return intl.formatMessage({ id: `onboarding.required.${own ? field.fieldType : 'other'}` });
 }
 
 /**
@@ -94,12 +81,12 @@ export function requiredMessage(field: Pick<FieldDefinition, 'fieldType'>): stri
  * are wrong (a phone number, an e-mail address, a web address, a number out of range, a text
  * too long or short: fieldMessages.ts). The gateway stays the judge of everything else.
  */
-export function checkBeforeWrite(fields: readonly FieldDefinition[], values: Values, inputErrors: Record<string, string | null>): Map<string, string> {
+export function checkBeforeWrite(intl: Formatter, fields: readonly FieldDefinition[], values: Values, inputErrors: Record<string, string | null>): Map<string, string> {
   const problems = new Map<string, string>();
   for (const field of fields) {
     const inputError = inputErrors[field.fieldKey];
     const value = submittedValue(field, values[field.fieldKey]);
-    const problem = inputError || (field.required && isEmpty(value) ? requiredMessage(field) : valueProblem(field, value));
+    const problem = inputError || (field.required && isEmpty(value) ? requiredMessage(intl, field) : valueProblem(intl, field, value));
     if (problem) problems.set(field.fieldKey, problem);
   }
   return problems;
@@ -132,8 +119,7 @@ export function valueErrors(problem: Schemas['Problem'] | null): GatewayFieldErr
 
 export { sentence } from './fieldMessages.ts';
 
-/** "A", "A and B", "A, B and C". */
-export function listOf(items: readonly string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+/** "A", "A and B", "A, B and C" (Intl.ListFormat: "A, B und C" in German). */
+export function listOf(intl: Formatter, items: readonly string[]): string {
+  return intl.formatList(items, { type: 'conjunction' });
 }

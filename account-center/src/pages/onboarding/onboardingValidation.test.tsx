@@ -3,6 +3,7 @@
 // field changes, the gateway's errors read like the page's own, and a stored phone number
 // shows formatted.
 import { describe, expect, it, vi } from 'vitest';
+import { englishIntl } from '../../i18n/useIntl.ts';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
@@ -21,7 +22,7 @@ const PHONE_MESSAGE = 'Enter a phone number in international format: + and the c
 function field(fieldKey: string, label: string, fieldType: RequirementField['fieldType'], sortOrder: number, extra: Partial<RequirementField> = {}): RequirementField {
   return {
     fieldKey, label, fieldType, sortOrder,
-    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null,
+    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     archived: false, archivedAt: null, createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z',
     currentValue: null,
     ...extra,
@@ -39,7 +40,7 @@ const status = (value: Schemas['OnboardingStatusValue']): Schemas['OnboardingSta
 function gatewayWith(fields: RequirementField[]): FakeGateway {
   return fakeGateway()
     .on('GET', '/v1/me', { status: 200, body: { user: { id: '8b2e4f60-1c3d-4a5b-9e7f-0a1b2c3d4e5f', sub: 'alice', email: null, displayName: 'Alice', pictureUrl: null, locale: null }, permissions: [], permissionsReadAt: null, authentication: 'session', platform: null, session: null, memberships: [] } })
-    .on('GET', `${BASE}/requirements`, { status: 200, body: { platformKey: 'DEMO', requirementVersion: 1, fields } })
+    .on('GET', `${BASE}/requirements`, { status: 200, body: { platformKey: 'DEMO', requirementVersion: 1, language: null, fields } })
     .on('GET', `${BASE}/status`, { status: 200, body: status('NOT_STARTED') })
     .on('PUT', `${BASE}/values`, { status: 200, body: { values: {}, onboarding: status('IN_PROGRESS') } })
     .on('POST', `${BASE}/complete`, { status: 200, body: status('COMPLETE') });
@@ -107,7 +108,7 @@ describe('OnboardingPage: checks in one pass, one voice', { timeout: 20_000 }, (
     await user.type(screen.getByLabelText(/^Company/), 'Acme');
     await user.type(screen.getByLabelText(/^Phone number/), '+44 20 0000 0000');
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    const summary = await screen.findByRole('alert', { name: /not valid/ });
+    const summary = await screen.findByRole('alert', { name: /not accepted/ });
     expect(within(summary).getAllByRole('link').map((link) => link.textContent)).toEqual([`Phone number: ${PHONE_MESSAGE}`]);
     expect(describedTexts(screen.getByLabelText(/^Phone number/))).toContain(PHONE_MESSAGE);
   });
@@ -120,11 +121,11 @@ describe('OnboardingPage: checks in one pass, one voice', { timeout: 20_000 }, (
 
   it('checks a value no stricter than the gateway', () => {
     const phone = { fieldType: 'PHONE' as const, label: 'Phone', validation: {} };
-    expect(valueProblem(phone, '+44 20 7183 8750')).toBeNull();
-    expect(valueProblem(phone, '+1 (415) 555-0132')).toBeNull();
-    expect(valueProblem(phone, '020 7183 8750')).toBe(PHONE_MESSAGE);
-    expect(valueProblem({ fieldType: 'NUMBER', label: 'Size', validation: { min: 1, max: 10 } }, 11)).toBe('Enter a number of at most 10.');
-    expect(valueProblem({ fieldType: 'EMAIL', label: 'E-mail', validation: {} }, 'a@b.co')).toBeNull();
+    expect(valueProblem(englishIntl(), phone, '+44 20 7183 8750')).toBeNull();
+    expect(valueProblem(englishIntl(), phone, '+1 (415) 555-0132')).toBeNull();
+    expect(valueProblem(englishIntl(), phone, '020 7183 8750')).toBe(PHONE_MESSAGE);
+    expect(valueProblem(englishIntl(), { fieldType: 'NUMBER', label: 'Size', validation: { min: 1, max: 10 } }, 11)).toBe('Enter a number of at most 10.');
+    expect(valueProblem(englishIntl(), { fieldType: 'EMAIL', label: 'E-mail', validation: {} }, 'a@b.co')).toBeNull();
     expect(formatPhone('+14155550132')).toBe('+1 415 555 0132');
   });
 });

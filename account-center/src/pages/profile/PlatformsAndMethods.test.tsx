@@ -65,7 +65,7 @@ describe('profile: sign-in methods', SLOW, () => {
     renderProfilePage(gateway);
     const region = within(await screen.findByRole('region', { name: 'Sign-in methods' }));
     const alert = await region.findByRole('alert');
-    expect(alert.textContent).toMatch(/We could not load your sign-in methods\.\s*Your sign-in provider cannot be reached right now\./);
+    expect(alert.textContent).toMatch(/We could not load your sign-in methods\.\s*The sign-in service cannot be reached right now\. Try again in a moment\./);
     await userEvent.click(region.getByRole('button', { name: 'Try again' }));
     expect(await region.findByRole('rowheader', { name: 'Password' })).toBeDefined();
     expect(gateway.callsTo('GET /v1/account/authentication-methods')).toHaveLength(2);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeGateway, json, PROFILE, problem, renderProfilePage, SLOW } from './testGateway.tsx';
+import { fakeGateway, json, me, PROFILE, problem, renderProfilePage, SLOW } from './testGateway.tsx';
 
 const details = async () => within(await screen.findByRole('region', { name: 'Personal details' }));
 
@@ -107,7 +107,7 @@ describe('profile: personal details', SLOW, () => {
     const form = await details();
     await userEvent.type(form.getByRole('textbox', { name: 'Last name' }), 'x');
     await userEvent.click(form.getByRole('button', { name: 'Save profile' }));
-    expect(await screen.findByRole('alert', { name: 'Your profile was not saved. The database is not available. Try again shortly.' })).toBeDefined();
+    expect(await screen.findByRole('alert', { name: 'Your profile was not saved. The service is unavailable right now. Try again in a moment.' })).toBeDefined();
   });
 
   it('renders values as text, never as HTML', async () => {
@@ -124,5 +124,18 @@ describe('profile: personal details', SLOW, () => {
     expect(await screen.findByText('We could not load your profile.')).toBeDefined();
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByRole('region', { name: 'Personal details' })).toBeDefined();
+  });
+
+  it("shows the details in the profile's language, the country by its German name", SLOW, async () => {
+    const caller = me();
+    renderProfilePage(fakeGateway({
+      'GET /v1/me': json(200, { ...caller, user: { ...caller.user, locale: 'de-DE' } }),
+      'GET /v1/profile/me': json(200, { ...PROFILE, locale: 'de-DE', country: 'DE' }),
+    }));
+    expect(await screen.findByRole('heading', { name: 'Ihr Profil', level: 1 })).toBeDefined();
+    expect(await screen.findByRole('heading', { name: 'Persönliche Angaben' })).toBeDefined();
+    expect((await screen.findByRole('combobox', { name: 'Land' }) as HTMLInputElement).value).toBe('Deutschland');
+    expect(screen.getByRole('textbox', { name: 'Vorname' })).toBeDefined();
+    expect(screen.getByRole('button', { name: 'Profil speichern' })).toBeDefined();
   });
 });

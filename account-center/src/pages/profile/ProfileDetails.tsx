@@ -6,8 +6,35 @@ import { Field } from '../../components/Field.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { FieldInput } from '../../fields/FieldInput.tsx';
 import { countryCode } from '../../fields/countries.ts';
+import { useCurrentLanguage } from '../../i18n/LanguageProvider.tsx';
+import { useIntl } from '../../i18n/useIntl.ts';
+import { problemText, reasonText, type Formatter } from '../../i18n/problems.ts';
+import type { FieldDefinition } from '../../fields/FieldInput.tsx';
+
+const HELP_TEXTS: Partial<Record<EditableKey, true>> = { displayName: true, phone: true };
+
+/** A property's label in the page's language. */
+const labelOf = (intl: Formatter, key: EditableKey) => intl.formatMessage({ id: `profile.field.${key}` });
+
+/** The property's input as FieldInput shows it, in the page's language. */
+function localised(intl: Formatter, key: EditableKey, definition: FieldDefinition): FieldDefinition {
+  const helpText = HELP_TEXTS[key] ? intl.formatMessage({ id: `profile.field.${key}.help` }) : definition.uiConfig.helpText;
+  return { ...definition, label: labelOf(intl, key), uiConfig: helpText === undefined ? definition.uiConfig : { ...definition.uiConfig, helpText } };
+}
+
+/**
+ * The text beside an input for a refused property. The contract gives a `reason` so a client
+ * can say it its own way; otherwise the errors catalogue's words for the reason, or the
+ * gateway's message (a fragment such as "must be at most 100 characters") after the label.
+ */
+function profileErrorText(intl: Formatter, key: EditableKey, reason: string | undefined, message: string): string {
+  if (key === 'locale') return intl.formatMessage({ id: 'profile.error.locale' });
+  const own: Record<string, string> = { INVALID_PHONE: 'profile.error.phone', INVALID_COUNTRY: 'profile.error.country', INVALID_DATE: 'profile.error.date' };
+  if (reason && own[reason]) return intl.formatMessage({ id: own[reason] });
+  return reasonText(intl, reason, labelOf(intl, key)) ?? sentence(`${labelOf(intl, key)} ${message}`);
+}
 import {
-  changesBetween, isEditableKey, LABELS, PROFILE_FIELDS, profileErrorText, sentence, valuesOf,
+  changesBetween, isEditableKey, PROFILE_FIELDS, sentence, valuesOf,
   type EditableKey, type Profile, type ProfileValues,
 } from './profileModel.ts';
 import { useSummarySlot } from './summarySlot.tsx';
@@ -24,6 +51,10 @@ type Outcome =
  */
 export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved: (profile: Profile) => void }) {
   const { api, reload } = useSession();
+  // The country input lists names in the page's language: a typed name is read in it.
+  const language = useCurrentLanguage();
+  const intl = useIntl();
+  const say = (id: string, values?: Record<string, string>) => intl.formatMessage({ id: `profile.details.${id}` }, values);
   const summary = useSummarySlot('profile');
   const formRef = useRef<HTMLFormElement>(null);
   const [saved, setSaved] = useState<ProfileValues>(() => valuesOf(profile));
@@ -52,8 +83,8 @@ export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved
     if (busy) return;
     // A typed country that names none submits nothing: say so instead of clearing the stored one.
     const typedCountry = (formRef.current?.querySelector<HTMLInputElement>('[data-property="country"] input')?.value ?? '').trim();
-    if (typedCountry !== '' && countryCode(typedCountry) === null) {
-      fail('Check the highlighted details.', { country: 'Choose a country from the list.' });
+    if (typedCountry !== '' && countryCode(typedCountry, language) === null) {
+      fail(say('checkHighlighted'), { country: intl.formatMessage({ id: 'profile.error.country' }) });
       return;
     }
     const patch = changesBetween(saved, values);
@@ -77,12 +108,12 @@ export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved
       const other: string[] = [];
       for (const error of problem.problem?.errors ?? []) {
         const property = error.pointer.startsWith('/body/') ? error.pointer.slice('/body/'.length).split('/')[0]! : '';
-        if (isEditableKey(property)) fieldErrors[property] ??= profileErrorText(property, error.reason, error.message);
+        if (isEditableKey(property)) fieldErrors[property] ??= profileErrorText(intl, property, error.reason, error.message);
         else other.push(sentence(error.message));
       }
       const message = Object.keys(fieldErrors).length > 0
-        ? 'Your profile was not saved. Check the highlighted details; nothing was changed.'
-        : [problem.needsSignIn ? 'Your sign-in has ended. Sign in again to save your profile.' : `Your profile was not saved. ${problem.message}`, ...other].join(' ');
+        ? say('notSavedFields')
+        : [problem.needsSignIn ? say('signInEnded') : say('notSaved', { message: problemText(intl, problem) }), ...other].join(' ');
       fail(message, fieldErrors);
     } finally {
       setBusy(false);
@@ -95,20 +126,20 @@ export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved
         <ErrorSummary
           key={outcome.attempt}
           message={outcome.message}
-          errors={(Object.entries(outcome.errors) as [EditableKey, string][]).map(([key, message]) => ({ inputId: inputId(key), label: LABELS[key], message }))}
+          errors={(Object.entries(outcome.errors) as [EditableKey, string][]).map(([key, message]) => ({ inputId: inputId(key), label: labelOf(intl, key), message }))}
         />
       ) : null}
-      {outcome?.kind === 'saved' ? <Notice tone="success" title="Your profile was saved." /> : null}
-      {outcome?.kind === 'unchanged' ? <Notice title="There was nothing to save: you have not changed anything." /> : null}
-      <p id="profile-details-note" className="profile-note">Platforms you use read these details. Leave a box empty to remove what it holds.</p>
+      {outcome?.kind === 'saved' ? <Notice tone="success" title={say('saved')} /> : null}
+      {outcome?.kind === 'unchanged' ? <Notice title={say('unchanged')} /> : null}
+      <p id="profile-details-note" className="profile-note">{say('note')}</p>
       <div className="form-grid">
         {PROFILE_FIELDS.map(({ key, definition }) => (
           <div key={key === 'country' ? `country-${countryVersion}` : key} className="profile-slot" data-property={key}>
-            <FieldInput definition={definition} value={values[key]} error={errors[key] ?? null} onChange={(value) => set(key, value)} />
+            <FieldInput definition={localised(intl, key, definition)} value={values[key]} error={errors[key] ?? null} onChange={(value) => set(key, value)} />
           </div>
         ))}
         <div className="profile-slot" data-property="locale">
-          <Field label={LABELS.locale} width="half" help="A language tag, e.g. en-GB or fr." error={errors.locale ?? null}>
+          <Field label={labelOf(intl, 'locale')} width="half" help={intl.formatMessage({ id: 'profile.field.locale.help' })} error={errors.locale ?? null}>
             {({ id, describedBy, invalid }) => (
               <input id={id} type="text" value={values.locale ?? ''} autoComplete="language" spellCheck={false} maxLength={35}
                 aria-describedby={describedBy} aria-invalid={invalid || undefined} onChange={(event) => set('locale', event.target.value)} />
@@ -117,14 +148,14 @@ export function ProfileDetails({ profile, onSaved }: { profile: Profile; onSaved
         </div>
       </div>
       <dl className="profile-readonly">
-        <dt>E-mail</dt>
+        <dt>{say('email')}</dt>
         <dd>
-          <span className="profile-email">{profile.email ?? 'None'}</span>
-          <span className="profile-readonly-note">From your sign-in provider; change it there.</span>
+          <span className="profile-email">{profile.email ?? say('none')}</span>
+          <span className="profile-readonly-note">{say('emailNote')}</span>
         </dd>
       </dl>
       <div className="actions">
-        <button type="submit" className="button" aria-disabled={busy || undefined}>{busy ? 'Saving…' : 'Save profile'}</button>
+        <button type="submit" className="button" aria-disabled={busy || undefined}>{busy ? say('saving') : say('save')}</button>
       </div>
     </form>
   );

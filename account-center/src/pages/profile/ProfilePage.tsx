@@ -3,6 +3,7 @@ import { useNavigate } from 'react-router';
 import { ApiProblem, call } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
+import { useIntl } from '../../i18n/useIntl.ts';
 import { PageTitle } from '../../components/PageTitle.tsx';
 import { AvatarSection, type UploadFetch } from './AvatarSection.tsx';
 import { DeleteAccountSection } from './DeleteAccountSection.tsx';
@@ -30,7 +31,7 @@ const SECTIONS = [
 type SectionId = (typeof SECTIONS)[number]['id'];
 
 function Section({ id, danger, children }: { id: SectionId; danger?: boolean; children: ReactNode }) {
-  const title = SECTIONS.find((section) => section.id === id)!.title;
+  const title = useIntl().formatMessage({ id: `profile.section.${id}` });
   return (
     <section id={id} className={`panel profile-section${danger ? ' profile-danger' : ''}`} aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{title}</h2>
@@ -44,6 +45,7 @@ function Section({ id, danger, children }: { id: SectionId; danger?: boolean; ch
  * platforms they belong to, and deleting the account.
  */
 export function ProfilePage({ uploadFetch }: { uploadFetch?: UploadFetch } = {}) {
+  const intl = useIntl();
   const { api, forget } = useSession();
   const navigate = useNavigate();
   const [profile, setProfile] = useState<Profile | null>(null);
@@ -79,13 +81,13 @@ export function ProfilePage({ uploadFetch }: { uploadFetch?: UploadFetch } = {})
 
   return (
     <SummarySlotProvider>
-      <PageTitle lead="Your details and picture, how you sign in, and the platforms you use.">Your profile</PageTitle>
-      <nav className="profile-toc" aria-label="On this page">
+      <PageTitle lead={intl.formatMessage({ id: 'profile.lead' })}>{intl.formatMessage({ id: 'profile.title' })}</PageTitle>
+      <nav className="profile-toc" aria-label={intl.formatMessage({ id: 'profile.toc' })}>
         <ul>
-          {SECTIONS.map((section) => <li key={section.id}><a href={`#${section.id}`}>{section.title}</a></li>)}
+          {SECTIONS.map((section) => <li key={section.id}><a href={`#${section.id}`}>{intl.formatMessage({ id: `profile.section.${section.id}` })}</a></li>)}
         </ul>
       </nav>
-      <LoadState loading={profile === null && error === null} error={error} onRetry={() => void load()} what="your profile">
+      <LoadState loading={profile === null && error === null} error={error} onRetry={() => void load()} what={intl.formatMessage({ id: 'profile.what' })}>
         {profile ? (
           <>
             <Section id="profile-picture">
@@ -98,14 +100,14 @@ export function ProfilePage({ uploadFetch }: { uploadFetch?: UploadFetch } = {})
         ) : null}
       </LoadState>
       <Section id="profile-methods">
-        <p className="profile-note">How you can sign in, as your sign-in provider knows it.</p>
+        <p className="profile-note">{intl.formatMessage({ id: 'profile.methods.note' })}</p>
         <MethodsSection />
       </Section>
       <Section id="profile-password">
         <PasswordSection />
       </Section>
       <Section id="profile-platforms">
-        <p className="profile-note">The platforms you have signed in to through this account, and whether they have everything they ask of you.</p>
+        <p className="profile-note">{intl.formatMessage({ id: 'profile.platforms.note' })}</p>
         <PlatformsSection />
       </Section>
       <Section id="profile-delete" danger>

@@ -52,20 +52,10 @@ export const PROFILE_FIELDS: readonly { key: Exclude<EditableKey, 'locale'>; def
   { key: 'country', definition: definition('country', 'Country', 'COUNTRY', { uiConfig: { width: 'half' } }) },
 ];
 
-export const LABELS: Record<EditableKey, string> = {
-  firstName: 'First name',
-  lastName: 'Last name',
-  displayName: 'Display name',
-  dateOfBirth: 'Date of birth',
-  phone: 'Phone',
-  country: 'Country',
-  locale: 'Language',
-};
-
-const KEYS = Object.keys(LABELS) as EditableKey[];
+const KEYS: readonly EditableKey[] = ['firstName', 'lastName', 'displayName', 'dateOfBirth', 'phone', 'country', 'locale'];
 
 export function isEditableKey(value: string): value is EditableKey {
-  return (KEYS as string[]).includes(value);
+  return (KEYS as readonly string[]).includes(value);
 }
 
 export function valuesOf(profile: Profile): ProfileValues {
@@ -89,25 +79,6 @@ export function changesBetween(saved: ProfileValues, current: ProfileValues): Pr
     if (before !== after) patch[key] = after;
   }
   return patch;
-}
-
-/**
- * The text beside an input for a refused property. The contract gives a `reason` so a client
- * can say it its own way; otherwise the gateway's message (a fragment such as "must be at most
- * 100 characters") follows the label.
- */
-export function profileErrorText(key: EditableKey, reason: string | undefined, message: string): string {
-  if (key === 'locale') return 'Enter a language tag such as en-GB or fr.';
-  switch (reason) {
-    case 'INVALID_PHONE':
-      return 'Enter a valid phone number in international format, starting with + and the country code.';
-    case 'INVALID_COUNTRY':
-      return 'Choose a country from the list.';
-    case 'INVALID_DATE':
-      return 'Enter a real date of the calendar.';
-    default:
-      return sentence(`${LABELS[key]} ${message}`);
-  }
 }
 
 /** A message as a sentence: capital first letter, full stop at the end. */
@@ -135,25 +106,6 @@ export function retryAfterSeconds(header: string | null, detail: string | undefi
 export function tooManyAttemptsText(seconds: number | null): string {
   if (seconds === null) return 'Too many attempts; try again in a minute.';
   return `Too many attempts; try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
-}
-
-const METHOD_NAMES: Record<Schemas['AuthenticationMethodType'], string> = {
-  password: 'Password',
-  passkey: 'Passkey',
-  totp: 'Authenticator app',
-  otp_sms: 'Codes by text message',
-  otp_email: 'Codes by e-mail',
-  idp_link: 'Linked sign-in account',
-};
-
-export function methodName(type: string): string {
-  return METHOD_NAMES[type as Schemas['AuthenticationMethodType']] ?? type;
-}
-
-export function formatDateTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
 }
 
 export const STATUS_TEXT: Record<OnboardingStatusValue, { label: string; className: string }> = {

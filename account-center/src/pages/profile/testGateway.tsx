@@ -6,6 +6,7 @@ import { createApi, type Schemas } from '../../api.ts';
 import type { AccountCenterConfig } from '../../config.ts';
 import { RequireSession } from '../../layout/guards.tsx';
 import { SessionProvider } from '../../session.tsx';
+import { LanguageProvider } from '../../i18n/LanguageProvider.tsx';
 import type { UploadFetch } from './AvatarSection.tsx';
 import { ProfilePage } from './ProfilePage.tsx';
 
@@ -143,11 +144,14 @@ export function renderProfilePage(gateway: FakeGateway) {
   return render(
     <MemoryRouter initialEntries={['/profile']}>
       <SessionProvider config={CONFIG} api={api}>
-        <Routes>
-          <Route path="/profile" element={<RequireSession><ProfilePage uploadFetch={gateway.upload} /></RequireSession>} />
-          <Route path="/signed-out" element={<SignedOutProbe />} />
-          <Route path="/onboarding/:platformKey" element={<p>Onboarding page</p>} />
-        </Routes>
+        {/* The app's own language choice: English unless the profile (me) names another. */}
+        <LanguageProvider>
+          <Routes>
+            <Route path="/profile" element={<RequireSession><ProfilePage uploadFetch={gateway.upload} /></RequireSession>} />
+            <Route path="/signed-out" element={<SignedOutProbe />} />
+            <Route path="/onboarding/:platformKey" element={<p>Onboarding page</p>} />
+          </Routes>
+        </LanguageProvider>
       </SessionProvider>
     </MemoryRouter>,
   );

@@ -1,9 +1,9 @@
 import { useId } from 'react';
 import type { Schemas } from '../../api.ts';
 import { deviceName } from './device.ts';
+import { useIntl } from '../../i18n/useIntl.ts';
 
-const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const when = (iso: string) => <time dateTime={iso}>{DATE_TIME.format(new Date(iso))}</time>;
+const DATE_TIME = { dateStyle: 'medium', timeStyle: 'short' } as const;
 
 /**
  * One session: its device as a heading (with when it started, so two alike devices have
@@ -17,33 +17,37 @@ export function SessionCard({ session, platformNames, busy, onEnd }: {
   onEnd: (name: string) => void;
 }) {
   const headingId = useId();
-  const device = deviceName(session.userAgent);
-  const started = DATE_TIME.format(new Date(session.createdAt));
-  const name = `${device}, signed in ${started}`;
+  const intl = useIntl();
+  const say = (id: string, values?: Record<string, string>) => intl.formatMessage({ id: `sessions.card.${id}` }, values);
+  // Dates in the person's language and formats (react-intl's locale: the profile's tag, de-AT keeps Austrian formats).
+  const when = (iso: string) => <time dateTime={iso}>{intl.formatDate(new Date(iso), DATE_TIME)}</time>;
+  const device = deviceName(intl, session.userAgent);
+  const started = intl.formatDate(new Date(session.createdAt), DATE_TIME);
+  const name = say('name', { device, started });
   return (
     <li className={`panel sessions-card${session.current ? ' sessions-current' : ''}`} aria-labelledby={headingId}>
       <h2 id={headingId} className="sessions-device">
         {device}
-        <span className="visually-hidden">{`, signed in ${started}`}</span>
-        {session.current ? <span className="badge badge-success sessions-this">This device</span> : null}
+        <span className="visually-hidden">{say('signedInHidden', { started })}</span>
+        {session.current ? <span className="badge badge-success sessions-this">{say('thisDevice')}</span> : null}
       </h2>
       <dl className="sessions-facts">
-        <div><dt>Signed in</dt><dd>{when(session.createdAt)}</dd></div>
-        <div><dt>Last active</dt><dd>{when(session.lastUsedAt)}</dd></div>
+        <div><dt>{say('signedIn')}</dt><dd>{when(session.createdAt)}</dd></div>
+        <div><dt>{say('lastActive')}</dt><dd>{when(session.lastUsedAt)}</dd></div>
         <div>
-          <dt>Platforms</dt>
+          <dt>{say('platforms')}</dt>
           <dd>
             {session.platforms.length > 0
-              ? session.platforms.map((key) => platformNames.get(key) ?? key).join(', ')
-              : 'None yet'}
+              ? intl.formatList(session.platforms.map((key) => platformNames.get(key) ?? key), { type: 'unit' })
+              : say('noPlatforms')}
           </dd>
         </div>
-        <div><dt>Network</dt><dd>{session.ipPrefix ?? 'Unknown'}</dd></div>
+        <div><dt>{say('network')}</dt><dd>{session.ipPrefix ?? say('unknownNetwork')}</dd></div>
       </dl>
       <div className="sessions-actions">
         <button type="button" className="button button-secondary" disabled={busy} onClick={() => onEnd(name)}
-          aria-label={session.current ? `Sign out on this device (${device})` : `Sign out ${name}`}>
-          {session.current ? 'Sign out on this device' : 'Sign out'}
+          aria-label={session.current ? say('signOutThisLabel', { device }) : say('signOutLabel', { name })}>
+          {session.current ? say('signOutThis') : say('signOut')}
         </button>
       </div>
     </li>

@@ -6,6 +6,8 @@ import { LoadState } from '../../components/LoadState.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { PageTitle } from '../../components/PageTitle.tsx';
 import { SessionCard } from './SessionCard.tsx';
+import { useIntl } from '../../i18n/useIntl.ts';
+import { problemText } from '../../i18n/problems.ts';
 import './sessions.css';
 
 type Session = Schemas['Session'];
@@ -24,6 +26,8 @@ export function SessionsPage() {
   const [sessions, setSessions] = useState<Session[] | null>(null);
   const [error, setError] = useState<ApiProblem | null>(null);
   const [message, setMessage] = useState<{ tone: 'success' | 'warning'; text: string } | null>(null);
+  const intl = useIntl();
+  const say = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id: `sessions.${id}` }, values);
   const [busy, setBusy] = useState<string | null>(null);
   const [confirmAll, setConfirmAll] = useState(false);
 
@@ -51,7 +55,7 @@ export function SessionsPage() {
       await load();
     } catch (failure) {
       const problem = failureOf(failure);
-      setMessage({ tone: 'warning', text: problem.needsSignIn ? 'Your own sign-in has ended. Sign in again to manage your sessions.' : `Nothing was signed out. ${problem.message}` });
+      setMessage({ tone: 'warning', text: problem.needsSignIn ? say('result.ownEnded') : say('result.nothing', { message: problemText(intl, problem) }) });
     } finally {
       setBusy(null);
     }
@@ -60,13 +64,13 @@ export function SessionsPage() {
   const endOne = (session: Session, name: string) =>
     run(session.id, async () => {
       await call(api.DELETE('/v1/sessions/{sessionId}', { params: { path: { sessionId: session.id } } }));
-      return `Signed out of ${name}.`;
+      return say('result.one', { name });
     });
 
   const endOthers = () =>
     run('others', async () => {
       const { endedCount } = await call(api.DELETE('/v1/sessions'));
-      return endedCount === 1 ? 'Signed out of 1 other session.' : `Signed out of ${endedCount} other sessions.`;
+      return say('result.others', { count: endedCount });
     });
 
   // Everywhere: the others in one request, then this browser through the gateway's sign-out (a
@@ -78,7 +82,7 @@ export function SessionsPage() {
     } catch (failure) {
       setBusy(null);
       setConfirmAll(false);
-      setMessage({ tone: 'warning', text: `Nothing was signed out. ${failureOf(failure).message}` });
+      setMessage({ tone: 'warning', text: say('result.nothing', { message: problemText(intl, failureOf(failure)) }) });
       return;
     }
     window.location.assign(await oneStepSignOutUrl(api, config));
@@ -92,38 +96,36 @@ export function SessionsPage() {
   const others = (sessions ?? []).filter((session) => !session.current);
   return (
     <>
-      <PageTitle lead="Each sign-in to your account: the browser, when it was last used and the platforms it reached. A browser signed in to several platforms may show more than once. Sign out any you do not recognise.">
-        Where you're signed in
-      </PageTitle>
+      <PageTitle lead={say('lead')}>{say('title')}</PageTitle>
       {/* A live region present from the start, so each outcome is announced as it appears. */}
       <div aria-live="polite">{message ? <Notice tone={message.tone}><p>{message.text}</p></Notice> : null}</div>
-      <LoadState loading={sessions === null && error === null} error={error} onRetry={() => void load()} what="your sessions">
-        <ul className="sessions-list" aria-label="Your sessions">
+      <LoadState loading={sessions === null && error === null} error={error} onRetry={() => void load()} what={say('what')}>
+        <ul className="sessions-list" aria-label={say('list')}>
           {(sessions ?? []).map((session) => (
             <SessionCard key={session.id} session={session} platformNames={platformNames} busy={busy !== null}
               onEnd={(name) => void (session.current ? endThis() : endOne(session, name))} />
           ))}
         </ul>
         <section className="panel sessions-everywhere" aria-labelledby="sessions-everywhere-heading">
-          <h2 id="sessions-everywhere-heading">Sign out everywhere</h2>
+          <h2 id="sessions-everywhere-heading">{say('everywhere.title')}</h2>
           {others.length > 0 ? (
-            <p>{others.length === 1 ? 'You have 1 other session.' : `You have ${others.length} other sessions.`} Every platform they reached is told to sign you out.</p>
+            <p>{say('everywhere.others', { count: others.length })}</p>
           ) : (
-            <p>You are signed in on this browser only.</p>
+            <p>{say('everywhere.none')}</p>
           )}
           <div className="actions">
             {others.length > 0 ? (
               <button type="button" className="button button-secondary" disabled={busy !== null} onClick={() => void endOthers()}>
-                {busy === 'others' ? 'Signing out…' : 'Sign out everywhere else'}
+                {busy === 'others' ? say('everywhere.signingOut') : say('everywhere.else')}
               </button>
             ) : null}
-            <button type="button" className="button button-danger" disabled={busy !== null} onClick={() => setConfirmAll(true)}>Sign out everywhere</button>
+            <button type="button" className="button button-danger" disabled={busy !== null} onClick={() => setConfirmAll(true)}>{say('everywhere.all')}</button>
           </div>
         </section>
       </LoadState>
-      <ConfirmDialog open={confirmAll} title="Sign out everywhere?" confirmLabel="Sign out everywhere" danger busy={busy === 'all'}
+      <ConfirmDialog open={confirmAll} title={say('confirm.title')} confirmLabel={say('everywhere.all')} danger busy={busy === 'all'}
         onConfirm={() => void endAll()} onCancel={() => setConfirmAll(false)}>
-        <p>Every browser signed in to your account is signed out, this one too, and every platform is told. You can sign in again at any time.</p>
+        <p>{say('confirm.body')}</p>
       </ConfirmDialog>
     </>
   );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deviceName, parseUserAgent } from './device.ts';
+import { englishIntl, intlFor } from '../../i18n/useIntl.ts';
 
 // Real User-Agent strings, as browsers send them (2024-2025 versions).
 const AGENTS: [string, string][] = [
@@ -24,14 +25,20 @@ const AGENTS: [string, string][] = [
 
 describe('deviceName', () => {
   it.each(AGENTS)('%s → %s', (userAgent, expected) => {
-    expect(deviceName(userAgent)).toBe(expected);
+    expect(deviceName(englishIntl(), userAgent)).toBe(expected);
   });
 
   it('says what it knows, and never shows the raw string', () => {
-    expect(deviceName(null)).toBe('Unknown device');
-    expect(deviceName('')).toBe('Unknown device');
-    expect(deviceName('curl/8.5.0')).toBe('Unknown device');
-    expect(deviceName('Mozilla/5.0 (X11; Linux x86_64) SomeBrowser/1.0')).toBe('A browser on Linux');
+    expect(deviceName(englishIntl(), null)).toBe('Unknown device');
+    expect(deviceName(englishIntl(), '')).toBe('Unknown device');
+    expect(deviceName(englishIntl(), 'curl/8.5.0')).toBe('Unknown device');
+    expect(deviceName(englishIntl(), 'Mozilla/5.0 (X11; Linux x86_64) SomeBrowser/1.0')).toBe('A browser on Linux');
     expect(parseUserAgent('Mozilla/5.0 (Windows NT 10.0) Gecko/20100101 Firefox/133.0')).toEqual({ browser: 'Firefox', os: 'Windows' });
+  });
+
+  it('names the device in the page\'s language', () => {
+    const german = intlFor({ language: 'de', locale: 'de-DE' });
+    expect(deviceName(german, 'Mozilla/5.0 (Windows NT 10.0) Gecko/20100101 Firefox/133.0')).toBe('Firefox unter Windows');
+    expect(deviceName(german, 'curl/8.5.0')).toBe('Unbekanntes Gerät');
   });
 });

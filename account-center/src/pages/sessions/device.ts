@@ -5,6 +5,8 @@
  * Edge, Opera and Samsung Internet also say "Chrome"; Chrome also says "Safari"; Android also
  * says "Linux"; iPhones also say "like Mac OS X".
  */
+import type { Formatter } from '../../i18n/problems.ts';
+
 export interface Device {
   browser: string | null;
   os: string | null;
@@ -35,11 +37,11 @@ export function parseUserAgent(userAgent: string | null): Device {
   return { browser: first(BROWSERS, userAgent), os: first(SYSTEMS, userAgent) };
 }
 
-/** "Chrome on Linux", "A browser on Android", "Firefox", or "Unknown device". */
-export function deviceName(userAgent: string | null): string {
+/** "Chrome on Linux", "A browser on Android", "Firefox", or "Unknown device" (in the page's language). */
+export function deviceName(intl: Formatter, userAgent: string | null): string {
   const { browser, os } = parseUserAgent(userAgent);
-  if (browser && os) return `${browser} on ${os}`;
+  if (browser && os) return intl.formatMessage({ id: 'sessions.device.both' }, { browser, os });
   if (browser) return browser;
-  if (os) return `A browser on ${os}`;
-  return 'Unknown device';
+  if (os) return intl.formatMessage({ id: 'sessions.device.os' }, { os });
+  return intl.formatMessage({ id: 'sessions.device.unknown' });
 }

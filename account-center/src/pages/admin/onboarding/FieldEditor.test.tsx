@@ -107,7 +107,7 @@ describe('field form', () => {
     expect(gateway.writes()).toHaveLength(1);
     expect(gateway.writes()[0]).toMatchObject({ method: 'POST', body: {
       fieldKey: 'teamSize', label: 'Team size', fieldType: 'SELECT', required: true, sortOrder: 20, source: 'CUSTOM_FIELD', profileField: null,
-      options: [{ value: 'small', label: 'Small' }], validation: {}, uiConfig: {}, placeholder: null, description: null,
+      options: [{ value: 'small', label: 'Small' }], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     } });
     expect(gateway.writes()[0]!.query.get('dryRun')).toBe('true');
 
@@ -238,5 +238,34 @@ describe('read-only field', () => {
     expect(screen.queryByRole('button', { name: 'Save the changes' })).toBeNull();
     expect(screen.queryByRole('textbox', { name: required('Label') })).toBeNull();
     await waitFor(() => expect(within(screen.getByRole('complementary', { name: 'Preview' })).getByRole('textbox', { name: required('Company') })).toBeDefined());
+  });
+
+  it('edits translations side by side with the default texts, says what is missing, and saves them with the field', async () => {
+    const teamSize = definition({
+      fieldKey: 'teamSize', label: 'Team size', fieldType: 'SELECT', sortOrder: 20, uiConfig: { helpText: 'Roughly.' },
+      options: [{ value: 'small', label: 'Small' }, { value: 'large', label: 'Large' }],
+      translations: { de: { label: 'Teamgröße', options: { small: 'Klein' } } },
+    });
+    const gateway = new FakeGateway([company(), teamSize]);
+    renderAdmin(`/admin/onboarding/${KEY}/fields/teamSize`, gateway, [...WRITER]);
+    const german = within(await screen.findByRole('group', { name: 'German (de)' }));
+    // Every text the field has, its default beside the German box; the missing ones named.
+    expect((german.getByRole('textbox', { name: 'Label in German (de)' }) as HTMLInputElement).value).toBe('Teamgröße');
+    expect(german.getByRole('row', { name: /Help text Roughly\./ })).toBeDefined();
+    expect(german.getByText('2 texts not translated yet: Help text and Option “Large”')).toBeDefined();
+
+    await userEvent.type(german.getByRole('textbox', { name: 'Help text in German (de)' }), 'Ungefähr.');
+    await userEvent.type(german.getByRole('textbox', { name: 'Option “Large” in German (de)' }), 'Groß');
+    expect(german.getByText('Every text is translated.')).toBeDefined();
+
+    // Another language, by tag; a blank box is "not translated" and is not sent.
+    await userEvent.type(screen.getByRole('textbox', { name: 'Add a language' }), 'fr-ca');
+    await userEvent.click(screen.getByRole('button', { name: 'Add' }));
+    const french = within(await screen.findByRole('group', { name: 'Canadian French (fr-CA)' }));
+    expect(french.getByText(/4 texts not translated yet/)).toBeDefined();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Save the changes' }));
+    await screen.findByRole('dialog', { name: 'Save the changes to “Team size”?' });
+    expect(gateway.writes()[0]).toMatchObject({ method: 'PATCH', body: { translations: { de: { label: 'Teamgröße', helpText: 'Ungefähr.', options: { small: 'Klein', large: 'Groß' } } } } });
   });
 });

@@ -8,6 +8,7 @@ import { Notice } from '../../../components/Notice.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
 import { hasPermission, useSession } from '../../../session.tsx';
 import { createField, updateField } from './gateway.ts';
+import { TranslationsEditor } from './TranslationsEditor.tsx';
 import { FormPreview } from './FormPreview.tsx';
 import { ImpactDialog } from './ImpactDialog.tsx';
 import {
@@ -381,6 +382,9 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
             </Field>
           </div>
         </section>
+
+        <TranslationsEditor draft={draft} errorFor={err} register={register}
+          onChange={(translations) => change([...errors.keys()].filter((pointer) => pointer.startsWith('translations')), { ...draft, translations })} />
 
         <div className="actions oa-form-actions">
           <button type="submit" className="button" disabled={busy}>{busy && !pending ? 'Checking the impact…' : creating ? 'Add the field' : 'Save the changes'}</button>

@@ -94,7 +94,11 @@ export interface Draft {
   helpText: string;
   placeholder: string;
   description: string;
+  /** The texts in other languages, by language tag (edited side by side with the default texts). */
+  translations: Translations;
 }
+
+export type Translations = Schemas['OnboardingFieldTranslations'];
 
 let optionCounter = 0;
 export function newOption(value = '', label = ''): OptionDraft {
@@ -121,6 +125,7 @@ export function emptyDraft(nextSortOrder: number): Draft {
     helpText: '',
     placeholder: '',
     description: '',
+    translations: {},
   };
 }
 
@@ -143,6 +148,7 @@ export function draftOf(definition: Definition): Draft {
     helpText: definition.uiConfig.helpText ?? '',
     placeholder: definition.placeholder ?? '',
     description: definition.description ?? '',
+    translations: definition.translations,
   };
 }
 
@@ -246,6 +252,7 @@ export function settingsOf(draft: Draft): { settings: Settings; errors: FormErro
     uiConfig,
     placeholder: draft.placeholder.trim() === '' ? null : draft.placeholder,
     description: draft.description.trim() === '' ? null : draft.description,
+    translations: cleanTranslations(draft.translations, takesOptions(draft.fieldType) ? draft.options.map((option) => option.value) : []),
   };
   return { settings, errors };
 }
@@ -254,7 +261,27 @@ export function createBody(draft: Draft, settings: Settings): CreateBody {
   return { fieldKey: draft.fieldKey.trim(), ...settings };
 }
 
-const SETTING_KEYS = ['label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description'] as const;
+const SETTING_KEYS = ['label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description', 'translations'] as const;
+
+/**
+ * The translations as the gateway takes them: blank texts left out (a blank box means "not
+ * translated", shown in the default text), option labels only of options the field still
+ * has, languages with no text dropped.
+ */
+export function cleanTranslations(translations: Translations, optionValues: readonly string[]): Translations {
+  const cleaned: Translations = {};
+  for (const [language, texts] of Object.entries(translations)) {
+    const kept: Translations[string] = {};
+    for (const key of ['label', 'placeholder', 'description', 'helpText'] as const) {
+      const text = texts[key];
+      if (text !== undefined && text.trim() !== '') kept[key] = text;
+    }
+    const options = Object.entries(texts.options ?? {}).filter(([value, label]) => optionValues.includes(value) && label.trim() !== '');
+    if (options.length > 0) kept.options = Object.fromEntries(options);
+    if (Object.keys(kept).length > 0) cleaned[language] = kept;
+  }
+  return cleaned;
+}
 
 /**
  * A PATCH of the settings that differ from the stored definition (key order ignored), so a
@@ -374,6 +401,7 @@ export function changedWords(changedFields: readonly string[]): string {
     placeholder: 'placeholder',
     description: 'description',
     archived: 'archived',
+    translations: 'translations',
   };
   return changedFields.map((field) => words[field] ?? field).join(', ');
 }
@@ -382,6 +410,8 @@ export function changedWords(changedFields: readonly string[]): string {
 
 /** A person's name for the input behind a pointer below /body/ (for the error summary). */
 export function pointerLabel(pointer: string): string {
+  const translation = /^translations\/([^/]+)(?:\/(.+))?$/.exec(pointer);
+  if (translation) return `Translation (${translation[1]})${translation[2] ? `: ${translation[2].replace(/^options\//, 'option ')}` : ''}`;
   const option = /^options\/(\d+)(?:\/(value|label))?$/.exec(pointer);
   if (option) return `Option ${Number(option[1]) + 1}${option[2] ? ` ${option[2]}` : ''}`;
   const names: Record<string, string> = {

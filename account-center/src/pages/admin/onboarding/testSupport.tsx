@@ -32,6 +32,7 @@ export function definition(overrides: Partial<Definition> & Pick<Definition, 'fi
     uiConfig: {},
     placeholder: null,
     description: null,
+    translations: {},
     archived: false,
     archivedAt: null,
     createdAt: '2026-01-01T00:00:00Z',
