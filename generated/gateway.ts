@@ -695,9 +695,13 @@ export interface paths {
          *     platform's `custom` documents, such as a newsletter; never its terms or privacy
          *     notice, which a person accepts to use the platform). The withdrawal is a new row of the
          *     record (the acceptance stays, the latest row is the current state), audited as
-         *     `document.withdraw`. The platform reads it in `getPlatformAgreements` and in the next
-         *     exchange's `onboarding.acceptedDocuments`. Idempotent: withdrawing what is not accepted
-         *     records nothing and answers the current state.
+         *     `document.withdraw`. The document's platform (only that one) is told by a
+         *     `urn:auth-gateway:secevent:consent-withdrawn` Security Event Token (see
+         *     `SecurityEventType`), recorded in the same transaction as the row, when its
+         *     `eventDelivery` is `push` or `poll`; it also reads the withdrawal in
+         *     `getPlatformAgreements` and in the next exchange's `onboarding.acceptedDocuments`.
+         *     Idempotent: withdrawing what is not accepted records nothing, sends no event, and
+         *     answers the current state (two tabs withdrawing at once record one row and one event).
          */
         post: operations["withdrawAgreement"];
         delete?: never;
@@ -1711,9 +1715,10 @@ export interface paths {
          *     * the identity-provider account is deactivated, so the person cannot sign in again.
          *
          *     A later login with the same subject is refused with `403 ACCOUNT_DELETED` (a clear HTML
-         *     page); it never quietly creates a new user. Profile and onboarding values are kept for
-         *     `ACCOUNT_RETENTION_DAYS` (default 30), then the purge removes them and asks the identity
-         *     provider to delete the account. Idempotent.
+         *     page); it never quietly creates a new user. Profile, onboarding values and the agreement
+         *     record are kept for `ACCOUNT_RETENTION_DAYS` (default 30), then the purge removes them
+         *     and asks the identity provider to delete the account (a platform that must keep proof
+         *     of an acceptance keeps its own copy). Idempotent.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`). The person
          *     acts for themselves here: a platform's credential gives `403 FORBIDDEN`.
          */
@@ -1935,10 +1940,17 @@ export interface paths {
          *       stay (the account center and other platforms signed in with them are not signed out);
          *     * pending handoff codes of the person for the platform stop exchanging;
          *     * the person's platform-scoped onboarding values and their membership are removed (the
-         *       shared profile stays: other platforms use it).
+         *       shared profile stays: other platforms use it);
+         *     * the platform is told by a `urn:auth-gateway:secevent:platform-left` Security Event
+         *       Token when it receives events (`eventDelivery`);
+         *     * the person's agreement record for the platform's documents is kept as it is: it is
+         *       append-only while the account exists, and leaving writes no row in it (no
+         *       withdrawal, no `consent-withdrawn` event: `platform-left` says more). The record only
+         *       speaks for the membership it was made in.
          *
          *     Signing in to the platform again later starts afresh: a new membership, onboarding from
-         *     the start. Audited (`membership.leave`, with the platform). A platform the person has not
+         *     the start, and the platform's documents asked for again (acceptances of an earlier
+         *     membership do not count; each new acceptance is a new row of the record). Audited (`membership.leave`, with the platform). A platform the person has not
          *     used (or no longer uses), or an unknown one, gives `404 PLATFORM_NOT_FOUND`, so a second
          *     leave changes nothing. The gateway's own platform (`AUTH_PLATFORM_KEY`) gives
          *     `409 CONFLICT`. A platform's credential gives `403 FORBIDDEN`. Cookie-authenticated
@@ -2947,7 +2959,7 @@ export interface components {
          *     | `…:account-erased` | The retention ended and the gateway erased the person's data | `{}` |
          *     | `…:platform-left` | The person left this platform in the account center ("Leave this platform") | `{}` |
          *     | `…:profile-changed` | Profile properties changed that this platform's onboarding schema binds (active `PROFILE_FIELD` fields) | `fields`: the platform's own field keys whose value changed; never the values (read them with the person's credential) |
-         *     | `…:consent-withdrawn` | The person withdrew an agreement the platform relies on | `document`: the document's key; `version` |
+         *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}
@@ -3163,8 +3175,9 @@ export interface components {
          * @description Everything the gateway holds about one person, as one JSON document. Its members, in
          *     this order: `readme` (what each part is, in words), `format` and `exportedAt`, `user`,
          *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `auditEvents`.
-         *     Sessions and audit events are written as they are read, so the document can be long.
-         *     No secret is in it: no token, digest, sealed value, credential or client secret.
+         *     Agreements, sessions and audit events are written as they are read, so the document can
+         *     be long. No secret is in it: no token or token digest, sealed value, credential or
+         *     client secret (an agreement's `sha256` is the digest of a platform's public text).
          */
         DataExportDocument: {
             /** @description For each member of the document, what it holds. */
@@ -3185,7 +3198,14 @@ export interface components {
             platforms: Record<string, never>[];
             /** @description Onboarding answers (platform-scoped values) per platform, with each field's label and the requirement version the person completed there. */
             onboarding: Record<string, never>[];
-            /** @description The documents the person accepted (terms, privacy notices), per platform. */
+            /**
+             * @description The person's agreement record, every row oldest first, also of platforms the person
+             *     has left: `platformKey`, `platformName`, `documentKey`, `kind`, `version`, `title`
+             *     (in the language shown), `language`, `action` (`accept` or `withdraw`),
+             *     `recordedAt`, `sessionId` (the gateway session it happened in) and `sha256`, the
+             *     digest of the public text shown (not a secret: it lets the person check the
+             *     platform's published text). Written as it is read, like sessions.
+             */
             agreements: Record<string, never>[];
             /** @description Every gateway session still on record (live and ended), without tokens. */
             sessions: Record<string, never>[];

@@ -6,17 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { startHarness, addPlatform, browserLogin, PLATFORM_CALLBACK, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import type { OidcBrowser } from '../helpers/oidcBrowser.ts';
+import { person } from '../helpers/dataRights.ts';
+import { DEV_USERS } from '../../src/devidp/users.ts';
+import { purgeDeletedAccounts } from '../../src/services/account/deletion.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ADMIN = { username: 'admin', password: 'admin-password' };
 const ACCOUNT_CENTER = 'http://account.test';
+const LEO = person('leo');
+const MIA = person('mia');
+const login = (user: { username: string; password: string }) => ({ username: user.username, password: user.password });
 
 describe('documents and agreements in the login (issue 25)', () => {
   let harness: Harness;
   let adminCookie: string;
 
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await startHarness({}, { users: [...DEV_USERS, LEO, MIA] });
     const admin = await browserLogin(harness, (await addPlatform(harness)).key, ADMIN);
     adminCookie = cookieOf(admin.browser);
   });
@@ -125,6 +131,99 @@ describe('documents and agreements in the login (issue 25)', () => {
     const { location } = await browserLogin(harness, platform.key, ALICE);
     const res = await exchange(platform, codeAt(location)).expect(200);
     expect(res.body.onboarding).toMatchObject({ status: 'NOT_STARTED', missingDocuments: [{ documentKey: 'terms', kind: 'terms', version: 1 }], acceptedDocuments: [] });
+  });
+
+  /** The person's rows of the record for a platform, oldest first (straight from the table). */
+  async function recordRows(userId: string, key: string): Promise<string[]> {
+    const { rows } = await harness.database.db.raw(
+      `SELECT d.document_key || ':' || r.action || ':' || r.version AS row FROM agreement_records r
+         JOIN platform_documents d ON d.id = r.document_id JOIN platforms p ON p.id = r.platform_id
+        WHERE r.user_id = ? AND p.platform_key = ? ORDER BY r.id`,
+      [userId, key],
+    );
+    return rows.map((row: { row: string }) => row.row);
+  }
+
+  /** Signs in (central onboarding), accepts what is pending, completes and resumes: the exchange's answer. */
+  async function signInAccepting(platform: TestPlatform, user: { username: string; password: string }) {
+    const login = await browserLogin(harness, platform.key, user);
+    expect(`${login.location.origin}${login.location.pathname}`).toBe(`${ACCOUNT_CENTER}/onboarding/${platform.key}`);
+    const accepted = await acceptPending(login.browser, platform.key);
+    await accountCenter(login.browser).complete(platform.key).expect(200);
+    const resumed = await login.browser.get(`${harness.baseUrl}/v1/auth/resume?transaction=${login.location.searchParams.get('resume')}`);
+    const handed = await exchange(platform, codeAt(resumed.location!)).expect(200);
+    return { browser: login.browser, accepted, userId: handed.body.user.id as string, onboarding: handed.body.onboarding };
+  }
+
+  it('leaving a platform keeps the record, and the next sign-in asks for the documents again (a new membership); the new acceptance is a new row', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await publish(platform.key, 'terms', 'terms', true, '# Terms\n\nBe kind.');
+    await publish(platform.key, 'news', 'custom', false, 'A letter a month.');
+    const first = await signInAccepting(platform, login(LEO));
+    expect(first.accepted).toEqual(['terms']);
+    // The optional document too, so that leaving has a consent to speak for.
+    const news = (await accountCenter(first.browser).agreements(platform.key).expect(200)).body.documents.find((document: { documentKey: string }) => document.documentKey === 'news');
+    await accountCenter(first.browser).accept(platform.key, { documentKey: 'news', version: 1, language: 'en', sha256: news.current.texts.en.sha256 }).expect(200);
+    expect(await recordRows(first.userId, platform.key)).toEqual(['terms:accept:1', 'news:accept:1']);
+
+    // Signed in again while a member: nothing to accept.
+    const member = await browserLogin(harness, platform.key, login(LEO));
+    expect((await exchange(platform, codeAt(member.location)).expect(200)).body.onboarding).toMatchObject({ status: 'COMPLETE', missingDocuments: [] });
+
+    await request(harness.gateway.app).delete(`/v1/account/apps/${platform.key}`).set('Cookie', cookieOf(first.browser)).set('Origin', ACCOUNT_CENTER).expect(204);
+    // The record is untouched (append-only while the account exists; leaving writes no row either).
+    expect(await recordRows(first.userId, platform.key)).toEqual(['terms:accept:1', 'news:accept:1']);
+    await expect(harness.database.db.raw(`DELETE FROM agreement_records WHERE user_id = ?`, [first.userId])).rejects.toThrow(/append-only/);
+
+    // The next sign-in is a new membership: the terms are asked for again, the old consent does not carry over.
+    const again = await browserLogin(harness, platform.key, login(LEO));
+    expect(`${again.location.origin}${again.location.pathname}`).toBe(`${ACCOUNT_CENTER}/onboarding/${platform.key}`);
+    const standing = (await accountCenter(again.browser).agreements(platform.key).expect(200)).body;
+    expect(standing.documents.map((document: { documentKey: string; state: string }) => `${document.documentKey}:${document.state}`).sort()).toEqual(['news:not_accepted', 'terms:pending']);
+    // Withdrawing the consent of the earlier membership records nothing: there is none now.
+    await request(harness.gateway.app).post(`/v1/agreements/${platform.key}/withdrawals`).set('Cookie', cookieOf(again.browser)).set('Origin', ACCOUNT_CENTER).send({ documentKey: 'news' }).expect(200);
+    expect(await acceptPending(again.browser, platform.key)).toEqual(['terms']);
+    await accountCenter(again.browser).complete(platform.key).expect(200);
+    const resumed = await again.browser.get(`${harness.baseUrl}/v1/auth/resume?transaction=${again.location.searchParams.get('resume')}`);
+    const handed = await exchange(platform, codeAt(resumed.location!)).expect(200);
+    expect(handed.body.onboarding).toMatchObject({ status: 'COMPLETE', missingDocuments: [], acceptedDocuments: [{ documentKey: 'terms', kind: 'terms', version: 1 }] });
+    expect(await recordRows(first.userId, platform.key)).toEqual(['terms:accept:1', 'news:accept:1', 'terms:accept:1']);
+  });
+
+  it('platform mode: after leaving, the exchange lists the documents as missing again', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'platform' });
+    await publish(platform.key, 'terms', 'terms', true, 'Terms.');
+    const first = await browserLogin(harness, platform.key, login(LEO));
+    expect((await exchange(platform, codeAt(first.location)).expect(200)).body.onboarding.missingDocuments).toEqual([{ documentKey: 'terms', kind: 'terms', version: 1 }]);
+    await acceptPending(first.browser, platform.key);
+    const member = await browserLogin(harness, platform.key, login(LEO));
+    expect((await exchange(platform, codeAt(member.location)).expect(200)).body.onboarding).toMatchObject({ missingDocuments: [], acceptedDocuments: [{ documentKey: 'terms', kind: 'terms', version: 1 }] });
+    await request(harness.gateway.app).delete(`/v1/account/apps/${platform.key}`).set('Cookie', cookieOf(first.browser)).set('Origin', ACCOUNT_CENTER).expect(204);
+    const again = await browserLogin(harness, platform.key, login(LEO));
+    expect((await exchange(platform, codeAt(again.location)).expect(200)).body.onboarding).toMatchObject({
+      status: 'NOT_STARTED',
+      missingDocuments: [{ documentKey: 'terms', kind: 'terms', version: 1 }],
+      acceptedDocuments: [],
+    });
+  });
+
+  it('an erased account: the record stays through the retention period, and the purge at its end erases it', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await publish(platform.key, 'terms', 'terms', true, 'Terms.');
+    const mia = await signInAccepting(platform, login(MIA));
+    expect(await recordRows(mia.userId, platform.key)).toEqual(['terms:accept:1']);
+
+    await request(harness.gateway.app).delete('/v1/account/me').set('Cookie', cookieOf(mia.browser)).set('Origin', ACCOUNT_CENTER).expect(204);
+    // Deleted but within the retention: nothing is erased yet.
+    expect((await purgeDeletedAccounts(harness.gateway.deps, 30)).purged).toBe(0);
+    expect(await recordRows(mia.userId, platform.key)).toEqual(['terms:accept:1']);
+
+    await harness.database.db.raw(`UPDATE users SET deleted_at = now() - interval '31 days' WHERE id = ?`, [mia.userId]);
+    expect((await purgeDeletedAccounts(harness.gateway.deps, 30)).purged).toBe(1);
+    expect(await recordRows(mia.userId, platform.key)).toEqual([]);
+    // Another person's record is not touched by it.
+    const { rows } = await harness.database.db.raw(`SELECT count(*)::int AS n FROM agreement_records WHERE user_id <> ?`, [mia.userId]);
+    expect(rows[0].n).toBeGreaterThan(0);
   });
 
   it("a platform's credential reads only its own platform's agreements", async () => {

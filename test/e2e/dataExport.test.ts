@@ -13,6 +13,7 @@ import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
 import { purgeExpiredExports } from '../../src/services/dataRights/exportRepository.ts';
 import { DATA_EXPORT_README } from '../../src/services/dataRights/document.ts';
+import { createDraft, publishVersion } from '../../src/services/documents/administration.ts';
 
 const ALICE = person('alice2');
 const BOB = person('bob');
@@ -61,6 +62,19 @@ describe('download my data', () => {
     // An administrator's action on one of her sessions is about her too.
     await me.delete(`/v1/sessions/${alice.sessionId}`).expect(204);
     const again = await signIn(harness, platform, ALICE, alice.browser);
+    // An agreement: a custom document (not required: the onboarding stays complete), accepted
+    // in German in the second session, then withdrawn.
+    const newsletter = await createDraft(db(), platform.key, 'newsletter', {
+      kind: 'custom',
+      material: false,
+      defaultLanguage: 'en',
+      texts: { en: { title: 'Newsletter', markdown: 'A letter a month.' }, de: { title: 'Rundbrief', markdown: 'Ein Brief im Monat.' } },
+    });
+    await publishVersion(db(), platform.key, 'newsletter', newsletter.version, CLI_ACTOR);
+    const shownSha256 = newsletter.texts.de!.sha256;
+    const asAgain = asPerson(harness, again.cookie);
+    await asAgain.post(`/v1/agreements/${platform.key}/acceptances`).send({ documentKey: 'newsletter', version: newsletter.version, language: 'de', sha256: shownSha256 }).expect(200);
+    await asAgain.post(`/v1/agreements/${platform.key}/withdrawals`).send({ documentKey: 'newsletter' }).expect(200);
 
     const id = await readyExport(again.cookie);
     const link = await linkFor(again.cookie, id);
@@ -82,10 +96,11 @@ describe('download my data', () => {
     expect(document.onboarding).toEqual([
       { platformKey: platform.key, completedRequirementVersion: 2, currentRequirementVersion: 2, values: [expect.objectContaining({ fieldKey: 'company', label: 'Company', type: 'TEXT', value: 'Acme', archived: false })] },
     ]);
-    expect(document.agreements).toEqual([]);
+    const agreement = { platformKey: platform.key, platformName: expect.any(String), documentKey: 'newsletter', kind: 'custom', version: newsletter.version, title: 'Rundbrief', language: 'de', sha256: shownSha256, sessionId: again.sessionId, recordedAt: expect.any(String) };
+    expect(document.agreements).toEqual([{ ...agreement, action: 'accept' }, { ...agreement, action: 'withdraw' }]);
     expect(document.sessions.map((s: { id: string }) => s.id).sort()).toEqual([alice.sessionId, again.sessionId].sort());
     expect(document.sessions.find((s: { id: string }) => s.id === alice.sessionId)).toMatchObject({ endReason: 'revoked', platforms: [platform.key] });
-    expect(document.auditEvents.map((e: { action: string }) => e.action)).toEqual(['session.revoke', 'data_export.start']);
+    expect(document.auditEvents.map((e: { action: string }) => e.action)).toEqual(['session.revoke', 'document.accept', 'document.withdraw', 'data_export.start']);
 
     // No secret: none of the values that the person's sign-ins left in the database, nor any property named like one.
     const { rows: stored } = await db().raw(
@@ -106,7 +121,7 @@ describe('download my data', () => {
 
     // The download is audited; a second export's document lists both.
     const { rows: audit } = await db().raw(`SELECT action FROM audit_events WHERE actor_user_id = ? ORDER BY occurred_at`, [again.userId]);
-    expect(audit.map((row: { action: string }) => row.action)).toEqual(['session.revoke', 'data_export.start', 'data_export.download']);
+    expect(audit.map((row: { action: string }) => row.action)).toEqual(['session.revoke', 'document.accept', 'document.withdraw', 'data_export.start', 'data_export.download']);
   });
 
   it('a link is single use, short-lived and replaced by the next one; HEAD does not spend it', async () => {

@@ -22,6 +22,7 @@ import { purgeDeletedAccounts } from '../../src/services/account/deletion.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { recordPersonEvent } from '../../src/services/events/record.ts';
+import { createDraft, publishVersion } from '../../src/services/documents/administration.ts';
 import { purgeSettledEvents, SECURITY_EVENT_MAX_ATTEMPTS, SETTLED_EVENT_RETENTION_DAYS } from '../../src/services/events/repository.ts';
 import { SECURITY_EVENT_TYPES } from '../../src/services/events/types.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
@@ -48,6 +49,7 @@ const EVAN = person('evan');
 const FIONA = person('fiona');
 const GUS = person('gus');
 const IVY = person('ivy');
+const HANK = person('hank');
 const ADMIN = { username: 'admin', password: 'admin-password' };
 
 interface Receiver {
@@ -68,7 +70,7 @@ describe('security events to platforms', () => {
   beforeAll(async () => {
     harness = await startHarness(
       { GATEWAY_SIGNING_KEYS: SIGNING_KEYS, ...OUTBOUND },
-      { users: [...DEV_USERS, DORA, EVAN, FIONA, GUS, IVY] },
+      { users: [...DEV_USERS, DORA, EVAN, FIONA, GUS, IVY, HANK] },
       { idpAccounts: (idp) => createDevIdpAccounts(idp.accounts, createLogger('silent')) },
     );
     jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
@@ -292,6 +294,44 @@ describe('security events to platforms', () => {
     await settle();
     expect(left.receiver.sets).toHaveLength(1);
     expect(stays.receiver.sets[0]).toMatchObject({ events: { [SECURITY_EVENT_TYPES.consentWithdrawn]: { document: 'terms', version: 1 } } });
+  });
+
+  it('withdrawing consent to a custom document tells that platform only, once: two tabs and a retry record one verified consent-withdrawn SET', async () => {
+    const newsletter = await pushPlatform();
+    const other = await pollPlatform();
+    const otherPushed = await pushPlatform();
+    const hank = await signInTo(HANK.login, [newsletter.platform, other.platform, otherPushed.platform]);
+    const draft = await createDraft(db(), newsletter.platform.key, 'newsletter', { kind: 'custom', material: false, defaultLanguage: 'en', texts: { en: { title: 'Newsletter', markdown: 'A letter a month.' } } });
+    const published = await publishVersion(db(), newsletter.platform.key, 'newsletter', draft.version, CLI_ACTOR);
+    expect(published.applied).toBe(true);
+    const asHank = (req: request.Test) => req.set('Cookie', hank.cookie).set('Origin', ACCOUNT_CENTER);
+    await asHank(api().post(`/v1/agreements/${newsletter.platform.key}/acceptances`))
+      .send({ documentKey: 'newsletter', version: draft.version, language: 'en', sha256: draft.texts.en!.sha256 })
+      .expect(200);
+
+    // Two tabs at once, then a retry: the membership lock serialises them; one withdrawal row, one event.
+    const withdraw = () => asHank(api().post(`/v1/agreements/${newsletter.platform.key}/withdrawals`)).send({ documentKey: 'newsletter' });
+    const [first, second] = await Promise.all([withdraw(), withdraw()]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect((await withdraw().expect(200)).body).toMatchObject({ documentKey: 'newsletter', state: 'withdrawn' });
+
+    await expect.poll(() => newsletter.receiver.sets.length, { timeout: 10_000 }).toBe(1);
+    expect(newsletter.receiver.sets[0]).toMatchObject({
+      sub: hank.userId,
+      aud: newsletter.platform.clientId,
+      events: { [SECURITY_EVENT_TYPES.consentWithdrawn]: { document: 'newsletter', version: draft.version } },
+    });
+    expect(newsletter.receiver.invalid).toEqual([]);
+    const recorded = await db().raw(`SELECT platform_id AS "platformId" FROM security_events WHERE user_id = ? AND event_type = ?`, [hank.userId, SECURITY_EVENT_TYPES.consentWithdrawn]);
+    expect(recorded.rows).toEqual([{ platformId: newsletter.id }]);
+    const withdrawals = await db().raw(`SELECT count(*)::int AS n FROM agreement_records WHERE user_id = ? AND action = 'withdraw'`, [hank.userId]);
+    expect(withdrawals.rows[0].n).toBe(1);
+
+    // The other platforms the person uses hear nothing of another platform's document.
+    expect((await poll(other.platform).expect(200)).body.sets).toEqual({});
+    await settle();
+    expect(otherPushed.receiver.requests).toBe(0);
+    expect(newsletter.receiver.sets).toHaveLength(1);
   });
 
   it('push retries a receiver that fails (503) until it takes the SET, and never sends it twice once taken', async () => {

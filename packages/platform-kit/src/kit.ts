@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { appendSetCookie, readCookies, serializeCookie } from './cookies.ts';
 import { loginCookieName, loginSeal, newLogin, sameState, type LoginInFlight } from './logins.ts';
 import { MemorySessionStore, type Session, type SessionStore } from './sessions.ts';
-import { clientWithCredential, clientWithPlatformSecret, type Exchanged, type GatewayClient, type OnboardingRequirements } from './client.ts';
+import { clientWithCredential, clientWithPlatformSecret, type Exchanged, type GatewayClient } from './client.ts';
+import { needsOnboarding, onboardingToDo, type OnboardingToDo } from './onboarding.ts';
 import { gatewayKeySet, verifyLogoutToken, type GatewayKeySet } from './verify.ts';
 import { failurePage, type SignInFailure } from './pages.ts';
 import { readForm, localPath, sameOriginRequest } from './requests.ts';
@@ -91,10 +92,17 @@ export interface PlatformKit {
   sessionCookieName: string;
   /** The typed client, calling as the session's person with its platform credential. */
   client(session: Session): GatewayClient;
-  /** `platform` onboarding: whether the person still has to go through this platform's own onboarding page. */
+  /**
+   * `platform` onboarding: whether the person still has to go through this platform's own
+   * onboarding page (fields to fill, or documents to accept), as the exchange said at sign-in.
+   */
   needsOnboarding(session: Session): boolean;
-  /** The onboarding requirements to render that page (GET /v1/onboarding/{platformKey}/requirements). */
-  onboardingRequirements(session: Session): Promise<OnboardingRequirements>;
+  /**
+   * What to render on that page, read now: the fields with their values (GET
+   * /v1/onboarding/{platformKey}/requirements), what is still missing (`missingFields`,
+   * `missingDocuments`), what is accepted, and the documents with their texts.
+   */
+  onboardingRequirements(session: Session): Promise<OnboardingToDo>;
   /** The link that starts a login returning to `returnTo`. */
   signInHref(returnTo?: string): string;
 }
@@ -317,12 +325,8 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     sessionId: (req) => readCookies(req).get(sessionCookieName),
     sessionCookieName,
     client: (session) => clientWithCredential(clientOptions, session.platformCredential),
-    needsOnboarding: (session) => session.onboarding.status !== 'COMPLETE',
-    async onboardingRequirements(session) {
-      const answer = await clientWithCredential(clientOptions, session.platformCredential).GET('/v1/onboarding/{platformKey}/requirements', { params: { path: { platformKey: options.platformKey } } });
-      if (!answer.data) throw new Error(`the gateway answered ${answer.response.status} for the onboarding requirements`);
-      return answer.data;
-    },
+    needsOnboarding,
+    onboardingRequirements: (session) => onboardingToDo(clientWithCredential(clientOptions, session.platformCredential), options.platformKey),
     signInHref,
   };
 }

@@ -15,6 +15,7 @@ import { freePort } from '../../../src/db/embedded.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
 import { createFieldDefinition } from '../../../src/services/onboarding/schema.ts';
+import { createDraft, publishVersion } from '../../../src/services/documents/administration.ts';
 import { generateSigningKeySpec } from '../../../src/services/backchannel/signingKeys.ts';
 import { createPlatformKit, MemorySessionStore, type PlatformKit } from '../src/index.ts';
 import { platformKitRouter, requireSession } from '../src/express.ts';
@@ -52,6 +53,9 @@ describe('the platform kit in an Express back end', () => {
       CLI_ACTOR,
     );
     await createFieldDefinition(harness.database.db, `${PLATFORM}_ONBOARDS`, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, CLI_ACTOR);
+    // And terms to accept (a required document).
+    const terms = await createDraft(harness.database.db, `${PLATFORM}_ONBOARDS`, 'terms', { kind: 'terms', material: true, defaultLanguage: 'en', texts: { en: { title: 'Terms', markdown: 'Be kind.' } } });
+    await publishVersion(harness.database.db, `${PLATFORM}_ONBOARDS`, 'terms', terms.version, CLI_ACTOR);
     const onboardingKit = createPlatformKit({
       gatewayUrl: harness.baseUrl, platformKey: `${PLATFORM}_ONBOARDS`, clientId: onboarding.platform.clientId!, clientSecret: onboarding.clientSecret, publicUrl: appUrl, cookieSecret,
       paths: { signIn: '/p/auth/login', callback: '/p/auth/callback', backchannelLogout: '/p/auth/backchannel-logout', signOut: '/p/auth/logout' },
@@ -62,7 +66,27 @@ describe('the platform kit in an Express back end', () => {
     app.use(platformKitRouter(onboardingKit));
     app.get('/p/onboarding', requireSession(onboardingKit), async (_req, res) => {
       const requirements = await onboardingKit.onboardingRequirements(res.locals.session);
-      res.json({ needsOnboarding: onboardingKit.needsOnboarding(res.locals.session), fields: requirements.fields.map((field) => [field.fieldKey, field.required, field.currentValue]) });
+      res.json({
+        needsOnboarding: onboardingKit.needsOnboarding(res.locals.session),
+        fields: requirements.fields.map((field) => [field.fieldKey, field.required, field.currentValue]),
+        missingFields: requirements.missingFields,
+        missingDocuments: requirements.missingDocuments,
+        acceptedDocuments: requirements.acceptedDocuments,
+        documents: requirements.documents.map((document) => [document.documentKey, document.state, document.current.texts.en?.title]),
+      });
+    });
+    // The platform's page records what the person accepted on it, with its own credential.
+    app.post('/p/onboarding/accept', requireSession(onboardingKit), async (_req, res) => {
+      const session = res.locals.session;
+      for (const document of (await onboardingKit.onboardingRequirements(session)).documents.filter((candidate) => candidate.state === 'pending')) {
+        const language = document.current.defaultLanguage;
+        const accepted = await onboardingKit.client(session).POST('/v1/agreements/{platformKey}/acceptances', {
+          params: { path: { platformKey: `${PLATFORM}_ONBOARDS` } },
+          body: { documentKey: document.documentKey, version: document.current.version, language, sha256: document.current.texts[language]!.sha256 },
+        });
+        if (!accepted.data) return void res.status(502).json(accepted.error);
+      }
+      res.status(204).end();
     });
     app.get('/me', requireSession(kit), async (_req, res) => {
       const me = await kit.client(res.locals.session).GET('/v1/me');
@@ -227,7 +251,7 @@ describe('the platform kit in an Express back end', () => {
     expect(await signedIn(second)).toMatchObject({ gatewaySessionId: ofSecond.gatewaySessionId });
   });
 
-  it('onboarding helpers: a person who has not been through the platform\'s own onboarding needs it, and gets its fields', async () => {
+  it('onboarding helpers: a person who has not been through the platform\'s own onboarding needs it, and gets its fields and the documents still to accept', async () => {
     const browser = new OidcBrowser();
     const guarded = await browser.get(`${appUrl}/p/onboarding`);
     expect(guarded.location).toBe(`${appUrl}/p/auth/login?returnTo=%2Fp%2Fonboarding`);
@@ -239,7 +263,24 @@ describe('the platform kit in an Express back end', () => {
     })();
     expect(callbackUrl.startsWith(`${appUrl}/p/auth/callback?`)).toBe(true);
     const page = await browser.followRedirects(await browser.get(callbackUrl), { maxHops: 3 });
-    expect(JSON.parse(page.response.text)).toEqual({ needsOnboarding: true, fields: [['company', true, null]] });
+    const terms = { documentKey: 'terms', kind: 'terms', version: 1 };
+    expect(JSON.parse(page.response.text)).toEqual({
+      needsOnboarding: true,
+      fields: [['company', true, null]],
+      missingFields: ['company'],
+      missingDocuments: [terms],
+      acceptedDocuments: [],
+      documents: [['terms', 'pending', 'Terms']],
+    });
+
+    // Accepted on the platform's page: the documents are done, the field is still missing.
+    expect((await browser.postForm(`${appUrl}/p/onboarding/accept`, {}, { origin: appUrl })).status).toBe(204);
+    expect(JSON.parse((await browser.get(`${appUrl}/p/onboarding`)).text)).toMatchObject({
+      missingFields: ['company'],
+      missingDocuments: [],
+      acceptedDocuments: [terms],
+      documents: [['terms', 'accepted', 'Terms']],
+    });
   });
 
   it('its back-channel endpoint answers 400 to a bad or missing token and 405 to anything but POST', async () => {

@@ -171,14 +171,21 @@ export async function lockUserForPurge(db: Db, userId: string): Promise<boolean>
 }
 
 /**
- * Removes a deleted user's personal data: profile, onboarding values and memberships, and
- * what the user row itself says about them. The row stays as a tombstone of the subject.
+ * Removes a deleted user's personal data: profile, onboarding values, memberships, the
+ * agreement record, and what the user row itself says about them. The row stays as a
+ * tombstone of the subject.
+ *
+ * The agreement record is append-only while the account exists (its trigger refuses deletion
+ * until `deleted_at` is set); at the end of the retention it goes with the rest of the
+ * person's data: a platform that must keep proof of an acceptance keeps its own copy (it reads
+ * the record with its credential, and hears of the deletion when it is scheduled).
  */
 export async function purgeUserData(db: Db, userId: string): Promise<void> {
   await db.raw(
     `WITH profile AS (DELETE FROM profiles WHERE user_id = :userId),
           onboarding_values AS (DELETE FROM onboarding_values WHERE user_id = :userId),
-          memberships AS (DELETE FROM platform_memberships WHERE user_id = :userId)
+          memberships AS (DELETE FROM platform_memberships WHERE user_id = :userId),
+          agreements AS (DELETE FROM agreement_records WHERE user_id = :userId)
      UPDATE users SET email = NULL, email_verified = false, display_name = NULL, deletion_receipt_digest = NULL, purged_at = now(), updated_at = now()
       WHERE id = :userId AND deleted_at IS NOT NULL`,
     { userId },

@@ -19,7 +19,7 @@ export const DATA_EXPORT_README: Readonly<Record<string, string>> = Object.freez
   picture: 'Your profile picture as stored: the image itself (base64 WebP) when the gateway keeps it, otherwise its address in the picture store.',
   platforms: 'Each platform you use (you signed in to it, or answered its onboarding): when you first used it, last signed in, and the requirement version of its onboarding you completed.',
   onboarding: 'Your answers to each platform\'s onboarding questions, per platform, with the field they answer and the requirement version you completed there. Profile answers are in `profile`.',
-  agreements: 'The documents (terms, privacy notices) you accepted, per platform, with their versions and when.',
+  agreements: 'Your record of the documents of each platform (terms, privacy notices, consents such as a newsletter), oldest first, including platforms you have left: each time you accepted a version or withdrew your consent (`action`), on which platform, the document, its version, its title and the language you were shown it in, when, and the gateway session it happened in. `sha256` is the fingerprint (SHA-256) of the public text you were shown, so the platform\'s published text can be checked against it.',
   sessions: 'Every sign-in (gateway session) still on record, live or ended: when, from which browser and coarse address, how you authenticated, which platforms received it, and why it ended. Never the session\'s tokens.',
   auditEvents: 'The audit trail about you: changes you made (with the properties named, never their values) and actions on your sessions.',
   secrets: 'Not included, on purpose: no token, password, digest, sealed value or credential is ever part of this document.',
@@ -39,22 +39,12 @@ export async function writeDataExportDocument(db: Db, userId: string, sink: Docu
     await member(sink, 'picture', await pictureSection(read));
     await member(sink, 'platforms', await read.platforms());
     await member(sink, 'onboarding', await read.onboarding());
-    await member(sink, 'agreements', await agreementsSection(db, userId));
+    await list(sink, 'agreements', read.agreements());
     await list(sink, 'sessions', read.sessions());
     await list(sink, 'auditEvents', read.auditEvents());
     await sink.write('}\n');
   });
   return sink.close();
-}
-
-/**
- * AGREEMENTS SECTION: the documents the person accepted. The terms work (issue 25, branch
- * `terms`) records document acceptances; once it is merged, read them here (per platform, with
- * the document's version and the time of acceptance). Until then the gateway records none,
- * so the list is empty (and the README says what it will hold).
- */
-async function agreementsSection(_db: Db, _userId: string): Promise<unknown[]> {
-  return [];
 }
 
 async function pictureSection(read: SnapshotReader): Promise<Record<string, unknown> | null> {

@@ -14,6 +14,7 @@ export interface SnapshotReader {
   picture(): Promise<{ id: string; store: string; image: Buffer | null; width: number; height: number; createdAt: Date; pictureUrl: string | null } | null>;
   platforms(): Promise<Record<string, unknown>[]>;
   onboarding(): Promise<Record<string, unknown>[]>;
+  agreements(): AsyncGenerator<Record<string, unknown>>;
   sessions(): AsyncGenerator<Record<string, unknown>>;
   auditEvents(): AsyncGenerator<Record<string, unknown>>;
 }
@@ -63,6 +64,20 @@ export async function readPersonSnapshot<T>(db: Db, userId: string, work: (reade
                 WHERE v.user_id = :userId
                 GROUP BY p.platform_key, m.completed_requirement_version, p.requirement_version
                 ORDER BY p.platform_key`),
+        // The agreement record (issue 25), every row: acceptances and withdrawals, also of
+        // platforms the person has left (leaving keeps the record). The title is the one of
+        // the language shown; `sha256` is the digest of that public text, no secret. A person
+        // who toggles a consent for years has many rows, so it comes through a cursor.
+        agreements: () =>
+          cursor(trx, 'export_agreements', userId,
+            `SELECT p.platform_key AS "platformKey", p.display_name AS "platformName", d.document_key AS "documentKey", d.kind,
+                    r.version, v.texts -> r.language ->> 'title' AS title, r.language, r.action, r.recorded_at AS "recordedAt",
+                    r.text_digest AS sha256, r.session_id AS "sessionId"
+               FROM agreement_records r
+               JOIN platforms p ON p.id = r.platform_id
+               JOIN platform_documents d ON d.id = r.document_id
+               JOIN document_versions v ON v.id = r.version_id
+              WHERE r.user_id = $1 ORDER BY r.id`),
         sessions: () =>
           cursor(trx, 'export_sessions', userId,
             `SELECT s.id, s.created_at AS "createdAt", s.last_used_at AS "lastUsedAt", s.expires_at AS "expiresAt",

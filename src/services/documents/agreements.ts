@@ -6,6 +6,7 @@ import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordConsentWithdrawn } from '../events/record.ts';
 import { toVersionView } from './administration.ts';
 import {
   documentStandings,
@@ -102,9 +103,11 @@ export interface ConsentWithdrawal {
 /**
  * Withdraws the person's consent to a document that allows it (custom documents): a new row
  * of the record, in one transaction with its audit event. Idempotent: when the latest record is
- * not an acceptance, nothing is written and `withdrawal` is null. The platform learns it from
- * getPlatformAgreements and the next exchange's `acceptedDocuments`; a consent-withdrawn
- * Security Event Token belongs in this same transaction, where `withdrawal` is known.
+ * not an acceptance, nothing is written and `withdrawal` is null (and no event: withdrawing
+ * twice tells the platform once). The platform learns it from a consent-withdrawn Security
+ * Event Token (RFC 8417) recorded in this same transaction (an outbox: the event commits or
+ * rolls back with the record row), and from getPlatformAgreements and the next exchange's
+ * `acceptedDocuments`.
  */
 export async function withdrawConsent(
   db: Db,
@@ -139,6 +142,9 @@ export async function withdrawConsent(
       });
       await recordAuditEvent(trx, { action: 'document.withdraw', platformKey: platform.platformKey, documentKey, documentVersion: latest.version, changedFields: [] }, actor);
       withdrawal = { userId, platformId: platform.id, platformKey: platform.platformKey, documentKey, version: latest.version };
+      // Only the document's own platform hears (platformId); it is related, since the membership
+      // row was locked (or created) above. Another platform the person uses learns nothing.
+      await recordConsentWithdrawn(trx, { userId, documentKey, version: latest.version, platformId: platform.id });
     }
     return { agreement: documentView(await agreementsOf(trx, platform, userId), documentKey), withdrawal };
   });

@@ -11,7 +11,20 @@ import type { DocumentKind, DocumentStanding, DocumentText } from '../../domain/
  * activeFieldsWithValues): the login path pays no extra round trip for it. Bindings
  * `:platformId`, `:userId`. A version is current from its effective date; the required version
  * is the latest material one in effect, or the first when none is material.
+ *
+ * Only records of the person's current membership count (CURRENT_MEMBERSHIP_RECORD): a person
+ * who left the platform keeps their record (append-only), but signing in again starts a new
+ * membership, and the documents are asked for again, as the rest of the onboarding is.
  */
+/**
+ * The join condition (agreement_records `r`, platform_memberships `m`) that keeps the rows
+ * recorded during the person's current membership of the record's platform. Leaving removes the
+ * membership and keeps the rows; the next sign-in creates a membership whose `created_at` is
+ * later than every earlier row. A row and the membership it creates (lockMembership) share one
+ * transaction's now(), hence `>=`. Reads by primary key of the membership.
+ */
+const CURRENT_MEMBERSHIP_RECORD = `m.user_id = r.user_id AND m.platform_id = r.platform_id AND r.recorded_at >= m.created_at`;
+
 export const DOCUMENT_STANDINGS_JSON = `
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'documentKey', d.document_key, 'kind', d.kind, 'currentVersion', v.current_version,
@@ -26,6 +39,7 @@ export const DOCUMENT_STANDINGS_JSON = `
        WHERE dv.document_id = d.id AND dv.published_at IS NOT NULL AND dv.effective_at <= now()) v
     LEFT JOIN LATERAL (
       SELECT r.action, r.version FROM agreement_records r
+        JOIN platform_memberships m ON ${CURRENT_MEMBERSHIP_RECORD}
        WHERE r.user_id = :userId AND r.document_id = d.id
        ORDER BY r.id DESC LIMIT 1) last ON true
    WHERE d.platform_id = :platformId AND v.current_version IS NOT NULL`;
@@ -182,7 +196,7 @@ export async function countAcceptancesByVersion(db: Db, platformId: string): Pro
     `SELECT latest.version_id AS "versionId", count(*) AS count
        FROM (SELECT DISTINCT ON (r.user_id, r.document_id) r.version_id, r.action
                FROM agreement_records r
-               JOIN platform_memberships m ON m.user_id = r.user_id AND m.platform_id = r.platform_id
+               JOIN platform_memberships m ON ${CURRENT_MEMBERSHIP_RECORD}
                JOIN users u ON u.id = r.user_id AND u.deleted_at IS NULL
               WHERE r.platform_id = ?
               ORDER BY r.user_id, r.document_id, r.id DESC) latest
@@ -228,9 +242,16 @@ export async function listRecords(db: Db, userId: string, platformId: string | n
   return rows;
 }
 
-/** The person's latest record for a document (their current state), if any. */
+/**
+ * The person's latest record for a document in their current membership (their current state),
+ * if any: after leaving and coming back, an acceptance from before is not one to repeat or
+ * withdraw.
+ */
 export async function latestRecord(db: Db, userId: string, documentId: string): Promise<RecordRow | undefined> {
-  const { rows } = await db.raw<{ rows: RecordRow[] }>(`${RECORD_SELECT} WHERE r.user_id = ? AND r.document_id = ? ORDER BY r.id DESC LIMIT 1`, [userId, documentId]);
+  const { rows } = await db.raw<{ rows: RecordRow[] }>(
+    `${RECORD_SELECT} JOIN platform_memberships m ON ${CURRENT_MEMBERSHIP_RECORD} WHERE r.user_id = ? AND r.document_id = ? ORDER BY r.id DESC LIMIT 1`,
+    [userId, documentId],
+  );
   return rows[0];
 }
 
