@@ -28,3 +28,29 @@ export function parseWithArguments<O extends OptionSpec>(args: string[], options
 export function toJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
+
+/** Option values the services take typed: the service decides ranges, the CLI only the shape. */
+export function booleanOption(name: string, value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`${name} must be true or false`);
+}
+
+export function integerOption(name: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${name} must be a whole number`);
+  return Number(value);
+}
+
+/** A decimal number, handed to the service as it is: the service decides the range (and whether it must be whole). */
+export function numberOption(name: string, value: string): number {
+  if (!/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(value)) throw new UsageError(`${name} must be a number`);
+  return Number(value);
+}
+
+export function jsonOption(name: string, value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new UsageError(`${name} must be JSON, for example '{"team":"identity"}'`);
+  }
+}

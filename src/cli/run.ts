@@ -19,34 +19,22 @@ import {
   type PlatformUpdateInput,
   type RegistryRules,
 } from '../services/registry/index.ts';
-import {
-  archiveFieldDefinition,
-  createFieldDefinition,
-  listFieldDefinitions,
-  updateFieldDefinition,
-  type FieldCreateInput,
-  type FieldUpdateInput,
-  type SchemaChangeResult,
-} from '../services/onboarding/schema.ts';
 import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
-import type { FieldDefinitionRow } from '../domain/onboarding.ts';
 import { FIELD_TYPES } from '../services/onboarding/values.ts';
 import {
   describeFieldError,
   formatAuditList,
   formatCredentials,
-  formatField,
-  formatFieldList,
   formatPlatform,
   formatPlatformList,
-  formatSchemaChangePreview,
 } from './format.ts';
 import { runDevCommand } from './devToken.ts';
 import { listSecurityEventDeliveries } from '../services/events/record.ts';
 import { formatSecurityEventDeliveries } from './formatEvents.ts';
 import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
 import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
-import { parse, parseWithArguments, toJson, UsageError, type OptionSpec } from './args.ts';
+import { booleanOption, integerOption, jsonOption, parse, parseWithArguments, toJson, UsageError, type OptionSpec } from './args.ts';
+import { parseFieldsCommand } from './fields.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -182,28 +170,6 @@ const CREATE_OPTIONS = { key: { type: 'string' }, ...SETTINGS_OPTIONS, inactive:
 const UPDATE_OPTIONS = SETTINGS_OPTIONS;
 const LIST_OPTIONS = { active: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 /** The field settings both fields create and fields update take (all strings: the service checks them). */
-const FIELD_SETTINGS_OPTIONS = {
-  label: { type: 'string' },
-  type: { type: 'string' },
-  source: { type: 'string' },
-  'profile-field': { type: 'string' },
-  required: { type: 'string' },
-  'sort-order': { type: 'string' },
-  option: { type: 'string', multiple: true },
-  'min-length': { type: 'string' },
-  'max-length': { type: 'string' },
-  min: { type: 'string' },
-  max: { type: 'string' },
-  width: { type: 'string' },
-  'help-text': { type: 'string' },
-  placeholder: { type: 'string' },
-  description: { type: 'string' },
-  'dry-run': { type: 'boolean' },
-} as const;
-const FIELD_CREATE_OPTIONS = { key: { type: 'string' }, ...FIELD_SETTINGS_OPTIONS } as const;
-const FIELD_UPDATE_OPTIONS = { ...FIELD_SETTINGS_OPTIONS, 'clear-options': { type: 'boolean' } } as const;
-const FIELD_LIST_OPTIONS = { archived: { type: 'boolean' } } as const;
-const FIELD_ARCHIVE_OPTIONS = { 'dry-run': { type: 'boolean' } } as const;
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const KEYS_OPTIONS = { 'batch-size': { type: 'string' } } as const;
 
@@ -382,140 +348,6 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
   }
 }
 
-function parseFieldsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
-  switch (action) {
-    case undefined:
-    case '--help':
-    case '-h':
-      return null;
-    case 'list': {
-      const { values, positionals } = parseWithArguments(args, FIELD_LIST_OPTIONS, 'fields list', ['the platform KEY']);
-      if (values.help) return null;
-      const [key] = positionals as [string];
-      const includeArchived = values.archived === true;
-      return async (db, _io, json) => {
-        const list = await listFieldDefinitions(db, key, includeArchived);
-        io.stdout(json ? toJson(list) : formatFieldList(list, includeArchived));
-      };
-    }
-    case 'create': {
-      const { values, positionals } = parseWithArguments(args, FIELD_CREATE_OPTIONS, 'fields create', ['the platform KEY']);
-      if (values.help) return null;
-      const [key] = positionals as [string];
-      if (values.key === undefined) throw new UsageError('fields create needs --key FIELD_KEY');
-      if (values.label === undefined) throw new UsageError('fields create needs --label LABEL');
-      if (values.type === undefined) throw new UsageError('fields create needs --type TYPE');
-      const { settings, validation, uiConfig } = fieldSettings(values);
-      const input = { fieldKey: values.key, ...settings } as FieldCreateInput;
-      // On create there is nothing to keep: the given keys without the empty ones, and no
-      // property at all when none is left (so the preview does not list it as set).
-      const newValidation = withChanges({}, validation);
-      const newUiConfig = withChanges({}, uiConfig);
-      if (Object.keys(newValidation).length > 0) input.validation = newValidation;
-      if (Object.keys(newUiConfig).length > 0) input.uiConfig = newUiConfig;
-      const dryRun = values['dry-run'] === true;
-      return async (db, _io, json) => {
-        printSchemaChange(io, json, await createFieldDefinition(db, key, input, CLI_ACTOR, { dryRun }));
-      };
-    }
-    case 'update': {
-      const { values, positionals } = parseWithArguments(args, FIELD_UPDATE_OPTIONS, 'fields update', ['the platform KEY', 'the FIELD_KEY']);
-      if (values.help) return null;
-      const [key, fieldKey] = positionals as [string, string];
-      const { settings, validation, uiConfig } = fieldSettings(values);
-      if (values['clear-options']) {
-        if (values.option !== undefined) throw new UsageError('fields update takes --option or --clear-options, not both');
-        settings.options = [];
-      }
-      const changesValidation = Object.keys(validation).length > 0;
-      const changesUiConfig = Object.keys(uiConfig).length > 0;
-      if (Object.keys(settings).length === 0 && !changesValidation && !changesUiConfig) {
-        throw new UsageError('fields update needs at least one option to change');
-      }
-      const dryRun = values['dry-run'] === true;
-      // The API replaces validation and uiConfig whole; each CLI option changes only its own key,
-      // so the others are kept from the stored definition, read under the service's row lock.
-      const patchOf = (current: FieldDefinitionRow): FieldUpdateInput => ({
-        ...(settings as FieldUpdateInput),
-        ...(changesValidation ? { validation: withChanges(current.validation, validation) } : {}),
-        ...(changesUiConfig ? { uiConfig: withChanges(current.uiConfig, uiConfig) } : {}),
-      });
-      return async (db, _io, json) => {
-        printSchemaChange(io, json, await updateFieldDefinition(db, key, fieldKey, patchOf, CLI_ACTOR, { dryRun }));
-      };
-    }
-    case 'archive': {
-      const { values, positionals } = parseWithArguments(args, FIELD_ARCHIVE_OPTIONS, 'fields archive', ['the platform KEY', 'the FIELD_KEY']);
-      if (values.help) return null;
-      const [key, fieldKey] = positionals as [string, string];
-      const dryRun = values['dry-run'] === true;
-      return async (db, _io, json) => {
-        printSchemaChange(io, json, await archiveFieldDefinition(db, key, fieldKey, CLI_ACTOR, { dryRun }));
-      };
-    }
-    default:
-      throw new UsageError(`unknown fields command "${action}" (list, create, update, archive)`);
-  }
-}
-
-type FieldSettingsValues = {
-  [K in keyof typeof FIELD_SETTINGS_OPTIONS]?: (typeof FIELD_SETTINGS_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof FIELD_SETTINGS_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
-};
-
-/** A key of validation or uiConfig to set, or (null) to remove. */
-type KeyChanges = Record<string, number | string | null>;
-
-/**
- * The settings the options give, named as in the API body, only those given: the
- * values go to the service as typed (it refuses what the API refuses), except that an
- * empty --placeholder, --description or --profile-field is null (none). validation and
- * uiConfig come apart, key by key, for the caller to merge.
- */
-function fieldSettings(values: FieldSettingsValues): { settings: Record<string, unknown>; validation: KeyChanges; uiConfig: KeyChanges } {
-  const settings: Record<string, unknown> = {};
-  if (values.label !== undefined) settings.label = values.label;
-  if (values.type !== undefined) settings.fieldType = values.type;
-  if (values.source !== undefined) settings.source = values.source;
-  if (values['profile-field'] !== undefined) settings.profileField = values['profile-field'] === '' ? null : values['profile-field'];
-  if (values.required !== undefined) settings.required = booleanOption('--required', values.required);
-  if (values['sort-order'] !== undefined) settings.sortOrder = numberOption('--sort-order', values['sort-order']);
-  if (values.option !== undefined) settings.options = values.option.map(fieldOption);
-  if (values.placeholder !== undefined) settings.placeholder = values.placeholder === '' ? null : values.placeholder;
-  if (values.description !== undefined) settings.description = values.description === '' ? null : values.description;
-
-  const validation: KeyChanges = {};
-  for (const [option, key] of [['min-length', 'minLength'], ['max-length', 'maxLength'], ['min', 'min'], ['max', 'max']] as const) {
-    const value = values[option];
-    if (value !== undefined) validation[key] = value === '' ? null : numberOption(`--${option}`, value);
-  }
-  const uiConfig: KeyChanges = {};
-  if (values.width !== undefined) uiConfig.width = values.width === '' ? null : values.width;
-  if (values['help-text'] !== undefined) uiConfig.helpText = values['help-text'] === '' ? null : values['help-text'];
-  return { settings, validation, uiConfig };
-}
-
-/** `--option VALUE=LABEL`: the value ends at the first "=", the label may hold more. */
-function fieldOption(text: string): { value: string; label: string } {
-  const at = text.indexOf('=');
-  if (at < 0) throw new UsageError(`--option must be VALUE=LABEL, for example --option 'eu=Europe' (got "${text}")`);
-  return { value: text.slice(0, at), label: text.slice(at + 1) };
-}
-
-/** `base` with the changes applied: a null change removes the key. */
-function withChanges<T extends object>(base: T, changes: KeyChanges): T {
-  const result: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(changes)) {
-    if (value === null) delete result[key];
-    else result[key] = value;
-  }
-  return result as T;
-}
-
-function printSchemaChange(io: CliIo, json: boolean, result: SchemaChangeResult): void {
-  if (result.applied) io.stdout(json ? toJson(result.field) : formatField(result.field));
-  else io.stdout(json ? toJson(result.preview) : formatSchemaChangePreview(result.preview));
-}
-
 function parseAuditCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
   if (action === undefined || action === '--help' || action === '-h') return null;
   if (action !== 'list') throw new UsageError(`unknown audit command "${action}" (list)`);
@@ -604,31 +436,6 @@ function parseWithKey<O extends OptionSpec>(args: string[], options: O, command:
   return { values, key: positionals[0] ?? '' };
 }
 
-
-function booleanOption(name: string, value: string): boolean {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new UsageError(`${name} must be true or false`);
-}
-
-function integerOption(name: string, value: string): number {
-  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${name} must be a whole number`);
-  return Number(value);
-}
-
-/** A decimal number, handed to the service as it is: the service decides the range (and whether it must be whole). */
-function numberOption(name: string, value: string): number {
-  if (!/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(value)) throw new UsageError(`${name} must be a number`);
-  return Number(value);
-}
-
-function jsonOption(name: string, value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new UsageError(`${name} must be JSON, for example '{"team":"identity"}'`);
-  }
-}
 
 /** Turning the handoff binding off reopens login CSRF through a handoff link: say so every time. */
 function warnHandoffChallengeOff(io: CliIo, platformKey: string): void {
