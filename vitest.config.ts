@@ -17,6 +17,9 @@ export default defineConfig({
           setupFiles: ['test/setup/env.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // expect.poll's default second is too short on a loaded two-core CI machine (a page that
+          // renders in 2 s there failed the branding test); a poll still ends as soon as it holds.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
       {

@@ -161,7 +161,11 @@ describe('the kit receives Security Event Tokens', () => {
     let jti = '';
     for (const id of jtis) if ((await recordOf(id)).platformKey === pushed.key) jti = id;
     // The first attempt failed (500): the event waits for graphile-worker's retry, brought forward here.
-    await expect.poll(async () => (await db().raw(`SELECT attempts FROM graphile_worker.jobs WHERE key = ?`, [`secevent:${jti}`])).rows[0]?.attempts ?? 0, { timeout: 10_000 }).toBe(1);
+    // graphile-worker counts the attempt when it takes the job, before the POST: wait for the
+    // failure it records afterwards, or the handler may not have run yet.
+    await expect
+      .poll(async () => (await db().raw(`SELECT attempts, last_error IS NOT NULL AS failed FROM graphile_worker.jobs WHERE key = ?`, [`secevent:${jti}`])).rows[0] ?? null, { timeout: 10_000 })
+      .toEqual({ attempts: 1, failed: true });
     expect(behaviour.has(userId)).toBe(false);
     expect(await recordOf(jti)).toMatchObject({ status: 'pending' });
     await db().raw(`SELECT graphile_worker.reschedule_jobs(ARRAY(SELECT id FROM graphile_worker.jobs WHERE key = ?), run_at => now())`, [`secevent:${jti}`]);

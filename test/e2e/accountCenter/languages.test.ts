@@ -67,6 +67,8 @@ describe.skipIf(!hasChromium)(`account center languages in Chromium${hasChromium
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('de-DE');
     expect(await page.getByRole('navigation', { name: 'Hauptnavigation' }).getByRole('link', { name: 'Profil' }).isVisible()).toBe(true);
     expect(await page.getByRole('combobox', { name: 'Sprache' }).inputValue()).toBe('de');
+    // The fields come with the requirements (asked in the page's language) after the form's frame.
+    await page.getByLabel(/^Vorname/).waitFor();
     for (const label of ['Vorname', 'Unternehmen', 'Land', 'Teamgröße', 'Telefon (geschäftlich)', 'Senden Sie mir den Produkt-Newsletter']) {
       expect(await page.getByLabel(label, { exact: false }).count(), label).toBeGreaterThan(0);
     }
