@@ -109,10 +109,11 @@ export function tooManyAttemptsText(intl: IntlShape, seconds: number | null): st
   return intl.formatMessage({ id: 'account.tooManyAttempts' }, { seconds });
 }
 
-export const STATUS_TEXT: Record<OnboardingStatusValue, { label: string; className: string }> = {
-  COMPLETE: { label: 'Complete', className: 'badge badge-success' },
-  IN_PROGRESS: { label: 'In progress', className: 'badge badge-warning' },
-  NOT_STARTED: { label: 'Not started', className: 'badge badge-muted' },
+/** The badge style of each onboarding status; its words are `profile.status.<status>`. */
+export const STATUS_TEXT: Record<OnboardingStatusValue, { className: string }> = {
+  COMPLETE: { className: 'badge badge-success' },
+  IN_PROGRESS: { className: 'badge badge-warning' },
+  NOT_STARTED: { className: 'badge badge-muted' },
 };
 
 /** Up to two initials for the picture's placeholder. */

@@ -331,9 +331,9 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
               {takesLengths(draft.fieldType) ? (
                 <>
                   <NumberBox label={t('schema.pointer.validation/minLength')} pointer="validation/minLength" value={draft.minLength} error={err('validation/minLength') ?? err('validation')} register={register}
-                    help="In characters." onChange={(value) => change(['validation/minLength', 'validation'], { ...draft, minLength: value })} />
+                    help={t('schema.editor.inCharacters')} onChange={(value) => change(['validation/minLength', 'validation'], { ...draft, minLength: value })} />
                   <NumberBox label={t('schema.pointer.validation/maxLength')} pointer="validation/maxLength" value={draft.maxLength} error={err('validation/maxLength')} register={register}
-                    help="In characters." onChange={(value) => change('validation/maxLength', { ...draft, maxLength: value })} />
+                    help={t('schema.editor.inCharacters')} onChange={(value) => change('validation/maxLength', { ...draft, maxLength: value })} />
                 </>
               ) : (
                 <>
