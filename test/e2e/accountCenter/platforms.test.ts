@@ -341,6 +341,28 @@ describe.skipIf(!hasChromium)(`platform registry pages in Chromium${hasChromium 
     await context.close();
   });
 
+  it('in German (the browser asks for de-DE) at 390 px: the list and a platform by their German labels, without a sideways scroll, axe clean', async () => {
+    const { context, page } = await stack.newPage({ width: 390, height: 900, locale: 'de-DE' });
+    await signIn(stack, page, '/admin/platforms', USERS.admin);
+    await page.getByRole('heading', { name: 'Plattformen', level: 1 }).waitFor();
+    await page.getByRole('table', { name: /^Plattformen, Seite 1/ }).waitFor();
+    expect(await page.getByLabel('Nach Schlüssel oder Name suchen').count()).toBe(1);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible(page, 'platform list in German at 390 px');
+    await page.getByRole('link', { name: KEY }).click();
+    await page.getByRole('heading', { name: 'Einstellungen' }).waitFor();
+    await page.getByRole('button', { name: 'Zugangsdaten erneuern' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible(page, 'platform page in German at 390 px');
+    await screenshots(page, 'admin-platform-detail-de');
+    await page.getByRole('link', { name: 'Bearbeiten', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Rücksprung-URL 1' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible(page, 'platform form in German at 390 px');
+    await screenshots(page, 'admin-platform-edit-de');
+    await context.close();
+  });
+
   it('someone without platforms:admin who opens /admin/platforms is told the page needs administrator rights', async () => {
     const { context: other, page: alice } = await stack.newPage();
     await alice.goto(`${stack.url}/admin/platforms`);

@@ -255,7 +255,7 @@ describe.skipIf(!hasChromium)(`onboarding schema editor in Chromium${hasChromium
     await page.getByRole('alert').filter({ hasText: 'This platform already has a field with this key. Choose another key.' }).waitFor();
     expect(await key.getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('document.activeElement?.id')).toBe(await key.getAttribute('id'));
-    expect(await page.getByText(`The platform already has a field company.`).first().isVisible()).toBe(true);
+    expect(await page.getByText('This platform already has a field with the key company.').first().isVisible()).toBe(true);
 
     await key.fill('size');
     await page.getByRole('combobox', { name: 'Type' }).selectOption('SELECT');

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState, type ChangeEvent } from 'react';
+import { useIntl, type IntlShape } from 'react-intl';
 import { ApiProblem, call, type Problem } from '../../api.ts';
+import { problemText } from '../../i18n/problems.ts';
 import { useSession } from '../../session.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { Field } from '../../components/Field.tsx';
@@ -22,6 +24,8 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
   uploadFetch?: UploadFetch;
 }) {
   const { api, reload } = useSession();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const inputRef = useRef<HTMLInputElement>(null);
   const statusRef = useRef<HTMLDivElement>(null);
   const [file, setFile] = useState<File | null>(null);
@@ -63,7 +67,7 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
       setFileError(null);
       return;
     }
-    const problem = avatarFileProblem(chosen);
+    const problem = avatarFileProblem(intl, chosen);
     setFileError(problem);
     if (problem) clearChoice();
     else setFile(chosen);
@@ -72,7 +76,7 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
   // The browser could not decode the chosen file (a damaged picture, or another kind of file
   // with a picture's name): say so beside the input instead of a broken preview, and drop it.
   function unreadable(chosen: File) {
-    setFileError(`“${chosen.name}” could not be shown as a picture: it may be damaged. Choose another PNG, JPEG or WebP picture.`);
+    setFileError(t('account.picture.unreadable', { name: chosen.name }));
     clearChoice();
   }
 
@@ -81,11 +85,11 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
     setUploading(true);
     setFileError(null);
     try {
-      await uploadPicture(api, file, uploadFetch);
+      await uploadPicture(intl, api, file, uploadFetch);
       clearChoice();
       await onChanged();
       void reload();
-      announce('Your new picture is saved.');
+      announce(t('account.picture.saved'));
     } catch (failure) {
       setFileError(failure instanceof Error ? failure.message : String(failure));
     } finally {
@@ -101,9 +105,9 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
       setConfirmRemove(false);
       await onChanged();
       void reload();
-      announce('Your picture was removed.');
+      announce(t('account.picture.removed'));
     } catch (failure) {
-      setRemoveError(`The picture was not removed. ${failure instanceof Error ? failure.message : ''}`.trim());
+      setRemoveError(t('account.picture.notRemoved', { reason: failure instanceof ApiProblem ? problemText(intl, failure) : failure instanceof Error ? failure.message : '' }).trim());
     } finally {
       setRemoving(false);
     }
@@ -113,9 +117,9 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
     <div className="profile-avatar">
       <div className="profile-avatar-current">
         {profile.pictureUrl ? (
-          <img className="profile-avatar-image" src={profile.pictureUrl} alt="Your profile picture" width={112} height={112} />
+          <img className="profile-avatar-image" src={profile.pictureUrl} alt={t('account.picture.current')} width={112} height={112} />
         ) : (
-          <span className="profile-avatar-image profile-avatar-initials" role="img" aria-label="No picture yet: your initials are shown instead">
+          <span className="profile-avatar-image profile-avatar-initials" role="img" aria-label={t('account.picture.initials')}>
             {initialsOf(profile)}
           </span>
         )}
@@ -125,8 +129,8 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
           {done ? <Notice tone="success" title={done} /> : null}
         </div>
         <Field
-          label="Choose a picture"
-          help="PNG, JPEG or WebP, at most 5 MB. The gateway keeps a copy of at most 512 × 512 pixels, without the photo's location or other details."
+          label={t('account.picture.choose')}
+          help={t('account.picture.help')}
           error={fileError}
         >
           {({ id, describedBy, invalid }) => (
@@ -136,9 +140,12 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
         </Field>
         {file ? (
           <figure className="profile-preview">
-            {preview ? <img src={preview} alt="Preview of the chosen picture" width={112} height={112} onError={() => unreadable(file)} /> : null}
+            {preview ? <img src={preview} alt={t('account.picture.preview')} width={112} height={112} onError={() => unreadable(file)} /> : null}
             <figcaption>
-              <span className="profile-preview-name">{file.name}</span> ({formatBytes(file.size)}), not uploaded yet.
+              {intl.formatMessage(
+                { id: 'account.picture.notUploaded' },
+                { name: <span className="profile-preview-name">{file.name}</span>, size: formatBytes(intl, file.size) },
+              )}
             </figcaption>
           </figure>
         ) : null}
@@ -146,26 +153,26 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
           {file ? (
             <>
               <button type="button" className="button" onClick={() => void upload()} aria-disabled={uploading || undefined}>
-                {uploading ? 'Uploading…' : 'Upload picture'}
+                {t(uploading ? 'account.picture.uploading' : 'account.picture.upload')}
               </button>
-              <button type="button" className="button button-secondary" onClick={clearChoice} disabled={uploading}>Cancel</button>
+              <button type="button" className="button button-secondary" onClick={clearChoice} disabled={uploading}>{t('common.cancel')}</button>
             </>
           ) : null}
           {profile.pictureUrl && !file ? (
-            <button type="button" className="button button-secondary" onClick={() => { setRemoveError(null); setConfirmRemove(true); }}>Remove picture</button>
+            <button type="button" className="button button-secondary" onClick={() => { setRemoveError(null); setConfirmRemove(true); }}>{t('account.picture.remove')}</button>
           ) : null}
         </div>
       </div>
       <ConfirmDialog
         open={confirmRemove}
-        title="Remove your picture?"
-        confirmLabel="Remove picture"
+        title={t('account.picture.removeTitle')}
+        confirmLabel={t('account.picture.remove')}
         danger
         busy={removing}
         onConfirm={() => void remove()}
         onCancel={() => setConfirmRemove(false)}
       >
-        <p>Platforms that show your picture will show your initials instead. You can upload a new picture at any time.</p>
+        <p>{t('account.picture.removeEffect')}</p>
         {removeError ? <p className="field-error" role="alert">{removeError}</p> : null}
       </ConfirmDialog>
     </div>
@@ -178,7 +185,7 @@ export function AvatarSection({ profile, onChanged, uploadFetch = browserFetch }
  * store must never see the gateway's credentials), then confirm when the store needs it.
  * Throws an Error whose message is for people.
  */
-export async function uploadPicture(api: ReturnType<typeof useSession>['api'], file: File, uploadFetch: UploadFetch): Promise<string> {
+export async function uploadPicture(intl: IntlShape, api: ReturnType<typeof useSession>['api'], file: File, uploadFetch: UploadFetch): Promise<string> {
   let ticket;
   try {
     ticket = await call(api.POST('/v1/profile/me/avatar/upload-request', {
@@ -186,44 +193,44 @@ export async function uploadPicture(api: ReturnType<typeof useSession>['api'], f
     }));
   } catch (failure) {
     const problem = failure instanceof ApiProblem ? failure : new ApiProblem(0, null);
-    throw new Error(uploadProblemText(problem.status, problem.problem));
+    throw new Error(uploadProblemText(intl, problem.status, problem.problem));
   }
-  await send(uploadFetch, ticket.uploadUrl, { method: ticket.method, headers: ticket.headers, body: file, credentials: 'omit', mode: 'cors' });
-  if (ticket.confirmUrl !== null) await send(uploadFetch, ticket.confirmUrl, { method: 'POST', credentials: 'omit', mode: 'cors' });
+  await send(intl, uploadFetch, ticket.uploadUrl, { method: ticket.method, headers: ticket.headers, body: file, credentials: 'omit', mode: 'cors' });
+  if (ticket.confirmUrl !== null) await send(intl, uploadFetch, ticket.confirmUrl, { method: 'POST', credentials: 'omit', mode: 'cors' });
   return ticket.pictureUrl;
 }
 
-async function send(uploadFetch: UploadFetch, url: string, init: RequestInit): Promise<void> {
+async function send(intl: IntlShape, uploadFetch: UploadFetch, url: string, init: RequestInit): Promise<void> {
   let response: Response;
   try {
     response = await uploadFetch(url, init);
   } catch {
-    throw new Error(uploadProblemText(0, null));
+    throw new Error(uploadProblemText(intl, 0, null));
   }
   if (response.ok) return;
   let problem: Problem | null = null;
   if (/json/.test(response.headers.get('Content-Type') ?? '')) {
     problem = (await response.json().catch(() => null)) as Problem | null;
   }
-  throw new Error(uploadProblemText(response.status, problem));
+  throw new Error(uploadProblemText(intl, response.status, problem));
 }
 
 /** People's words for a failed ticket, upload or confirmation. */
-export function uploadProblemText(status: number, problem: Problem | null): string {
+export function uploadProblemText(intl: IntlShape, status: number, problem: Problem | null): string {
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id: `account.upload.${id}` }, values);
   const code = problem?.code;
-  if (code === 'IMAGE_INVALID') {
-    return 'The file could not be read as the picture it claims to be. Choose another PNG, JPEG or WebP picture.';
-  }
-  if (status === 413 || code === 'PAYLOAD_TOO_LARGE') return 'The picture is too large: a picture can be at most 5 MB.';
-  if (status === 415 || code === 'UNSUPPORTED_MEDIA_TYPE') return 'This kind of file is not accepted. Choose a PNG, JPEG or WebP picture.';
-  if (code === 'UPLOAD_TICKET_INVALID' || status === 404) return 'The upload permission expired or was already used. Choose “Upload picture” to try again.';
+  if (code === 'IMAGE_INVALID') return t('imageInvalid');
+  if (status === 413 || code === 'PAYLOAD_TOO_LARGE') return t('tooLarge');
+  if (status === 415 || code === 'UNSUPPORTED_MEDIA_TYPE') return t('wrongType');
+  if (code === 'UPLOAD_TICKET_INVALID' || status === 404) return t('ticketInvalid');
   if (code === 'VALIDATION_FAILED') {
     const pointers = (problem?.errors ?? []).map((error) => error.pointer);
-    if (pointers.includes('/body/contentType')) return 'This kind of file is not accepted. Choose a PNG, JPEG or WebP picture.';
-    if (pointers.includes('/body/contentLength')) return 'The picture is too large: a picture can be at most 5 MB.';
+    if (pointers.includes('/body/contentType')) return t('wrongType');
+    if (pointers.includes('/body/contentLength')) return t('tooLarge');
   }
-  if (status === 401) return 'Your sign-in has ended. Sign in again to change your picture.';
-  if (status === 0) return 'The picture could not be uploaded: the connection failed. Check your connection and try again.';
-  if (status === 503) return 'Pictures cannot be stored right now. Try again later.';
-  return `The picture could not be uploaded (error ${status}).${problem?.detail ? ` ${problem.detail}` : ''}`;
+  if (status === 401) return t('signedOut');
+  if (status === 0) return t('network');
+  if (status === 503) return t('unavailable');
+  // The gateway's own detail (English) follows, for a failure this page has no words for.
+  return t('failed', { status, detail: problem?.detail ?? '' }).trim();
 }

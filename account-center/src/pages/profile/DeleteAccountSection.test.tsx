@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeGateway, noContent, problem, renderProfilePage, SLOW } from './testGateway.tsx';
+import { fakeGateway, json, me, noContent, PROFILE, problem, renderProfilePage, SLOW } from './testGateway.tsx';
 
 async function openDialog(gateway = fakeGateway({ 'DELETE /v1/account/me': noContent() })) {
   renderProfilePage(gateway);
@@ -59,7 +59,28 @@ describe('profile: account deletion', SLOW, () => {
     const { dialog } = await openDialog(fakeGateway({ 'DELETE /v1/account/me': problem(503, 'DATABASE_UNAVAILABLE', 'The database is not available.') }));
     await userEvent.type(dialog.getByRole('textbox', { name: 'Type DELETE to confirm' }), 'DELETE');
     await userEvent.click(dialog.getByRole('button', { name: 'Delete my account' }));
-    expect(await dialog.findByText('Your account was not deleted. The database is not available.')).toBeDefined();
+    // In the account center's words for the code (errors catalogue), not the gateway's English detail.
+    expect(await dialog.findByText('Your account was not deleted. The service is unavailable right now. Try again in a moment.')).toBeDefined();
     expect(screen.getByRole('dialog', { name: 'Delete your account?' })).toBeDefined();
+  });
+
+  it('in German the word to type is LÖSCHEN, and DELETE does not confirm', async () => {
+    const caller = me();
+    const gateway = fakeGateway({
+      'GET /v1/me': json(200, { ...caller, user: { ...caller.user, locale: 'de-DE' } }),
+      'GET /v1/profile/me': json(200, { ...PROFILE, locale: 'de-DE' }),
+      'DELETE /v1/account/me': noContent(),
+    });
+    renderProfilePage(gateway);
+    const zone = within(await screen.findByRole('region', { name: 'Konto löschen' }));
+    await userEvent.click(zone.getByRole('button', { name: 'Mein Konto löschen …' }));
+    const dialog = within(screen.getByRole('dialog', { name: 'Ihr Konto löschen?' }));
+    const confirm = dialog.getByRole('button', { name: 'Mein Konto löschen' }) as HTMLButtonElement;
+    const box = dialog.getByRole('textbox', { name: 'Geben Sie zur Bestätigung LÖSCHEN ein' });
+    await userEvent.type(box, 'DELETE');
+    expect(confirm.disabled).toBe(true);
+    await userEvent.clear(box);
+    await userEvent.type(box, 'LÖSCHEN');
+    expect(confirm.disabled).toBe(false);
   });
 });

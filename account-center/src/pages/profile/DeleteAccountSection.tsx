@@ -1,11 +1,16 @@
 import { useState } from 'react';
+import { useIntl } from 'react-intl';
 import { ApiProblem, call } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { Field } from '../../components/Field.tsx';
+import { problemText } from '../../i18n/problems.ts';
 
-/** What the person types to confirm (the same for everyone; an e-mail may be missing). */
-export const DELETE_CONFIRMATION = 'DELETE';
+/**
+ * What the person types to confirm: one word for everyone (an e-mail may be missing), in the
+ * page's language (`account.delete.word`: DELETE, LÖSCHEN).
+ */
+const CONFIRMATION_WORD_ID = 'account.delete.word';
 
 /**
  * The danger zone: deleting the account, after a dialog that says what happens and a typed
@@ -13,11 +18,14 @@ export const DELETE_CONFIRMATION = 'DELETE';
  */
 export function DeleteAccountSection({ onDeleted }: { onDeleted: () => void }) {
   const { api } = useSession();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+  const word = t(CONFIRMATION_WORD_ID);
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const confirmed = typed.trim() === DELETE_CONFIRMATION;
+  const confirmed = typed.trim() === word;
 
   const close = () => {
     if (busy) return;
@@ -36,39 +44,36 @@ export function DeleteAccountSection({ onDeleted }: { onDeleted: () => void }) {
     } catch (failure) {
       const problem = failure instanceof ApiProblem ? failure : new ApiProblem(0, null);
       setError(problem.needsSignIn
-        ? 'Your sign-in has ended, so the account was not deleted. Sign in again and retry.'
-        : `Your account was not deleted. ${problem.message}`);
+        ? t('account.delete.signedOut')
+        : t('account.delete.failed', { reason: problemText(intl, problem) }));
       setBusy(false);
     }
   }
 
   return (
     <>
-      <p>
-        Deleting your account ends every sign-in at once, and the platforms you use lose access to
-        your details. This cannot be undone.
-      </p>
+      <p>{t('account.delete.intro')}</p>
       <div className="actions">
-        <button type="button" className="button button-danger" onClick={() => setOpen(true)}>Delete my account…</button>
+        <button type="button" className="button button-danger" onClick={() => setOpen(true)}>{t('account.delete.open')}</button>
       </div>
       <ConfirmDialog
         open={open}
-        title="Delete your account?"
-        confirmLabel="Delete my account"
+        title={t('account.delete.title')}
+        confirmLabel={t('account.delete.confirm')}
         danger
         canConfirm={confirmed}
         busy={busy}
         onConfirm={() => void remove()}
         onCancel={close}
       >
-        <p>When you delete your account:</p>
+        <p>{t('account.delete.when')}</p>
         <ul className="profile-consequences">
-          <li>every sign-in ends at once, here and on every platform, and you cannot sign in again;</li>
-          <li>the platforms you use lose access to your account and your details;</li>
-          <li>your profile, picture and onboarding answers are kept for a limited retention period, then removed for good.</li>
+          <li>{t('account.delete.signIns')}</li>
+          <li>{t('account.delete.platforms')}</li>
+          <li>{t('account.delete.retention')}</li>
         </ul>
         <form onSubmit={(event) => { event.preventDefault(); void remove(); }}>
-          <Field label={`Type ${DELETE_CONFIRMATION} to confirm`} help="In capital letters." error={error}>
+          <Field label={t('account.delete.typeToConfirm', { word })} help={t('account.delete.capitals')} error={error}>
             {({ id, describedBy, invalid }) => (
               <input id={id} type="text" value={typed} autoComplete="off" autoCapitalize="characters" spellCheck={false} disabled={busy}
                 aria-describedby={describedBy} aria-invalid={invalid || undefined} onChange={(event) => setTyped(event.target.value)} />

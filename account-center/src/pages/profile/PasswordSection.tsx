@@ -1,16 +1,19 @@
 import { useRef, useState, type FormEvent } from 'react';
+import { useIntl } from 'react-intl';
 import { ApiProblem, type Problem } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { ErrorSummary } from '../../components/ErrorSummary.tsx';
 import { Field } from '../../components/Field.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { retryAfterSeconds, sentence, tooManyAttemptsText } from './profileModel.ts';
+import { problemText, reasonText } from '../../i18n/problems.ts';
 import { useSummarySlot } from './summarySlot.tsx';
 
 type Errors = { currentPassword?: string; newPassword?: string };
 type Outcome = { kind: 'changed' } | { kind: 'failed'; message: string; errors: Errors; attempt: number };
 
-const LABELS = { currentPassword: 'Current password', newPassword: 'New password' } as const;
+/** The two inputs; their labels are `account.password.<key>`. */
+const LABEL_IDS = { currentPassword: 'account.password.currentPassword', newPassword: 'account.password.newPassword' } as const;
 
 /**
  * Changing the password at the identity provider. The passwords live only in this form's
@@ -20,6 +23,9 @@ const LABELS = { currentPassword: 'Current password', newPassword: 'New password
 export function PasswordSection() {
   const { api, me } = useSession();
   const summary = useSummarySlot('password');
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+  const labelOf = (key: keyof Errors) => t(LABEL_IDS[key]);
   const [currentPassword, setCurrentPassword] = useState('');
   const [newPassword, setNewPassword] = useState('');
   const [show, setShow] = useState(false);
@@ -39,11 +45,11 @@ export function PasswordSection() {
     event.preventDefault();
     if (busy) return;
     const missing: Errors = {};
-    if (currentPassword === '') missing.currentPassword = 'Enter your current password.';
-    if (newPassword === '') missing.newPassword = 'Enter a new password.';
-    else if ([...newPassword].length < 8) missing.newPassword = 'Use at least 8 characters for the new password.';
+    if (currentPassword === '') missing.currentPassword = t('account.password.currentMissing');
+    if (newPassword === '') missing.newPassword = t('account.password.newMissing');
+    else if ([...newPassword].length < 8) missing.newPassword = t('account.password.tooShort', { min: 8 });
     if (Object.keys(missing).length > 0) {
-      fail('Your password was not changed.', missing);
+      fail(t('account.password.notChanged'), missing);
       return;
     }
     setBusy(true);
@@ -51,7 +57,7 @@ export function PasswordSection() {
       // Not call(): a 429's Retry-After is in the response's headers.
       const result = await api.POST('/v1/account/password', { body: { currentPassword, newPassword } }).catch(() => null);
       if (!result) {
-        fail('Your password was not changed: the gateway could not be reached. Check your connection and try again.');
+        fail(t('account.password.network'));
         return;
       }
       const { response } = result;
@@ -63,20 +69,25 @@ export function PasswordSection() {
       }
       const problem = (result.error && typeof result.error === 'object' && 'code' in result.error ? result.error : null) as Problem | null;
       if (response.status === 429) {
-        fail(tooManyAttemptsText(retryAfterSeconds(response.headers.get('Retry-After'), problem?.detail)));
+        fail(tooManyAttemptsText(intl, retryAfterSeconds(response.headers.get('Retry-After'), problem?.detail)));
       } else if (response.status === 403 && problem?.code !== 'ORIGIN_NOT_ALLOWED') {
-        fail('Your password was not changed.', { currentPassword: 'The current password is not correct.' });
+        fail(t('account.password.notChanged'), { currentPassword: t('account.password.wrongCurrent') });
       } else if (response.status === 400) {
         const found = new ApiProblem(400, problem).fieldErrors();
+        const reasons = new Map((problem?.errors ?? []).map((error) => [error.pointer, error.reason]));
         const fieldErrors: Errors = {};
+        // The provider's own words for a refused new password (its policy) say what to change: kept as sent.
         if (found.has('newPassword')) fieldErrors.newPassword = sentence(found.get('newPassword')!);
-        if (found.has('currentPassword')) fieldErrors.currentPassword = sentence(`${LABELS.currentPassword} ${found.get('currentPassword')!}`);
-        fail(`Your password was not changed.${Object.keys(fieldErrors).length === 0 && problem?.detail ? ` ${problem.detail}` : ''}`, fieldErrors);
+        if (found.has('currentPassword')) {
+          fieldErrors.currentPassword =
+            reasonText(intl, reasons.get('/body/currentPassword'), labelOf('currentPassword')) ?? sentence(`${labelOf('currentPassword')} ${found.get('currentPassword')!}`);
+        }
+        fail(Object.keys(fieldErrors).length === 0 && problem?.detail ? t('account.password.notChangedDetail', { detail: problem.detail }) : t('account.password.notChanged'), fieldErrors);
       } else {
-        const detail = new ApiProblem(response.status, problem).message;
+        const detail = problemText(intl, new ApiProblem(response.status, problem));
         fail(response.status === 503
-          ? 'Your password was not changed: your sign-in provider cannot be reached right now. Try again later.'
-          : response.status === 401 ? 'Your sign-in has ended. Sign in again to change your password.' : `Your password was not changed. ${detail}`);
+          ? t('account.password.providerDown')
+          : response.status === 401 ? t('account.password.signedOut') : t('account.password.notChangedDetail', { detail }));
       }
     } finally {
       setBusy(false);
@@ -90,18 +101,18 @@ export function PasswordSection() {
         <ErrorSummary
           key={outcome.attempt}
           message={outcome.message}
-          errors={(Object.entries(outcome.errors) as [keyof Errors, string][]).map(([key, message]) => ({ inputId: ids.current[key], label: LABELS[key], message }))}
+          errors={(Object.entries(outcome.errors) as [keyof Errors, string][]).map(([key, message]) => ({ inputId: ids.current[key], label: labelOf(key), message }))}
         />
       ) : null}
       {outcome?.kind === 'changed' ? (
-        <Notice tone="success" title="Your password was changed.">
-          <p>Use the new password the next time you sign in.</p>
+        <Notice tone="success" title={t('account.password.changed')}>
+          <p>{t('account.password.changedNext')}</p>
         </Notice>
       ) : null}
       {/* For password managers: whose password this is (hidden, not focusable). */}
       <input type="text" name="username" autoComplete="username" value={me?.user.email ?? ''} readOnly hidden />
       <div className="form-grid">
-        <Field label={LABELS.currentPassword} width="half" error={errors.currentPassword ?? null}>
+        <Field label={labelOf('currentPassword')} width="half" error={errors.currentPassword ?? null}>
           {({ id, describedBy, invalid }) => {
             ids.current.currentPassword = id;
             return (
@@ -110,8 +121,8 @@ export function PasswordSection() {
             );
           }}
         </Field>
-        <Field label={LABELS.newPassword} width="half" error={errors.newPassword ?? null}
-          help="At least 8 characters. Your sign-in provider may have more rules; if it refuses the password, it says why here.">
+        <Field label={labelOf('newPassword')} width="half" error={errors.newPassword ?? null}
+          help={t('account.password.newHelp', { min: 8 })}>
           {({ id, describedBy, invalid }) => {
             ids.current.newPassword = id;
             return (
@@ -123,10 +134,10 @@ export function PasswordSection() {
       </div>
       <label className="choice profile-show-passwords">
         <input type="checkbox" checked={show} onChange={(event) => setShow(event.target.checked)} />
-        <span>Show passwords</span>
+        <span>{t('account.password.show')}</span>
       </label>
       <div className="actions">
-        <button type="submit" className="button" aria-disabled={busy || undefined}>{busy ? 'Changing…' : 'Change password'}</button>
+        <button type="submit" className="button" aria-disabled={busy || undefined}>{t(busy ? 'account.password.changing' : 'account.password.change')}</button>
       </div>
     </form>
   );

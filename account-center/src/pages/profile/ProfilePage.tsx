@@ -20,13 +20,14 @@ export interface SignedOutState {
   accountDeleted: true;
 }
 
+/** The page's sections in order; their headings are `profile.section.<id>`. */
 const SECTIONS = [
-  { id: 'profile-picture', title: 'Profile picture' },
-  { id: 'profile-details', title: 'Personal details' },
-  { id: 'profile-methods', title: 'Sign-in methods' },
-  { id: 'profile-password', title: 'Change your password' },
-  { id: 'profile-platforms', title: 'Your platforms' },
-  { id: 'profile-delete', title: 'Delete your account' },
+  { id: 'profile-picture' },
+  { id: 'profile-details' },
+  { id: 'profile-methods' },
+  { id: 'profile-password' },
+  { id: 'profile-platforms' },
+  { id: 'profile-delete' },
 ] as const;
 type SectionId = (typeof SECTIONS)[number]['id'];
 

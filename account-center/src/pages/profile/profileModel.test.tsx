@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { englishIntl, intlFor } from '../../i18n/useIntl.ts';
 import { avatarFileProblem, changesBetween, initialsOf, retryAfterSeconds, type ProfileValues } from './profileModel.ts';
 
 const values: ProfileValues = { firstName: 'Alice', lastName: null, displayName: 'Alice', dateOfBirth: null, phone: null, country: 'GB', locale: null };
@@ -26,10 +27,14 @@ describe('profile model', () => {
   });
 
   it('avatarFileProblem: PNG, JPEG and WebP up to 5 MiB, not empty', () => {
-    expect(avatarFileProblem({ name: 'a.jpg', type: 'image/jpeg', size: 5 * 1024 * 1024 })).toBeNull();
-    expect(avatarFileProblem({ name: 'a.webp', type: 'image/webp', size: 1 })).toBeNull();
-    expect(avatarFileProblem({ name: 'a.svg', type: 'image/svg+xml', size: 10 })).toMatch(/not a PNG, JPEG or WebP/);
-    expect(avatarFileProblem({ name: 'a.png', type: 'image/png', size: 0 })).toMatch(/empty/);
-    expect(avatarFileProblem({ name: 'a.png', type: 'image/png', size: 5 * 1024 * 1024 + 1 })).toMatch(/at most 5 MB/);
+    expect(avatarFileProblem(englishIntl(), { name: 'a.jpg', type: 'image/jpeg', size: 5 * 1024 * 1024 })).toBeNull();
+    expect(avatarFileProblem(englishIntl(), { name: 'a.webp', type: 'image/webp', size: 1 })).toBeNull();
+    expect(avatarFileProblem(englishIntl(), { name: 'a.svg', type: 'image/svg+xml', size: 10 })).toMatch(/not a PNG, JPEG or WebP/);
+    expect(avatarFileProblem(englishIntl(), { name: 'a.png', type: 'image/png', size: 0 })).toMatch(/empty/);
+    expect(avatarFileProblem(englishIntl(), { name: 'a.png', type: 'image/png', size: 5 * 1024 * 1024 + 1 })).toMatch(/at most 5 MB/);
+    // the size in the page's language: a decimal comma in German
+    expect(avatarFileProblem(intlFor({ language: 'de', locale: 'de' }), { name: 'a.png', type: 'image/png', size: 6 * 1024 * 1024 + 300 * 1024 })).toBe(
+      '„a.png“ ist 6,3 MB groß; ein Bild darf höchstens 5 MB groß sein. Wählen Sie ein kleineres Bild.',
+    );
   });
 });

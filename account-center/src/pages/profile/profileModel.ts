@@ -1,5 +1,6 @@
 // The profile page's pure helpers: the editable properties and their field definitions, what
 // changed, people's texts for the gateway's refusals, Retry-After, dates, method names.
+import type { IntlShape } from 'react-intl';
 import type { Schemas } from '../../api.ts';
 import type { FieldDefinition } from '../../fields/FieldInput.tsx';
 
@@ -103,15 +104,16 @@ export function retryAfterSeconds(header: string | null, detail: string | undefi
   return match ? Math.max(1, Number(match[1])) : null;
 }
 
-export function tooManyAttemptsText(seconds: number | null): string {
-  if (seconds === null) return 'Too many attempts; try again in a minute.';
-  return `Too many attempts; try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
+export function tooManyAttemptsText(intl: IntlShape, seconds: number | null): string {
+  if (seconds === null) return intl.formatMessage({ id: 'account.tooManyAttemptsMinute' });
+  return intl.formatMessage({ id: 'account.tooManyAttempts' }, { seconds });
 }
 
-export const STATUS_TEXT: Record<OnboardingStatusValue, { label: string; className: string }> = {
-  COMPLETE: { label: 'Complete', className: 'badge badge-success' },
-  IN_PROGRESS: { label: 'In progress', className: 'badge badge-warning' },
-  NOT_STARTED: { label: 'Not started', className: 'badge badge-muted' },
+/** The badge style of each onboarding status; its words are `profile.status.<status>`. */
+export const STATUS_TEXT: Record<OnboardingStatusValue, { className: string }> = {
+  COMPLETE: { className: 'badge badge-success' },
+  IN_PROGRESS: { className: 'badge badge-warning' },
+  NOT_STARTED: { className: 'badge badge-muted' },
 };
 
 /** Up to two initials for the picture's placeholder. */
@@ -132,20 +134,21 @@ export type AvatarType = (typeof AVATAR_TYPES)[number];
 /** The contract's ceiling (AvatarUploadRequest.contentLength): 5 MiB. */
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024;
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+/** A file's size in the page's language (Intl's units: "12 KB", "1,2 MB"). */
+export function formatBytes(intl: IntlShape, bytes: number): string {
+  if (bytes < 1024) return intl.formatNumber(bytes, { style: 'unit', unit: 'byte', unitDisplay: 'long' });
+  if (bytes < 1024 * 1024) return intl.formatNumber(Math.round(bytes / 1024), { style: 'unit', unit: 'kilobyte' });
+  return intl.formatNumber(bytes / (1024 * 1024), { style: 'unit', unit: 'megabyte', minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
 /** Why a chosen file cannot be a picture, before anything is sent; null when it may be. */
-export function avatarFileProblem(file: Pick<File, 'name' | 'type' | 'size'>): string | null {
+export function avatarFileProblem(intl: IntlShape, file: Pick<File, 'name' | 'type' | 'size'>): string | null {
   if (!(AVATAR_TYPES as readonly string[]).includes(file.type)) {
-    return `“${file.name}” is not a PNG, JPEG or WebP picture. Choose a picture in one of these formats.`;
+    return intl.formatMessage({ id: 'account.picture.wrongType' }, { name: file.name });
   }
-  if (file.size === 0) return `“${file.name}” is empty. Choose another picture.`;
+  if (file.size === 0) return intl.formatMessage({ id: 'account.picture.empty' }, { name: file.name });
   if (file.size > AVATAR_MAX_BYTES) {
-    return `“${file.name}” is ${formatBytes(file.size)}; a picture can be at most 5 MB. Choose a smaller picture.`;
+    return intl.formatMessage({ id: 'account.picture.tooLarge' }, { name: file.name, size: formatBytes(intl, file.size) });
   }
   return null;
 }

@@ -205,7 +205,7 @@ describe('field form', () => {
     expect(await screen.findByRole('alert', { name: 'This platform already has a field with this key. Choose another key.' })).toBeDefined();
     const key = screen.getByRole('textbox', { name: /Field key/ });
     await waitFor(() => expect(document.activeElement).toBe(key));
-    expect(screen.getByText('The platform already has a field company.')).toBeDefined();
+    expect(screen.getByText('This platform already has a field with the key company.')).toBeDefined();
   });
 
   it('numbers it cannot read are refused before asking the gateway', async () => {

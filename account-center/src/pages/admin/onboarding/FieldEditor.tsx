@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { useIntl } from 'react-intl';
+import { problemText } from '../../../i18n/problems.ts';
 import { ApiProblem } from '../../../api.ts';
 import { ErrorSummary } from '../../../components/ErrorSummary.tsx';
 import { Field } from '../../../components/Field.tsx';
@@ -13,13 +15,13 @@ import { FormPreview } from './FormPreview.tsx';
 import { ImpactDialog } from './ImpactDialog.tsx';
 import {
   allowedTypes, createBody, draftOf, emptyDraft, nextSortOrder, NO_PLACEHOLDER_TYPES, patchBody, pointerLabel, pointerRank,
-  PROFILE_PROPERTIES, previewDefinition, profileProperty, settingsOf, takesLengths, takesOptions, takesRange, typeLabel, withProfileProperty,
+  PROFILE_PROPERTIES, previewDefinition, profileProperty, propertyLabel, settingsOf, takesLengths, takesOptions, takesRange, typeLabel, withProfileProperty,
   withSource, withType, type ChangePreview, type CreateBody, type Definition, type Draft, type FieldType, type FormErrors, type ProfileProperty,
   type UpdateBody, type Width,
 } from './model.ts';
 import { OptionsEditor } from './OptionsEditor.tsx';
 import { ADMIN_BASE, platformPath } from './paths.ts';
-import { READ_ONLY_TEXT, type FlashState } from './SchemaPage.tsx';
+import { READ_ONLY_TEXT_ID, type FlashState } from './SchemaPage.tsx';
 import { useFieldList } from './usePlatform.ts';
 
 /**
@@ -31,25 +33,27 @@ export function FieldEditorPage({ platformKey, fieldKey }: { platformKey: string
   const canWrite = hasPermission(me, 'onboarding:schema:write');
   const { list, error, reload } = useFieldList(platformKey, true);
   const stored = fieldKey === null ? null : list?.items.find((field) => field.fieldKey === fieldKey) ?? null;
-  const title = fieldKey === null ? 'Add a field' : stored ? `${canWrite ? 'Edit' : 'Field'} “${stored.label}”` : 'Field';
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+  const title = fieldKey === null ? t('schema.page.addField') : stored ? t(canWrite ? 'schema.editor.editTitle' : 'schema.editor.viewTitle', { label: stored.label }) : t('schema.editor.field');
   return (
     <>
-      <nav aria-label="Breadcrumb" className="oa-breadcrumb">
+      <nav aria-label={t('schema.breadcrumb')} className="oa-breadcrumb">
         <ol>
-          <li><Link to={ADMIN_BASE}>Onboarding forms</Link></li>
+          <li><Link to={ADMIN_BASE}>{t('schema.picker.title')}</Link></li>
           <li><Link to={platformPath(platformKey)}>{platformKey}</Link></li>
-          <li><span aria-current="page">{fieldKey === null ? 'New field' : fieldKey}</span></li>
+          <li><span aria-current="page">{fieldKey === null ? t('schema.editor.newField') : fieldKey}</span></li>
         </ol>
       </nav>
       <PageTitle>{title}</PageTitle>
-      <LoadState loading={list === null} error={list === null ? error : null} onRetry={() => void reload()} what="the form">
+      <LoadState loading={list === null} error={list === null ? error : null} onRetry={() => void reload()} what={t('schema.page.what')}>
         {list && fieldKey !== null && !stored ? (
           <div className="load-error" role="alert">
-            <p><strong>{`This platform has no field ${fieldKey}.`}</strong></p>
-            <p><Link to={platformPath(platformKey)}>Back to the form of {platformKey}</Link></p>
+            <p><strong>{t('schema.editor.noSuchField', { key: fieldKey })}</strong></p>
+            <p><Link to={platformPath(platformKey)}>{t('schema.editor.backToForm', { platform: platformKey })}</Link></p>
           </div>
         ) : list && fieldKey === null && !canWrite ? (
-          <Notice title="Read only">{READ_ONLY_TEXT}</Notice>
+          <Notice title={t('schema.readOnlyTitle')}>{t(READ_ONLY_TEXT_ID)}</Notice>
         ) : list && !canWrite && stored ? (
           <FieldDetails field={stored} />
         ) : list ? (
@@ -77,6 +81,9 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
   const { api } = useSession();
   const navigate = useNavigate();
   const prefix = useId();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+
   const creating = stored === null;
   const [draft, setDraft] = useState<Draft>(() => (stored ? draftOf(stored) : emptyDraft(nextSortOrder(fields))));
   const [errors, setErrors] = useState<FormErrors>(new Map());
@@ -107,8 +114,8 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
     return () => window.clearTimeout(timer);
   }, [attempt, failure, elementFor]);
 
-  const { settings, errors: numberErrors } = useMemo(() => settingsOf(draft), [draft]);
-  const preview = useMemo(() => previewDefinition(draft, settings), [draft, settings]);
+  const { settings, errors: numberErrors } = useMemo(() => settingsOf(intl, draft), [intl, draft]);
+  const preview = useMemo(() => previewDefinition(intl, draft, settings), [intl, draft, settings]);
   const wholeForm = useMemo(() => {
     const others = fields.filter((field) => !field.archived && field.fieldKey !== stored?.fieldKey);
     if (stored?.archived) return others;
@@ -141,19 +148,19 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
 
   const refuseProblem = (problem: unknown) => {
     if (!(problem instanceof ApiProblem)) {
-      refuse(problem instanceof Error ? problem.message : 'The change could not be made.', new Map());
+      refuse(problem instanceof Error ? problem.message : t('schema.editor.failed'), new Map());
       return;
     }
     const found: FormErrors = problem.fieldErrors('/body/');
     if (problem.problem?.code === 'CONFLICT' && creating) {
-      found.set('fieldKey', problem.problem.detail ?? 'This platform already has a field with this key.');
-      refuse('This platform already has a field with this key. Choose another key.', found);
+      found.set('fieldKey', t('schema.editor.keyTaken', { key: draft.fieldKey.trim() }));
+      refuse(t('schema.editor.keyTakenSummary'), found);
     } else if (problem.status === 400 && found.size > 0) {
-      refuse(found.size === 1 ? 'The gateway refused the field: correct the problem below.' : `The gateway refused the field: correct the ${found.size} problems below.`, found);
+      refuse(t('schema.editor.refused', { count: found.size }), found);
     } else if (problem.status === 403) {
-      refuse(`You may not change this form. ${problem.message}`, found);
+      refuse(t('schema.editor.forbidden', { reason: problemText(intl, problem) }), found);
     } else {
-      refuse(problem.message, found);
+      refuse(problemText(intl, problem), found);
     }
   };
 
@@ -161,7 +168,7 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
     event.preventDefault();
     if (busy) return;
     if (numberErrors.size > 0) {
-      refuse(numberErrors.size === 1 ? 'Correct the problem below.' : `Correct the ${numberErrors.size} problems below.`, new Map(numberErrors));
+      refuse(t('schema.editor.correct', { count: numberErrors.size }), new Map(numberErrors));
       return;
     }
     const body = creating ? createBody(draft, settings) : patchBody(stored, settings);
@@ -192,7 +199,7 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
       const saved = creating
         ? await createField(api, platformKey, pending.body as CreateBody, false)
         : await updateField(api, platformKey, stored.fieldKey, pending.body as UpdateBody, false);
-      const state: FlashState = { notice: creating ? `The field “${saved.label}” was added.` : `The field “${saved.label}” was saved.` };
+      const state: FlashState = { notice: t(creating ? 'schema.editor.added' : 'schema.editor.saved', { label: saved.label }) };
       navigate(platformPath(platformKey), { state });
     } catch (problem) {
       setPending(null);
@@ -204,7 +211,7 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
   const summary = failure
     ? [...failure.errors.entries()]
       .sort(([a], [b]) => pointerRank(a) - pointerRank(b))
-      .map(([pointer, message]) => ({ inputId: elementFor(pointer)?.id ?? `${prefix}-label`, label: pointerLabel(pointer), message: besideText(pointer, message).replace(/\.$/, '') }))
+      .map(([pointer, message]) => ({ inputId: elementFor(pointer)?.id ?? `${prefix}-label`, label: pointerLabel(intl, pointer), message: besideText(pointer, message).replace(/\.$/, '') }))
     : [];
   const err = (pointer: string) => {
     const message = errors.get(pointer);
@@ -216,51 +223,49 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
   return (
     <div className="oa-editor">
       <form className="oa-editor-form" onSubmit={submit} noValidate aria-labelledby={`${prefix}-form-title`}>
-        <h2 id={`${prefix}-form-title`} className="visually-hidden">{creating ? 'The new field' : 'The field'}</h2>
+        <h2 id={`${prefix}-form-title`} className="visually-hidden">{t(creating ? 'schema.editor.theNewField' : 'schema.editor.theField')}</h2>
         {failure ? <ErrorSummary message={failure.message} errors={summary} /> : null}
-        {stored?.archived ? <Notice tone="warning" title="This field is archived">People are not asked for it. It can still be changed; a change raises the requirement version.</Notice> : null}
+        {stored?.archived ? <Notice tone="warning" title={t('schema.editor.archivedTitle')}>{t('schema.editor.archivedEditable')}</Notice> : null}
 
         <section className="panel" aria-labelledby={`${prefix}-basics`}>
-          <h3 id={`${prefix}-basics`}>The field</h3>
+          <h3 id={`${prefix}-basics`}>{t('schema.editor.theField')}</h3>
           <div className="form-grid">
-            <Field label="Field key" required={creating} error={err('fieldKey')}
-              description={creating
-                ? 'How platforms and the API name the value. A letter, then 1 to 63 letters, digits or underscores (^[A-Za-z][A-Za-z0-9_]{1,63}$). It cannot be changed later.'
-                : 'It cannot be changed.'}>
+            <Field label={t('schema.pointer.fieldKey')} required={creating} error={err('fieldKey')}
+              description={creating ? t('schema.editor.keyHelp', { pattern: '^[A-Za-z][A-Za-z0-9_]{1,63}$' }) : t('schema.editor.keyFixed')}>
               {({ id, describedBy, invalid }) => (
                 <input id={id} ref={register('fieldKey')} type="text" value={draft.fieldKey} readOnly={!creating} spellCheck={false} autoComplete="off" maxLength={64}
                   className={creating ? undefined : 'oa-readonly'} aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change('fieldKey', { ...draft, fieldKey: event.target.value })} />
               )}
             </Field>
-            <Field label="Label" required error={err('label')} description="The question or name people see.">
+            <Field label={t('schema.pointer.label')} required error={err('label')} description={t('schema.editor.labelHelp')}>
               {({ id, describedBy, invalid }) => (
                 <input id={id} ref={register('label')} type="text" value={draft.label} maxLength={200} autoComplete="off"
                   aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change('label', { ...draft, label: event.target.value })} />
               )}
             </Field>
-            <Field label="Type" error={err('fieldType')}
+            <Field label={t('schema.pointer.fieldType')} error={err('fieldType')}
               description={bound
-                ? `The profile property ${bound.label} needs this type (${draft.fieldType} in the API).`
-                : `The input people fill in (${draft.fieldType} in the API).`}>
+                ? t('schema.editor.typeBound', { property: propertyLabel(intl, bound.property), type: draft.fieldType })
+                : t('schema.editor.typeHelp', { type: draft.fieldType })}>
               {({ id, describedBy, invalid }) => (
                 <select id={id} ref={register('fieldType')} value={draft.fieldType} aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change(['fieldType', 'options', 'validation', 'validation/minLength', 'validation/maxLength', 'validation/min', 'validation/max'],
                     withType(draft, event.target.value as FieldType))}>
                   {/* People's words only: with the API's name too the longest option was cut off on a phone. */}
-                  {types.map((entry) => <option key={entry.type} value={entry.type}>{entry.label}</option>)}
+                  {types.map((entry) => <option key={entry.type} value={entry.type}>{typeLabel(intl, entry.type)}</option>)}
                 </select>
               )}
             </Field>
-            <Field label="Sort order" width="half" required error={err('sortOrder')} description="Fields are shown in ascending order.">
+            <Field label={t('schema.pointer.sortOrder')} width="half" required error={err('sortOrder')} description={t('schema.editor.sortOrderHelp')}>
               {({ id, describedBy, invalid }) => (
                 <input id={id} ref={register('sortOrder')} type="text" inputMode="numeric" value={draft.sortOrder} autoComplete="off"
                   aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change('sortOrder', { ...draft, sortOrder: event.target.value })} />
               )}
             </Field>
-            <Field label="Required" kind="checkbox" error={err('required')} description="People must fill it in to complete onboarding.">
+            <Field label={t('schema.pointer.required')} kind="checkbox" error={err('required')} description={t('schema.editor.requiredHelp')}>
               {({ id, describedBy, invalid }) => (
                 <input id={id} ref={register('required')} type="checkbox" checked={draft.required} aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change('required', { ...draft, required: event.target.checked })} />
@@ -270,29 +275,29 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
         </section>
 
         <section className="panel" aria-labelledby={`${prefix}-source`}>
-          <h3 id={`${prefix}-source`}>Where the value is kept</h3>
+          <h3 id={`${prefix}-source`}>{t('schema.pointer.source')}</h3>
           <div className="form-grid">
             <fieldset className={`field oa-source${err('source') ? ' field-invalid' : ''}`} aria-describedby={err('source') ? `${prefix}-source-error` : undefined}>
-              <legend className="visually-hidden">Where the value is kept</legend>
+              <legend className="visually-hidden">{t('schema.pointer.source')}</legend>
               {err('source') ? <p id={`${prefix}-source-error`} className="field-error" role="alert">{err('source')}</p> : null}
               <label className="choice">
                 <input type="radio" name={`${prefix}-source`} ref={register('source')} checked={draft.source === 'CUSTOM_FIELD'}
                   onChange={() => change(['source', 'profileField'], withSource(draft, 'CUSTOM_FIELD'))} />
-                <span><strong>Custom</strong>: kept for this platform only.</span>
+                <span>{intl.formatMessage({ id: 'schema.editor.sourceCustom' }, { strong: (chunks) => <strong>{chunks}</strong> })}</span>
               </label>
               <label className="choice">
                 <input type="radio" name={`${prefix}-source`} checked={draft.source === 'PROFILE_FIELD'}
                   onChange={() => change(['source', 'profileField'], withSource(draft, 'PROFILE_FIELD'))} />
-                <span><strong>Profile</strong>: a property of the person's profile, shared by every platform that asks for it.</span>
+                <span>{intl.formatMessage({ id: 'schema.editor.sourceProfile' }, { strong: (chunks) => <strong>{chunks}</strong> })}</span>
               </label>
             </fieldset>
             {draft.source === 'PROFILE_FIELD' ? (
-              <Field label="Profile property" required error={err('profileField')}
-                description="Choosing a property sets the type it needs. A platform asks for each property with one active field at most.">
+              <Field label={t('schema.pointer.profileField')} required error={err('profileField')}
+                description={t('schema.editor.propertyHelp')}>
                 {({ id, describedBy, invalid }) => (
                   <select id={id} ref={register('profileField')} value={draft.profileField ?? ''} aria-describedby={describedBy} aria-invalid={invalid || undefined}
                     onChange={(event) => change(['profileField', 'fieldType'], withProfileProperty(draft, (event.target.value || null) as ProfileProperty | null))}>
-                    <option value="">Choose a property…</option>
+                    <option value="">{t('schema.editor.chooseProperty')}</option>
                     <ProfileOptions fieldType={draft.fieldType} boundElsewhere={boundElsewhere} />
                   </select>
                 )}
@@ -303,7 +308,7 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
 
         {takesOptions(draft.fieldType) ? (
           <section className="panel" aria-labelledby={`${prefix}-options`}>
-            <h3 id={`${prefix}-options`}>Choices</h3>
+            <h3 id={`${prefix}-options`}>{t('schema.editor.choices')}</h3>
             <OptionsEditor idPrefix={`${prefix}-options`} options={draft.options} register={register}
               errors={new Map([...errors].map(([pointer, message]) => [pointer, besideText(pointer, message)]))}
               onChange={(options, structural) => {
@@ -320,21 +325,21 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
 
         {takesLengths(draft.fieldType) || takesRange(draft.fieldType) ? (
           <section className="panel" aria-labelledby={`${prefix}-limits`}>
-            <h3 id={`${prefix}-limits`}>Limits</h3>
-            <p className="oa-muted">Leave a box empty for no limit. The gateway refuses values outside them.</p>
+            <h3 id={`${prefix}-limits`}>{t('schema.pointer.validation')}</h3>
+            <p className="oa-muted">{t('schema.editor.limitsHelp')}</p>
             <div className="form-grid">
               {takesLengths(draft.fieldType) ? (
                 <>
-                  <NumberBox label="Minimum length" pointer="validation/minLength" value={draft.minLength} error={err('validation/minLength') ?? err('validation')} register={register}
-                    help="In characters." onChange={(value) => change(['validation/minLength', 'validation'], { ...draft, minLength: value })} />
-                  <NumberBox label="Maximum length" pointer="validation/maxLength" value={draft.maxLength} error={err('validation/maxLength')} register={register}
-                    help="In characters." onChange={(value) => change('validation/maxLength', { ...draft, maxLength: value })} />
+                  <NumberBox label={t('schema.pointer.validation/minLength')} pointer="validation/minLength" value={draft.minLength} error={err('validation/minLength') ?? err('validation')} register={register}
+                    help={t('schema.editor.inCharacters')} onChange={(value) => change(['validation/minLength', 'validation'], { ...draft, minLength: value })} />
+                  <NumberBox label={t('schema.pointer.validation/maxLength')} pointer="validation/maxLength" value={draft.maxLength} error={err('validation/maxLength')} register={register}
+                    help={t('schema.editor.inCharacters')} onChange={(value) => change('validation/maxLength', { ...draft, maxLength: value })} />
                 </>
               ) : (
                 <>
-                  <NumberBox label="Minimum" pointer="validation/min" value={draft.min} error={err('validation/min') ?? err('validation')} register={register}
+                  <NumberBox label={t('schema.pointer.validation/min')} pointer="validation/min" value={draft.min} error={err('validation/min') ?? err('validation')} register={register}
                     decimal onChange={(value) => change(['validation/min', 'validation'], { ...draft, min: value })} />
-                  <NumberBox label="Maximum" pointer="validation/max" value={draft.max} error={err('validation/max')} register={register}
+                  <NumberBox label={t('schema.pointer.validation/max')} pointer="validation/max" value={draft.max} error={err('validation/max')} register={register}
                     decimal onChange={(value) => change('validation/max', { ...draft, max: value })} />
                 </>
               )}
@@ -343,37 +348,37 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
         ) : null}
 
         <section className="panel" aria-labelledby={`${prefix}-presentation`}>
-          <h3 id={`${prefix}-presentation`}>Presentation</h3>
+          <h3 id={`${prefix}-presentation`}>{t('schema.editor.presentation')}</h3>
           <div className="form-grid">
-            <Field label="Width" width="half" error={err('uiConfig/width') ?? err('uiConfig')} description="Of the form's row, on wide screens.">
+            <Field label={t('schema.pointer.uiConfig/width')} width="half" error={err('uiConfig/width') ?? err('uiConfig')} description={t('schema.editor.widthHelp')}>
               {({ id, describedBy, invalid }) => (
                 <select id={id} ref={register('uiConfig/width')} value={draft.width} aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change(['uiConfig/width', 'uiConfig'], { ...draft, width: event.target.value as Width | '' })}>
-                  <option value="">Full width (default)</option>
-                  {draft.width === 'full' ? <option value="full">Full width</option> : null}
-                  <option value="half">Half</option>
-                  <option value="third">One third</option>
+                  <option value="">{t('schema.width.default')}</option>
+                  {draft.width === 'full' ? <option value="full">{t('schema.width.full')}</option> : null}
+                  <option value="half">{t('schema.width.half')}</option>
+                  <option value="third">{t('schema.width.third')}</option>
                 </select>
               )}
             </Field>
-            <Field label="Placeholder" width="half" error={err('placeholder')}
+            <Field label={t('schema.pointer.placeholder')} width="half" error={err('placeholder')}
               description={NO_PLACEHOLDER_TYPES.includes(draft.fieldType)
-                ? `Not shown for ${typeLabel(draft.fieldType).toLowerCase()}.`
-                : draft.fieldType === 'SELECT' ? 'Shown instead of “Choose…” until something is chosen.' : 'A hint inside the empty input.'}>
+                ? t('schema.editor.placeholderNotShown', { type: typeLabel(intl, draft.fieldType) })
+                : t(draft.fieldType === 'SELECT' ? 'schema.editor.placeholderSelect' : 'schema.editor.placeholderHelp')}>
               {({ id, describedBy, invalid }) => (
                 <input id={id} ref={register('placeholder')} type="text" value={draft.placeholder} maxLength={200} autoComplete="off"
                   aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change('placeholder', { ...draft, placeholder: event.target.value })} />
               )}
             </Field>
-            <Field label="Help text" error={err('uiConfig/helpText')} description="Plain text under the input.">
+            <Field label={t('schema.pointer.uiConfig/helpText')} error={err('uiConfig/helpText')} description={t('schema.editor.helpTextHelp')}>
               {({ id, describedBy, invalid }) => (
                 <textarea id={id} ref={register('uiConfig/helpText')} value={draft.helpText} maxLength={500} rows={2} className="oa-short-text"
                   aria-describedby={describedBy} aria-invalid={invalid || undefined}
                   onChange={(event) => change(['uiConfig/helpText', 'uiConfig'], { ...draft, helpText: event.target.value })} />
               )}
             </Field>
-            <Field label="Description" error={err('description')} description="Plain text between the label and the input.">
+            <Field label={t('schema.pointer.description')} error={err('description')} description={t('schema.editor.descriptionHelp')}>
               {({ id, describedBy, invalid }) => (
                 <textarea id={id} ref={register('description')} value={draft.description} maxLength={1000} rows={3} className="oa-short-text"
                   aria-describedby={describedBy} aria-invalid={invalid || undefined}
@@ -387,19 +392,19 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
           onChange={(translations) => change([...errors.keys()].filter((pointer) => pointer.startsWith('translations')), { ...draft, translations })} />
 
         <div className="actions oa-form-actions">
-          <button type="submit" className="button" disabled={busy}>{busy && !pending ? 'Checking the impact…' : creating ? 'Add the field' : 'Save the changes'}</button>
-          <Link className="button button-secondary" to={platformPath(platformKey)}>Cancel</Link>
+          <button type="submit" className="button" disabled={busy}>{t(busy && !pending ? 'schema.editor.checking' : creating ? 'schema.editor.add' : 'schema.editor.save')}</button>
+          <Link className="button button-secondary" to={platformPath(platformKey)}>{t('common.cancel')}</Link>
         </div>
-        <p className="oa-muted">Before anything is saved you see its impact: how many people who completed onboarding will be asked again.</p>
+        <p className="oa-muted">{t('schema.editor.impactNote')}</p>
       </form>
 
       <aside className="oa-editor-preview" aria-labelledby={`${prefix}-preview`}>
         <div className="panel">
-          <h2 id={`${prefix}-preview`}>Preview</h2>
-          <p className="oa-muted">What people will see. Try it: nothing you enter here is saved.</p>
+          <h2 id={`${prefix}-preview`}>{t('schema.editor.preview')}</h2>
+          <p className="oa-muted">{t('schema.editor.previewNote')}</p>
           <FormPreview fields={[preview]} />
           <details className="oa-whole-form" onToggle={(event) => setWholeFormOpen(event.currentTarget.open)}>
-            <summary>The whole form with this field</summary>
+            <summary>{t('schema.editor.wholeForm')}</summary>
             {wholeFormOpen ? <FormPreview fields={wholeForm} /> : null}
           </details>
         </div>
@@ -407,10 +412,10 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
 
       <ImpactDialog
         preview={pending?.preview ?? null}
-        title={creating ? `Add “${draft.label.trim() || draft.fieldKey}”?` : `Save the changes to “${stored.label}”?`}
-        intro={creating && draft.required ? <p>It is required: people must fill it in before their onboarding is complete.</p> : null}
+        title={creating ? t('schema.editor.addTitle', { label: draft.label.trim() || draft.fieldKey }) : t('schema.editor.saveTitle', { label: stored.label })}
+        intro={creating && draft.required ? <p>{t('schema.editor.requiredIntro')}</p> : null}
         showChanges={!creating}
-        confirmLabel={creating ? 'Add the field' : 'Save the changes'}
+        confirmLabel={t(creating ? 'schema.editor.add' : 'schema.editor.save')}
         busy={busy}
         onConfirm={() => void confirm()}
         onCancel={() => setPending(null)}
@@ -423,18 +428,22 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
 function ProfileOptions({ fieldType, boundElsewhere }: { fieldType: FieldType; boundElsewhere: ReadonlyMap<ProfileProperty, string> }) {
   const fitting = PROFILE_PROPERTIES.filter((entry) => entry.type === fieldType);
   const others = PROFILE_PROPERTIES.filter((entry) => entry.type !== fieldType);
+  const intl = useIntl();
   const option = (entry: (typeof PROFILE_PROPERTIES)[number]) => {
     const other = boundElsewhere.get(entry.property);
     return (
       <option key={entry.property} value={entry.property} disabled={other !== undefined}>
-        {`${entry.label} (${entry.property})${other ? `: used by the field ${other}` : ''}`}
+        {intl.formatMessage(
+          { id: other ? 'schema.editor.propertyUsed' : 'schema.editor.propertyOption' },
+          { label: propertyLabel(intl, entry.property), property: entry.property, field: other ?? '' },
+        )}
       </option>
     );
   };
   return (
     <>
-      {fitting.length > 0 ? <optgroup label={`Fit the type ${typeLabel(fieldType)}`}>{fitting.map(option)}</optgroup> : null}
-      {others.length > 0 ? <optgroup label={fitting.length > 0 ? 'Other properties (the type changes)' : 'Properties (the type changes)'}>{others.map(option)}</optgroup> : null}
+      {fitting.length > 0 ? <optgroup label={intl.formatMessage({ id: 'schema.editor.fitType' }, { type: typeLabel(intl, fieldType) })}>{fitting.map(option)}</optgroup> : null}
+      {others.length > 0 ? <optgroup label={intl.formatMessage({ id: fitting.length > 0 ? 'schema.editor.otherProperties' : 'schema.editor.properties' })}>{others.map(option)}</optgroup> : null}
     </>
   );
 }
@@ -462,43 +471,48 @@ function NumberBox({ label, pointer, value, error, help, decimal, register, onCh
 /** Read only: every setting of the field, and the preview. */
 export function FieldDetails({ field }: { field: Definition }) {
   const bound = profileProperty(field.profileField);
-  const none = <span className="oa-muted">None</span>;
-  const settings = settingsOf(draftOf(field)).settings;
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+  const none = <span className="oa-muted">{t('schema.details.none')}</span>;
+  const settings = settingsOf(intl, draftOf(field)).settings;
   return (
     <div className="oa-editor">
       <div className="oa-editor-form">
-        <Notice title="Read only">{READ_ONLY_TEXT}</Notice>
-        {field.archived ? <Notice tone="warning" title="This field is archived">People are not asked for it.</Notice> : null}
+        <Notice title={t('schema.readOnlyTitle')}>{t(READ_ONLY_TEXT_ID)}</Notice>
+        {field.archived ? <Notice tone="warning" title={t('schema.editor.archivedTitle')}>{t('schema.editor.archivedNote')}</Notice> : null}
         <section className="panel" aria-labelledby="oa-details-title">
-          <h2 id="oa-details-title">Settings</h2>
+          <h2 id="oa-details-title">{t('platforms.detail.settings')}</h2>
           <dl className="oa-details">
-            <div><dt>Field key</dt><dd className="oa-key">{field.fieldKey}</dd></div>
-            <div><dt>Label</dt><dd>{field.label}</dd></div>
-            <div><dt>Type</dt><dd>{`${typeLabel(field.fieldType)} (${field.fieldType})`}</dd></div>
-            <div><dt>Required</dt><dd>{field.required ? 'Yes' : 'No'}</dd></div>
-            <div><dt>Sort order</dt><dd>{field.sortOrder}</dd></div>
-            <div><dt>Kept in</dt><dd>{bound ? `The profile: ${bound.label} (${bound.property})` : 'This platform (custom)'}</dd></div>
+            <div><dt>{t('schema.pointer.fieldKey')}</dt><dd className="oa-key">{field.fieldKey}</dd></div>
+            <div><dt>{t('schema.pointer.label')}</dt><dd>{field.label}</dd></div>
+            <div><dt>{t('schema.pointer.fieldType')}</dt><dd>{t('schema.details.type', { label: typeLabel(intl, field.fieldType), type: field.fieldType })}</dd></div>
+            <div><dt>{t('schema.pointer.required')}</dt><dd>{t(field.required ? 'schema.details.yes' : 'schema.details.no')}</dd></div>
+            <div><dt>{t('schema.pointer.sortOrder')}</dt><dd>{field.sortOrder}</dd></div>
+            <div><dt>{t('schema.details.keptIn')}</dt><dd>{bound ? t('schema.details.inProfile', { label: propertyLabel(intl, bound.property), property: bound.property }) : t('schema.field.custom')}</dd></div>
             <div>
-              <dt>Options</dt>
+              <dt>{t('schema.pointer.options')}</dt>
               <dd>{field.options.length === 0 ? none : (
-                <ol className="oa-plain-list">{field.options.map((option) => <li key={option.value}>{`${option.label} (${option.value})`}</li>)}</ol>
+                <ol className="oa-plain-list">{field.options.map((option) => <li key={option.value}>{t('schema.details.option', { label: option.label, value: option.value })}</li>)}</ol>
               )}</dd>
             </div>
             <div>
-              <dt>Limits</dt>
-              <dd>{Object.keys(field.validation).length === 0 ? none : Object.entries(field.validation).map(([key, value]) => `${pointerLabel(`validation/${key}`)}: ${value}`).join(', ')}</dd>
+              <dt>{t('schema.pointer.validation')}</dt>
+              <dd>{Object.keys(field.validation).length === 0 ? none : intl.formatList(
+                Object.entries(field.validation).map(([key, value]) => t('schema.details.limit', { name: pointerLabel(intl, `validation/${key}`), value: Number(value) })),
+                { type: 'unit' },
+              )}</dd>
             </div>
-            <div><dt>Width</dt><dd>{field.uiConfig.width ?? 'Full (default)'}</dd></div>
-            <div><dt>Help text</dt><dd>{field.uiConfig.helpText || none}</dd></div>
-            <div><dt>Placeholder</dt><dd>{field.placeholder || none}</dd></div>
-            <div><dt>Description</dt><dd>{field.description || none}</dd></div>
+            <div><dt>{t('schema.pointer.uiConfig/width')}</dt><dd>{t(`schema.width.${field.uiConfig.width ?? 'default'}`)}</dd></div>
+            <div><dt>{t('schema.pointer.uiConfig/helpText')}</dt><dd>{field.uiConfig.helpText || none}</dd></div>
+            <div><dt>{t('schema.pointer.placeholder')}</dt><dd>{field.placeholder || none}</dd></div>
+            <div><dt>{t('schema.pointer.description')}</dt><dd>{field.description || none}</dd></div>
           </dl>
         </section>
       </div>
       <aside className="oa-editor-preview" aria-labelledby="oa-details-preview">
         <div className="panel">
-          <h2 id="oa-details-preview">Preview</h2>
-          <FormPreview fields={[previewDefinition(draftOf(field), settings)]} />
+          <h2 id="oa-details-preview">{t('schema.editor.preview')}</h2>
+          <FormPreview fields={[previewDefinition(intl, draftOf(field), settings)]} />
         </div>
       </aside>
     </div>

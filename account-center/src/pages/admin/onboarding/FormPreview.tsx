@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useIntl } from 'react-intl';
 import { emptyValue, FieldInput, type FieldDefinition, type FieldValue } from '../../../fields/FieldInput.tsx';
 
 /**
@@ -6,12 +7,13 @@ import { emptyValue, FieldInput, type FieldDefinition, type FieldValue } from '.
  * what is typed here is kept in this page only and never sent. A field whose type changes
  * starts empty again.
  */
-export function FormPreview({ fields, emptyText = 'The form has no active field: people are not asked anything.' }: {
+export function FormPreview({ fields, emptyText }: {
   fields: readonly FieldDefinition[];
   emptyText?: string;
 }) {
   const [values, setValues] = useState<Record<string, { type: FieldDefinition['fieldType']; value: FieldValue }>>({});
-  if (fields.length === 0) return <p className="oa-muted">{emptyText}</p>;
+  const intl = useIntl();
+  if (fields.length === 0) return <p className="oa-muted">{emptyText ?? intl.formatMessage({ id: 'schema.preview.empty' })}</p>;
   return (
     <div className="form-grid oa-preview-form">
       {fields.map((field) => {

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useIntl } from 'react-intl';
 import { ConfirmDialog } from '../../../components/ConfirmDialog.tsx';
 import { changedWords, impactSentence, type ChangePreview } from './model.ts';
 
@@ -22,11 +23,13 @@ export function ImpactDialog({ preview, steps = 1, title, intro, showChanges, co
   onCancel: () => void;
 }) {
   const changed = preview?.changed ?? false;
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   return (
     <ConfirmDialog
       open={preview !== null}
-      title={changed ? title : 'Nothing to save'}
-      confirmLabel={changed ? confirmLabel : 'Nothing to save'}
+      title={changed ? title : t('schema.impact.nothingToSave')}
+      confirmLabel={changed ? confirmLabel : t('schema.impact.nothingToSave')}
       canConfirm={changed}
       danger={danger}
       busy={busy}
@@ -36,14 +39,14 @@ export function ImpactDialog({ preview, steps = 1, title, intro, showChanges, co
       {preview && changed ? (
         <>
           {intro}
-          <p className="oa-impact">{impactSentence(preview, steps)}</p>
-          {showChanges && preview.changedFields.length > 0 ? <p>{`Changes: ${changedWords(preview.changedFields)}.`}</p> : null}
+          <p className="oa-impact">{impactSentence(intl, preview, steps)}</p>
+          {showChanges && preview.changedFields.length > 0 ? <p>{t('schema.impact.changes', { changes: changedWords(intl, preview.changedFields) })}</p> : null}
           {preview.reopenedUsers > 0 ? (
-            <p className="oa-muted">Their onboarding is in progress again until they complete the form anew; in central mode their next sign-in takes them through it.</p>
+            <p className="oa-muted">{t('schema.impact.reopened')}</p>
           ) : null}
         </>
       ) : preview ? (
-        <p className="oa-impact">This change changes nothing: the field already has these settings, so there is nothing to save.</p>
+        <p className="oa-impact">{t('schema.impact.nothingLong')}</p>
       ) : null}
     </ConfirmDialog>
   );

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
+import { useIntl } from 'react-intl';
 import { PageTitle } from '../../../components/PageTitle.tsx';
 import { FieldEditorPage } from './FieldEditor.tsx';
 import { ADMIN_BASE } from './paths.ts';
@@ -16,13 +17,14 @@ import './onboardingAdmin.css';
  *   /admin/onboarding/{platformKey}/fields/{key} edit (or view) a field
  */
 export function OnboardingAdmin() {
+  const intl = useIntl();
   return (
     <Routes>
       <Route index element={<PlatformPicker />} />
       <Route path=":platformKey" element={<WithPlatform render={(platformKey) => <SchemaPage key={platformKey} platformKey={platformKey} />} />} />
       <Route path=":platformKey/new" element={<WithPlatform render={(platformKey) => <FieldEditorPage key={`${platformKey}/new`} platformKey={platformKey} fieldKey={null} />} />} />
       <Route path=":platformKey/fields/:fieldKey" element={<WithPlatform render={(platformKey, fieldKey) => <FieldEditorPage key={`${platformKey}/${fieldKey}`} platformKey={platformKey} fieldKey={fieldKey ?? null} />} />} />
-      <Route path="*" element={<PageTitle lead="There is no such page of the onboarding forms.">Page not found</PageTitle>} />
+      <Route path="*" element={<PageTitle lead={intl.formatMessage({ id: 'schema.notFound.lead' })}>{intl.formatMessage({ id: 'schema.notFound.title' })}</PageTitle>} />
     </Routes>
   );
 }

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useIntl } from 'react-intl';
 import { newOption, type OptionDraft } from './model.ts';
 
 /**
@@ -17,6 +18,10 @@ export function OptionsEditor({ idPrefix, options, errors, onChange, register }:
   register: (pointer: string) => (element: HTMLElement | null) => void;
 }) {
   const [focusNext, setFocusNext] = useState<string | null>(null);
+  const intl = useIntl();
+  // A visible word and, for screen readers, which option it is about: one message per control.
+  const hidden = (chunks: ReactNode[]) => <span className="visually-hidden">{chunks}</span>;
+  const say = (id: string, number?: number) => intl.formatMessage({ id }, { number, hidden });
   useEffect(() => {
     if (!focusNext) return;
     const element = document.getElementById(focusNext);
@@ -53,11 +58,11 @@ export function OptionsEditor({ idPrefix, options, errors, onChange, register }:
   return (
     <fieldset className={`field oa-options${groupError ? ' field-invalid' : ''}`} aria-describedby={[groupError ? groupErrorId : null, `${idPrefix}-hint`].filter(Boolean).join(' ')}>
       <legend>
-        Options<span className="required" aria-hidden="true"> *</span><span className="visually-hidden"> (required)</span>
+        {say('schema.options.legend')}<span className="required" aria-hidden="true"> *</span><span className="visually-hidden"> {intl.formatMessage({ id: 'common.requiredHidden' })}</span>
       </legend>
-      <p id={`${idPrefix}-hint`} className="field-description">What people choose from, in this order. The value is what is stored; the label is what people see.</p>
+      <p id={`${idPrefix}-hint`} className="field-description">{say('schema.options.hint')}</p>
       {groupError ? <p id={groupErrorId} className="field-error" role="alert">{groupError}</p> : null}
-      {options.length === 0 ? <p className="oa-muted" ref={register('options')} tabIndex={-1}>No option yet.</p> : (
+      {options.length === 0 ? <p className="oa-muted" ref={register('options')} tabIndex={-1}>{say('schema.options.none')}</p> : (
         <ol className="oa-option-list">
           {options.map((option, index) => {
             const at = `options/${index}`;
@@ -70,7 +75,7 @@ export function OptionsEditor({ idPrefix, options, errors, onChange, register }:
               <li key={option.id} className={`oa-option${rowError ? ' field-invalid' : ''}`}>
                 {rowError ? <p id={`${id}-error`} className="field-error oa-option-error" role="alert">{rowError}</p> : null}
                 <div className={`field oa-option-input${valueError ? ' field-invalid' : ''}`}>
-                  <label htmlFor={`${id}-value`}>Value <span className="visually-hidden">{`of option ${number}`}</span></label>
+                  <label htmlFor={`${id}-value`}>{say('schema.options.value', number)}</label>
                   {valueError ? <p id={`${id}-value-error`} className="field-error" role="alert">{valueError}</p> : null}
                   <input id={`${id}-value`} ref={register(`${at}/value`)} type="text" value={option.value}
                     spellCheck={false} autoComplete="off"
@@ -79,7 +84,7 @@ export function OptionsEditor({ idPrefix, options, errors, onChange, register }:
                     onChange={(event) => update(index, { value: event.target.value })} />
                 </div>
                 <div className={`field oa-option-input${labelError ? ' field-invalid' : ''}`}>
-                  <label htmlFor={`${id}-label`}>Label <span className="visually-hidden">{`of option ${number}`}</span></label>
+                  <label htmlFor={`${id}-label`}>{say('schema.options.label', number)}</label>
                   {labelError ? <p id={`${id}-label-error`} className="field-error" role="alert">{labelError}</p> : null}
                   <input id={`${id}-label`} ref={register(`${at}/label`)} type="text" value={option.label} autoComplete="off"
                     aria-describedby={labelError ? `${id}-label-error` : undefined} aria-invalid={labelError ? true : undefined}
@@ -87,13 +92,13 @@ export function OptionsEditor({ idPrefix, options, errors, onChange, register }:
                 </div>
                 <div className="oa-option-actions">
                   <button id={`${id}-up`} type="button" className="button button-secondary oa-small" disabled={index === 0} onClick={() => move(index, -1)}>
-                    Up<span className="visually-hidden">{`: move option ${number} up`}</span>
+                    {say('schema.options.up', number)}
                   </button>
                   <button id={`${id}-down`} type="button" className="button button-secondary oa-small" disabled={index === options.length - 1} onClick={() => move(index, 1)}>
-                    Down<span className="visually-hidden">{`: move option ${number} down`}</span>
+                    {say('schema.options.down', number)}
                   </button>
                   <button id={`${id}-remove`} type="button" className="button button-secondary oa-small oa-danger-text" onClick={() => remove(index)}>
-                    Remove <span className="visually-hidden">{`option ${number}`}</span>
+                    {say('schema.options.remove', number)}
                   </button>
                 </div>
               </li>
@@ -101,7 +106,7 @@ export function OptionsEditor({ idPrefix, options, errors, onChange, register }:
           })}
         </ol>
       )}
-      <button id={`${idPrefix}-add`} type="button" className="button button-secondary" onClick={add}>Add an option</button>
+      <button id={`${idPrefix}-add`} type="button" className="button button-secondary" onClick={add}>{say('schema.options.add')}</button>
     </fieldset>
   );
 }

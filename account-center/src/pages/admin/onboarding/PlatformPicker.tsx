@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { useIntl, type IntlShape } from 'react-intl';
+import { problemText } from '../../../i18n/problems.ts';
 import { ApiProblem } from '../../../api.ts';
 import { LoadState } from '../../../components/LoadState.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
@@ -15,9 +17,10 @@ import { platformPath } from './paths.ts';
 export function PlatformPicker() {
   const { me } = useSession();
   const isAdmin = hasPermission(me, 'platforms:admin');
+  const intl = useIntl();
   return (
     <>
-      <PageTitle lead="What each platform asks its users after sign-in. Choose a platform to see or change its form.">Onboarding forms</PageTitle>
+      <PageTitle lead={intl.formatMessage({ id: 'schema.picker.lead' })}>{intl.formatMessage({ id: 'schema.picker.title' })}</PageTitle>
       {isAdmin ? <AllPlatforms /> : <MyPlatforms />}
       <OpenByKey />
     </>
@@ -30,6 +33,8 @@ function AllPlatforms() {
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [error, setError] = useState<ApiProblem | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
 
   const load = useCallback(async (cursor: string | null) => {
     setError(null);
@@ -48,9 +53,9 @@ function AllPlatforms() {
 
   return (
     <section className="panel" aria-labelledby="oa-platforms-title">
-      <h2 id="oa-platforms-title">Platforms</h2>
-      <LoadState loading={platforms === null} error={platforms === null ? error : null} onRetry={() => void load(null)} what="the platforms">
-        {platforms && platforms.length === 0 ? <p>No platform is registered yet.</p> : null}
+      <h2 id="oa-platforms-title">{t('schema.picker.platforms')}</h2>
+      <LoadState loading={platforms === null} error={platforms === null ? error : null} onRetry={() => void load(null)} what={t('platforms.list.what')}>
+        {platforms && platforms.length === 0 ? <p>{t('schema.picker.none')}</p> : null}
         {platforms && platforms.length > 0 ? (
           <ul className="oa-platforms">
             {platforms.map((platform) => (
@@ -58,20 +63,20 @@ function AllPlatforms() {
                 <Link to={platformPath(platform.platformKey)} className="oa-platform-link">{platform.displayName}</Link>
                 <span className="oa-key">{platform.platformKey}</span>
                 <span className="oa-platform-facts">
-                  <span className="badge">{modeWords(platform.defaultOnboardingMode)}</span>
-                  {platform.active ? null : <span className="badge badge-muted">Inactive</span>}
-                  <span className="oa-muted">{`Requirement version ${platform.requirementVersion}`}</span>
+                  <span className="badge">{modeWords(intl, platform.defaultOnboardingMode)}</span>
+                  {platform.active ? null : <span className="badge badge-muted">{t('platforms.inactive')}</span>}
+                  <span className="oa-muted">{t('schema.picker.version', { version: platform.requirementVersion })}</span>
                 </span>
               </li>
             ))}
           </ul>
         ) : null}
-        {error && platforms ? <p className="field-error" role="alert">{`More platforms could not be loaded. ${error.message}`}</p> : null}
+        {error && platforms ? <p className="field-error" role="alert">{t('schema.picker.moreFailed', { reason: problemText(intl, error) })}</p> : null}
         {nextCursor ? (
           <p className="oa-more">
             <button type="button" className="button button-secondary" disabled={loadingMore}
               onClick={async () => { setLoadingMore(true); await load(nextCursor); setLoadingMore(false); }}>
-              {loadingMore ? 'Loading…' : 'Show more platforms'}
+              {loadingMore ? t('common.loading') : t('schema.picker.more')}
             </button>
           </p>
         ) : null}
@@ -80,18 +85,19 @@ function AllPlatforms() {
   );
 }
 
-export function modeWords(mode: Platform['defaultOnboardingMode']): string {
-  return { none: 'No onboarding', platform: 'Onboarding by the platform', central: 'Central onboarding' }[mode] ?? mode;
+export function modeWords(intl: IntlShape, mode: Platform['defaultOnboardingMode']): string {
+  return ['none', 'platform', 'central'].includes(mode) ? intl.formatMessage({ id: `schema.mode.${mode}` }) : mode;
 }
 
 function MyPlatforms() {
   const { me } = useSession();
   const memberships = me?.memberships ?? [];
+  const intl = useIntl();
   return (
     <section className="panel" aria-labelledby="oa-mine-title">
-      <h2 id="oa-mine-title">Your platforms</h2>
+      <h2 id="oa-mine-title">{intl.formatMessage({ id: 'schema.picker.mine' })}</h2>
       {memberships.length === 0 ? (
-        <p>You have not signed in to any platform yet. Open a platform by its key below.</p>
+        <p>{intl.formatMessage({ id: 'schema.picker.mineNone' })}</p>
       ) : (
         <ul className="oa-platforms">
           {memberships.map((membership) => (
@@ -112,11 +118,13 @@ function OpenByKey() {
   const id = useId();
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const platformKey = key.trim().toUpperCase();
     if (!PLATFORM_KEY_PATTERN.test(platformKey)) {
-      setError('Enter a platform key: a letter, then 1 to 63 letters, digits or underscores (like DEMO_PLATFORM).');
+      setError(t('schema.picker.badKey'));
       document.getElementById(`${id}-key`)?.focus();
       return;
     }
@@ -124,17 +132,17 @@ function OpenByKey() {
   };
   return (
     <section className="panel" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Open a platform by its key</h2>
+      <h2 id={`${id}-title`}>{t('schema.picker.open')}</h2>
       <form className="oa-open" onSubmit={submit} noValidate>
         <div className={`field${error ? ' field-invalid' : ''}`}>
-          <label htmlFor={`${id}-key`}>Platform key</label>
-          <p id={`${id}-hint`} className="field-description">Like DEMO_PLATFORM; lower-case letters are turned into capitals.</p>
+          <label htmlFor={`${id}-key`}>{t('platforms.field.platformKey')}</label>
+          <p id={`${id}-hint`} className="field-description">{t('schema.picker.keyHint')}</p>
           {error ? <p id={`${id}-error`} className="field-error" role="alert">{error}</p> : null}
           <input id={`${id}-key`} type="text" value={key} autoComplete="off" spellCheck={false} autoCapitalize="characters"
             aria-describedby={error ? `${id}-error ${id}-hint` : `${id}-hint`} aria-invalid={error ? true : undefined}
             onChange={(event) => { setKey(event.target.value); setError(null); }} />
         </div>
-        <button type="submit" className="button">Open</button>
+        <button type="submit" className="button">{t('schema.picker.openButton')}</button>
       </form>
     </section>
   );

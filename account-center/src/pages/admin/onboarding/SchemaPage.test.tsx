@@ -38,6 +38,17 @@ describe('a platform’s form', () => {
     expect(preview.queryByRole('textbox', { name: /Fax/ })).toBeNull();
   });
 
+  it('speaks German: headings, facts, the profile property by its German name, and the actions named after the field', async () => {
+    renderAdmin(`/admin/onboarding/${KEY}`, gateway(), [...WRITER], [], 'de');
+    await screen.findByRole('heading', { name: 'Felder' });
+    expect(screen.getByRole('heading', { name: `Onboarding-Formular: ${KEY}`, level: 1 })).toBeDefined();
+    const country = screen.getByRole('heading', { name: /^Country/, level: 3 }).closest('li')!;
+    expect(within(country).getByText('Profil: Land')).toBeDefined();
+    expect(within(country).getByText('Land', { selector: 'dd' })).toBeDefined();
+    expect(within(country).getByRole('link', { name: 'Country bearbeiten' })).toBeDefined();
+    expect(screen.getByRole('link', { name: 'Feld hinzufügen' })).toBeDefined();
+  });
+
   it('“Show archived fields” asks for them too and marks them', async () => {
     const fake = await open();
     await userEvent.click(screen.getByRole('checkbox', { name: 'Show archived fields' }));

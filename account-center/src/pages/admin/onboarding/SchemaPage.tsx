@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
+import { useIntl, type IntlShape } from 'react-intl';
 import { ApiProblem } from '../../../api.ts';
+import { problemText } from '../../../i18n/problems.ts';
 import { LoadState } from '../../../components/LoadState.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
@@ -8,7 +10,7 @@ import { hasPermission, useSession } from '../../../session.tsx';
 import { archiveField, updateField } from './gateway.ts';
 import { FormPreview } from './FormPreview.tsx';
 import { ImpactDialog } from './ImpactDialog.tsx';
-import { movePlan, profileProperty, typeLabel, type ChangePreview, type Definition, type SortChange } from './model.ts';
+import { movePlan, profileProperty, propertyLabel, typeLabel, type ChangePreview, type Definition, type SortChange } from './model.ts';
 import { ADMIN_BASE, fieldPath, newFieldPath } from './paths.ts';
 import { modeWords } from './PlatformPicker.tsx';
 import { useFieldList, usePlatformFacts } from './usePlatform.ts';
@@ -22,7 +24,8 @@ type Pending =
   | { kind: 'archive'; field: Definition; preview: ChangePreview }
   | { kind: 'move'; field: Definition; neighbour: Definition; direction: -1 | 1; plan: SortChange[]; preview: ChangePreview };
 
-export const READ_ONLY_TEXT = 'You can view this form; changing it needs the onboarding:schema:write permission.';
+/** The read-only notice's words (`schema.readOnly`), shared with the field editor. */
+export const READ_ONLY_TEXT_ID = 'schema.readOnly';
 
 /** /admin/onboarding/{platformKey}: the platform's form, its fields in order, and what can be done to them. */
 export function SchemaPage({ platformKey }: { platformKey: string }) {
@@ -30,6 +33,8 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
   const canWrite = hasPermission(me, 'onboarding:schema:write');
   const location = useLocation();
   const navigate = useNavigate();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const [showArchived, setShowArchived] = useState(false);
   const { list, error, reload } = useFieldList(platformKey, showArchived);
   const { displayName, platform } = usePlatformFacts(platformKey);
@@ -62,10 +67,12 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
 
   const items = list?.items ?? [];
   const active = items.filter((field) => !field.archived);
-  const title = `Onboarding form: ${displayName ?? platformKey}`;
+  const title = t('schema.page.title', { platform: displayName ?? platformKey });
 
-  const fail = (problem: unknown, what: string) => {
-    setFailure(`${what} ${problem instanceof Error ? problem.message : ''}`.trim());
+  // The sentence says what was not done; the gateway's reason follows (its words are the gateway's).
+  const fail = (problem: unknown, id: 'schema.page.notArchived' | 'schema.page.notMoved', label: string) => {
+    const reason = problem instanceof ApiProblem ? problemText(intl, problem) : problem instanceof Error ? problem.message : '';
+    setFailure(t(id, { label, reason }).trim());
   };
 
   async function startArchive(field: Definition) {
@@ -75,7 +82,7 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
     try {
       setPending({ kind: 'archive', field, preview: await archiveField(api, platformKey, field.fieldKey, true) });
     } catch (problem) {
-      fail(problem, `The field “${field.label}” could not be archived.`);
+      fail(problem, 'schema.page.notArchived', field.label);
     } finally {
       setWorking(null);
     }
@@ -94,7 +101,7 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
       const preview = await updateField(api, platformKey, first.fieldKey, { sortOrder: first.sortOrder }, true);
       setPending({ kind: 'move', field, neighbour, direction, plan, preview });
     } catch (problem) {
-      fail(problem, `The field “${field.label}” could not be moved.`);
+      fail(problem, 'schema.page.notMoved', field.label);
     } finally {
       setWorking(null);
     }
@@ -111,17 +118,18 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
       }
       const answer = await reload();
       setPending(null);
-      const version = answer ? ` The requirement version is now ${answer.requirementVersion}.` : '';
+      const version = answer ? answer.requirementVersion : null;
+      const values = { label: pending.field.label, version: version ?? 0, known: String(version !== null) };
       if (pending.kind === 'archive') {
-        setNotice(`The field “${pending.field.label}” was archived.${version}`);
+        setNotice(t('schema.page.archived', values));
       } else {
-        setNotice(`The field “${pending.field.label}” was moved ${pending.direction < 0 ? 'up' : 'down'}.${version}`);
+        setNotice(t(pending.direction < 0 ? 'schema.page.movedUp' : 'schema.page.movedDown', values));
         setFocusAfter(`${pending.field.fieldKey}:${pending.direction < 0 ? 'up' : 'down'}`);
       }
     } catch (problem) {
       setPending(null);
       await reload();
-      fail(problem, pending.kind === 'archive' ? `The field “${pending.field.label}” could not be archived.` : `The field “${pending.field.label}” could not be moved.`);
+      fail(problem, pending.kind === 'archive' ? 'schema.page.notArchived' : 'schema.page.notMoved', pending.field.label);
     } finally {
       setWorking(null);
     }
@@ -129,43 +137,43 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
 
   return (
     <>
-      <nav aria-label="Breadcrumb" className="oa-breadcrumb">
+      <nav aria-label={t('schema.breadcrumb')} className="oa-breadcrumb">
         <ol>
-          <li><Link to={ADMIN_BASE}>Onboarding forms</Link></li>
+          <li><Link to={ADMIN_BASE}>{t('schema.picker.title')}</Link></li>
           <li><span aria-current="page">{platformKey}</span></li>
         </ol>
       </nav>
-      <PageTitle lead="The fields people are asked for after signing in, in the order they see them.">{title}</PageTitle>
+      <PageTitle lead={t('schema.page.lead')}>{title}</PageTitle>
       {notice ? <div ref={noticeRef} tabIndex={-1} className="oa-focus-target"><Notice tone="success">{notice}</Notice></div> : null}
       {failure ? (
         <div ref={failureRef} tabIndex={-1} className="error-summary" role="alert">
           <h2>{failure}</h2>
         </div>
       ) : null}
-      <LoadState loading={list === null} error={list === null ? error : null} onRetry={() => void reload()} what="the form">
+      <LoadState loading={list === null} error={list === null ? error : null} onRetry={() => void reload()} what={t('schema.page.what')}>
         {list ? (
           <>
-            {canWrite ? null : <Notice title="Read only">{READ_ONLY_TEXT}</Notice>}
+            {canWrite ? null : <Notice title={t('schema.readOnlyTitle')}>{t(READ_ONLY_TEXT_ID)}</Notice>}
             <dl className="oa-facts">
-              <div><dt>Platform key</dt><dd className="oa-key">{platformKey}</dd></div>
-              <div><dt>Requirement version</dt><dd data-testid="requirement-version">{list.requirementVersion}</dd></div>
-              <div><dt>Active fields</dt><dd>{active.length}</dd></div>
-              {platform ? <div><dt>Onboarding</dt><dd>{modeWords(platform.defaultOnboardingMode)}</dd></div> : null}
+              <div><dt>{t('platforms.field.platformKey')}</dt><dd className="oa-key">{platformKey}</dd></div>
+              <div><dt>{t('platforms.detail.requirementVersion')}</dt><dd data-testid="requirement-version">{list.requirementVersion}</dd></div>
+              <div><dt>{t('schema.page.activeFields')}</dt><dd>{intl.formatNumber(active.length)}</dd></div>
+              {platform ? <div><dt>{t('schema.page.onboarding')}</dt><dd>{modeWords(intl, platform.defaultOnboardingMode)}</dd></div> : null}
             </dl>
-            <p className="oa-muted">Every change to the form (adding, editing, moving or archiving a field) raises the requirement version by one, and everyone who had completed onboarding must complete it again.</p>
+            <p className="oa-muted">{t('schema.page.versionNote')}</p>
 
             <section className="panel" aria-labelledby="oa-fields-title">
               <div className="oa-section-head">
-                <h2 id="oa-fields-title">Fields</h2>
-                {canWrite ? <Link className="button" to={newFieldPath(platformKey)}>Add a field</Link> : null}
+                <h2 id="oa-fields-title">{t('schema.page.fields')}</h2>
+                {canWrite ? <Link className="button" to={newFieldPath(platformKey)}>{t('schema.page.addField')}</Link> : null}
               </div>
               <div className="choice oa-toggle">
                 <input id="oa-show-archived" type="checkbox" checked={showArchived} onChange={(event) => setShowArchived(event.target.checked)} />
-                <label htmlFor="oa-show-archived">Show archived fields</label>
+                <label htmlFor="oa-show-archived">{t('schema.page.showArchived')}</label>
               </div>
-              {error ? <p className="field-error" role="alert">{`The list could not be refreshed. ${error.message}`}</p> : null}
+              {error ? <p className="field-error" role="alert">{t('schema.page.refreshFailed', { reason: problemText(intl, error) })}</p> : null}
               {items.length === 0 ? (
-                <p>{showArchived ? 'This platform has no field, active or archived.' : 'This platform asks nothing yet.'}</p>
+                <p>{t(showArchived ? 'schema.page.noFieldAtAll' : 'schema.page.noField')}</p>
               ) : (
                 <ol className="oa-fields">
                   {items.map((field) => {
@@ -181,8 +189,8 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
             </section>
 
             <section className="panel" aria-labelledby="oa-form-preview-title">
-              <h2 id="oa-form-preview-title">Preview of the form</h2>
-              <p className="oa-muted">What people see, with the active fields in order. Try it: nothing you enter here is saved.</p>
+              <h2 id="oa-form-preview-title">{t('schema.page.preview')}</h2>
+              <p className="oa-muted">{t('schema.page.previewNote')}</p>
               <FormPreview fields={active} />
             </section>
           </>
@@ -192,9 +200,9 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
       <ImpactDialog
         preview={pending?.preview ?? null}
         steps={pending?.kind === 'move' ? pending.plan.length : 1}
-        title={pending?.kind === 'archive' ? `Archive “${pending.field.label}”?` : pending ? `Move “${pending.field.label}” ${pending.direction < 0 ? 'up' : 'down'}?` : ''}
-        intro={pending ? dialogIntro(pending) : null}
-        confirmLabel={pending?.kind === 'archive' ? 'Archive the field' : 'Move the field'}
+        title={pending?.kind === 'archive' ? t('schema.page.archiveTitle', { label: pending.field.label }) : pending ? t(pending.direction < 0 ? 'schema.page.moveUpTitle' : 'schema.page.moveDownTitle', { label: pending.field.label }) : ''}
+        intro={pending ? dialogIntro(intl, pending) : null}
+        confirmLabel={t(pending?.kind === 'archive' ? 'schema.page.archiveConfirm' : 'schema.page.moveConfirm')}
         danger={pending?.kind === 'archive'}
         busy={working === 'confirm'}
         onConfirm={() => void confirm()}
@@ -204,17 +212,14 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
   );
 }
 
-function dialogIntro(pending: Pending): ReactNode {
+function dialogIntro(intl: IntlShape, pending: Pending): ReactNode {
   if (pending.kind === 'archive') {
-    return <p>People will no longer be asked for it. The values already given are kept, and the field can still be seen with “Show archived fields”.</p>;
+    return <p>{intl.formatMessage({ id: 'schema.page.archiveIntro' })}</p>;
   }
-  const where = pending.direction < 0 ? 'above' : 'below';
   return (
     <>
-      <p>{`It will come ${where} “${pending.neighbour.label}”.`}</p>
-      <p>{pending.plan.length > 1
-        ? `Reordering changes the form too: the fields' sort orders are renumbered in ${pending.plan.length} changes, each raising the requirement version.`
-        : 'Reordering changes the form too, so it raises the requirement version like any other change.'}</p>
+      <p>{intl.formatMessage({ id: pending.direction < 0 ? 'schema.page.comesAbove' : 'schema.page.comesBelow' }, { label: pending.neighbour.label })}</p>
+      <p>{intl.formatMessage({ id: 'schema.page.reorderNote' }, { count: pending.plan.length })}</p>
     </>
   );
 }
@@ -231,40 +236,43 @@ function FieldRow({ platformKey, field, canWrite, working, canMoveUp, canMoveDow
 }) {
   const bound = profileProperty(field.profileField);
   const busy = working !== null;
-  const named = (verb: string) => <>{`${verb} `}<span className="visually-hidden">{field.label}</span></>;
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+  // The action's word, then the field's label for screen readers (one message: the order is the language's).
+  const named = (id: string) => intl.formatMessage({ id }, { label: <span className="visually-hidden" key="label">{field.label}</span> });
   return (
     <li className={`oa-field${field.archived ? ' oa-field-archived' : ''}`}>
       <div className="oa-field-main">
         <h3 className="oa-field-title">
           {field.label}
-          {field.archived ? <span className="badge badge-muted">Archived</span> : null}
-          {field.required ? <span className="badge badge-warning">Required</span> : <span className="badge">Optional</span>}
+          {field.archived ? <span className="badge badge-muted">{t('schema.field.archived')}</span> : null}
+          {field.required ? <span className="badge badge-warning">{t('schema.field.required')}</span> : <span className="badge">{t('schema.field.optional')}</span>}
         </h3>
         <dl className="oa-field-facts">
-          <div><dt>Key</dt><dd className="oa-key">{field.fieldKey}</dd></div>
-          <div><dt>Type</dt><dd>{typeLabel(field.fieldType)}</dd></div>
-          <div><dt>Stored in</dt><dd>{bound ? `Profile: ${bound.label}` : 'This platform (custom)'}</dd></div>
-          <div><dt>Sort order</dt><dd>{field.sortOrder}</dd></div>
-          {field.options.length > 0 ? <div><dt>Options</dt><dd>{field.options.length}</dd></div> : null}
+          <div><dt>{t('schema.field.key')}</dt><dd className="oa-key">{field.fieldKey}</dd></div>
+          <div><dt>{t('schema.field.type')}</dt><dd>{typeLabel(intl, field.fieldType)}</dd></div>
+          <div><dt>{t('schema.field.storedIn')}</dt><dd>{bound ? t('schema.field.inProfile', { property: propertyLabel(intl, bound.property) }) : t('schema.field.custom')}</dd></div>
+          <div><dt>{t('schema.field.sortOrder')}</dt><dd>{field.sortOrder}</dd></div>
+          {field.options.length > 0 ? <div><dt>{t('schema.field.options')}</dt><dd>{intl.formatNumber(field.options.length)}</dd></div> : null}
         </dl>
       </div>
       <div className="oa-field-actions">
         {canWrite && !field.archived ? (
           <>
             <button type="button" className="button button-secondary oa-small" data-focus={`${field.fieldKey}:up`} disabled={!canMoveUp || busy} onClick={() => onMove(-1)}>
-              {working === `${field.fieldKey}:up` ? 'Checking…' : named('Move up')}
+              {working === `${field.fieldKey}:up` ? t('schema.field.checking') : named('schema.field.moveUp')}
             </button>
             <button type="button" className="button button-secondary oa-small" data-focus={`${field.fieldKey}:down`} disabled={!canMoveDown || busy} onClick={() => onMove(1)}>
-              {working === `${field.fieldKey}:down` ? 'Checking…' : named('Move down')}
+              {working === `${field.fieldKey}:down` ? t('schema.field.checking') : named('schema.field.moveDown')}
             </button>
           </>
         ) : null}
         <Link className="button button-secondary oa-small" data-focus={`${field.fieldKey}:edit`} to={fieldPath(platformKey, field.fieldKey)}>
-          {named(canWrite ? 'Edit' : 'View')}
+          {named(canWrite ? 'schema.field.edit' : 'schema.field.view')}
         </Link>
         {canWrite && !field.archived ? (
           <button type="button" className="button button-secondary oa-small oa-danger-text" data-focus={`${field.fieldKey}:archive`} disabled={busy} onClick={onArchive}>
-            {working === `${field.fieldKey}:archive` ? 'Checking…' : named('Archive')}
+            {working === `${field.fieldKey}:archive` ? t('schema.field.checking') : named('schema.field.archive')}
           </button>
         ) : null}
       </div>

@@ -4,18 +4,21 @@ import {
   withSource, withType,
 } from './model.ts';
 import { definition } from './testSupport.tsx';
+import { englishIntl, intlFor } from '../../../i18n/useIntl.ts';
+
+const en = englishIntl();
 
 describe('schema editor model', () => {
   it('keeps only what applies to the type: options for SELECT, lengths for text, a range for NUMBER', () => {
     const draft = { ...emptyDraft(10), label: 'Size', minLength: '2', maxLength: '20', min: '1', max: '9', options: [newOption('s', 'Small')] };
-    expect(settingsOf(draft).settings).toMatchObject({ fieldType: 'TEXT', options: [], validation: { minLength: 2, maxLength: 20 } });
-    expect(settingsOf({ ...draft, fieldType: 'NUMBER' }).settings).toMatchObject({ options: [], validation: { min: 1, max: 9 } });
-    expect(settingsOf({ ...draft, fieldType: 'SELECT' }).settings).toMatchObject({ options: [{ value: 's', label: 'Small' }], validation: {} });
-    expect(settingsOf({ ...draft, fieldType: 'BOOLEAN' }).settings).toMatchObject({ options: [], validation: {} });
+    expect(settingsOf(en, draft).settings).toMatchObject({ fieldType: 'TEXT', options: [], validation: { minLength: 2, maxLength: 20 } });
+    expect(settingsOf(en, { ...draft, fieldType: 'NUMBER' }).settings).toMatchObject({ options: [], validation: { min: 1, max: 9 } });
+    expect(settingsOf(en, { ...draft, fieldType: 'SELECT' }).settings).toMatchObject({ options: [{ value: 's', label: 'Small' }], validation: {} });
+    expect(settingsOf(en, { ...draft, fieldType: 'BOOLEAN' }).settings).toMatchObject({ options: [], validation: {} });
   });
 
   it('refuses numbers it cannot read, by pointer; empty texts are not set', () => {
-    const { settings, errors } = settingsOf({ ...emptyDraft(10), sortOrder: '1.5', fieldType: 'NUMBER', min: 'abc', max: '2.5e1' });
+    const { settings, errors } = settingsOf(en, { ...emptyDraft(10), sortOrder: '1.5', fieldType: 'NUMBER', min: 'abc', max: '2.5e1' });
     expect([...errors.keys()]).toEqual(['sortOrder', 'validation/min']);
     expect(settings.validation).toEqual({ max: 25 });
     expect(settings).toMatchObject({ placeholder: null, description: null, uiConfig: {}, profileField: null });
@@ -36,13 +39,13 @@ describe('schema editor model', () => {
   it('an edit sends only the properties that differ (key order ignored)', () => {
     const stored = definition({ fieldKey: 'size', label: 'Size', fieldType: 'SELECT', options: [{ value: 's', label: 'Small' }], uiConfig: { helpText: 'Hi', width: 'half' } });
     const draft = draftOf(stored);
-    expect(patchBody(stored, settingsOf(draft).settings)).toEqual({});
-    expect(patchBody(stored, settingsOf({ ...draft, label: 'Shirt size', required: true }).settings)).toEqual({ label: 'Shirt size', required: true });
+    expect(patchBody(stored, settingsOf(en, draft).settings)).toEqual({});
+    expect(patchBody(stored, settingsOf(en, { ...draft, label: 'Shirt size', required: true }).settings)).toEqual({ label: 'Shirt size', required: true });
   });
 
   it('the preview shows each filled option once', () => {
     const draft = { ...emptyDraft(10), fieldType: 'SELECT' as const, options: [newOption('a', 'A'), newOption('', 'Blank'), newOption('a', 'Again'), newOption('b', '')] };
-    expect(previewDefinition(draft, settingsOf(draft).settings).options).toEqual([{ value: 'a', label: 'A' }, { value: 'b', label: 'b' }]);
+    expect(previewDefinition(en, draft, settingsOf(en, draft).settings).options).toEqual([{ value: 'a', label: 'A' }, { value: 'b', label: 'b' }]);
   });
 
   it('a new field goes after the last active one', () => {
@@ -68,9 +71,13 @@ describe('schema editor model', () => {
   });
 
   it('says the impact in words', () => {
-    expect(impactSentence({ changed: true, reopenedUsers: 1, requirementVersion: 4 })).toBe('1 person who completed onboarding will be asked again; the requirement version becomes 4.');
-    expect(impactSentence({ changed: true, reopenedUsers: 12, requirementVersion: 4 })).toBe('12 people who completed onboarding will be asked again; the requirement version becomes 4.');
-    expect(impactSentence({ changed: true, reopenedUsers: 0, requirementVersion: 4 }, 3)).toBe('Nobody who completed onboarding will be asked again; the requirement version becomes 6.');
-    expect(impactSentence({ changed: false, reopenedUsers: 0, requirementVersion: 3 })).toBe('This change changes nothing.');
+    expect(impactSentence(en, { changed: true, reopenedUsers: 1, requirementVersion: 4 })).toBe('1 person who completed onboarding will be asked again; the requirement version becomes 4.');
+    expect(impactSentence(en, { changed: true, reopenedUsers: 12, requirementVersion: 4 })).toBe('12 people who completed onboarding will be asked again; the requirement version becomes 4.');
+    expect(impactSentence(en, { changed: true, reopenedUsers: 0, requirementVersion: 4 }, 3)).toBe('Nobody who completed onboarding will be asked again; the requirement version becomes 6.');
+    expect(impactSentence(en, { changed: false, reopenedUsers: 0, requirementVersion: 3 })).toBe('This change changes nothing.');
+    // German: the plural and the verb agree with the number
+    const de = intlFor({ language: 'de', locale: 'de' });
+    expect(impactSentence(de, { changed: true, reopenedUsers: 1, requirementVersion: 4 })).toBe('1 Person, die das Onboarding abgeschlossen hat, wird erneut gefragt; die Anforderungsversion wird 4.');
+    expect(impactSentence(de, { changed: true, reopenedUsers: 1200, requirementVersion: 4 })).toBe('1.200 Personen, die das Onboarding abgeschlossen haben, werden erneut gefragt; die Anforderungsversion wird 4.');
   });
 });

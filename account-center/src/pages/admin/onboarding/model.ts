@@ -3,6 +3,7 @@
 // plan, and the words of a dry run's impact. Pure: no React, no I/O. The gateway is the
 // judge of every rule (each save starts with its dry run); the form only hides what cannot
 // apply to the chosen type and refuses numbers it cannot read.
+import type { IntlShape } from 'react-intl';
 import type { Schemas } from '../../../api.ts';
 import type { FieldDefinition } from '../../../fields/FieldInput.tsx';
 
@@ -15,40 +16,45 @@ export type UpdateBody = Schemas['OnboardingFieldUpdateRequest'];
 export type ChangePreview = Schemas['OnboardingSchemaChangePreview'];
 export type Width = NonNullable<Schemas['OnboardingFieldUiConfig']['width']>;
 
-/** The eleven types, in the contract's order, with the words the form shows. */
-export const FIELD_TYPES: readonly { type: FieldType; label: string }[] = [
-  { type: 'TEXT', label: 'Single-line text' },
-  { type: 'TEXTAREA', label: 'Multiline text' },
-  { type: 'NUMBER', label: 'Number' },
-  { type: 'BOOLEAN', label: 'Checkbox (yes or no)' },
-  { type: 'DATE', label: 'Date' },
-  { type: 'SELECT', label: 'Single choice from a list' },
-  { type: 'MULTI_SELECT', label: 'Multiple choices (checkboxes)' },
-  { type: 'COUNTRY', label: 'Country' },
-  { type: 'PHONE', label: 'Telephone number' },
-  { type: 'EMAIL', label: 'E-mail address' },
-  { type: 'URL', label: 'Web address (URL)' },
+/** The eleven types, in the contract's order; their words are `schema.type.<TYPE>`. */
+export const FIELD_TYPES: readonly { type: FieldType }[] = [
+  { type: 'TEXT' },
+  { type: 'TEXTAREA' },
+  { type: 'NUMBER' },
+  { type: 'BOOLEAN' },
+  { type: 'DATE' },
+  { type: 'SELECT' },
+  { type: 'MULTI_SELECT' },
+  { type: 'COUNTRY' },
+  { type: 'PHONE' },
+  { type: 'EMAIL' },
+  { type: 'URL' },
 ];
 
-export function typeLabel(type: FieldType): string {
-  return FIELD_TYPES.find((entry) => entry.type === type)?.label ?? type;
+export function typeLabel(intl: IntlShape, type: FieldType): string {
+  return FIELD_TYPES.some((entry) => entry.type === type) ? intl.formatMessage({ id: `schema.type.${type}` }) : type;
 }
 
 /**
  * The canonical profile properties a PROFILE_FIELD binds and the one type each needs (the
- * gateway's src/services/onboarding/profileFields.ts PROFILE_FIELD_TYPES).
+ * gateway's src/services/onboarding/profileFields.ts PROFILE_FIELD_TYPES). Their words are the
+ * profile page's (`profile.field.<property>`), so a property has one name everywhere.
  */
-export const PROFILE_PROPERTIES: readonly { property: ProfileProperty; label: string; type: FieldType }[] = [
-  { property: 'firstName', label: 'First name', type: 'TEXT' },
-  { property: 'lastName', label: 'Last name', type: 'TEXT' },
-  { property: 'displayName', label: 'Display name', type: 'TEXT' },
-  { property: 'dateOfBirth', label: 'Date of birth', type: 'DATE' },
-  { property: 'phone', label: 'Phone', type: 'PHONE' },
-  { property: 'country', label: 'Country', type: 'COUNTRY' },
+export const PROFILE_PROPERTIES: readonly { property: ProfileProperty; type: FieldType }[] = [
+  { property: 'firstName', type: 'TEXT' },
+  { property: 'lastName', type: 'TEXT' },
+  { property: 'displayName', type: 'TEXT' },
+  { property: 'dateOfBirth', type: 'DATE' },
+  { property: 'phone', type: 'PHONE' },
+  { property: 'country', type: 'COUNTRY' },
 ];
 
 export function profileProperty(property: ProfileProperty | null | undefined) {
   return PROFILE_PROPERTIES.find((entry) => entry.property === property);
+}
+
+export function propertyLabel(intl: IntlShape, property: ProfileProperty): string {
+  return intl.formatMessage({ id: `profile.field.${property}` });
 }
 
 /** Types with options (SELECT, MULTI_SELECT). */
@@ -180,7 +186,7 @@ export function withProfileProperty(draft: Draft, property: ProfileProperty | nu
 }
 
 /** The types the type select offers: all, or, for a bound profile property, the one it needs. */
-export function allowedTypes(draft: Pick<Draft, 'source' | 'profileField'>): readonly { type: FieldType; label: string }[] {
+export function allowedTypes(draft: Pick<Draft, 'source' | 'profileField'>): readonly { type: FieldType }[] {
   const entry = draft.source === 'PROFILE_FIELD' ? profileProperty(draft.profileField) : undefined;
   return entry ? FIELD_TYPES.filter((candidate) => candidate.type === entry.type) : FIELD_TYPES;
 }
@@ -199,13 +205,13 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
  * to the type is kept: options for SELECT/MULTI_SELECT, lengths for text types, a range for
  * NUMBER. Empty texts are "not set" (null, or left out of uiConfig).
  */
-export function settingsOf(draft: Draft): { settings: Settings; errors: FormErrors } {
+export function settingsOf(intl: IntlShape, draft: Draft): { settings: Settings; errors: FormErrors } {
   const errors: FormErrors = new Map();
-  const integer = (at: string, text: string, what: string): number | undefined => {
+  const integer = (at: string, text: string): number | undefined => {
     const trimmed = text.trim();
     if (trimmed === '') return undefined;
     if (!INTEGER.test(trimmed)) {
-      errors.set(at, `Enter ${what} as a whole number, like 10.`);
+      errors.set(at, intl.formatMessage({ id: `schema.error.integer.${at}` }));
       return undefined;
     }
     return Number(trimmed);
@@ -214,19 +220,19 @@ export function settingsOf(draft: Draft): { settings: Settings; errors: FormErro
     const trimmed = text.trim();
     if (trimmed === '') return undefined;
     if (!NUMBER.test(trimmed) || !Number.isFinite(Number(trimmed))) {
-      errors.set(at, 'Enter a number, like 0 or 2.5.');
+      errors.set(at, intl.formatMessage({ id: 'schema.error.number' }, { example: 2.5 }));
       return undefined;
     }
     return Number(trimmed);
   };
 
-  const sortOrder = integer('sortOrder', draft.sortOrder, 'the sort order');
-  if (draft.sortOrder.trim() === '') errors.set('sortOrder', 'Enter the sort order as a whole number, like 10.');
+  const sortOrder = integer('sortOrder', draft.sortOrder);
+  if (draft.sortOrder.trim() === '') errors.set('sortOrder', intl.formatMessage({ id: 'schema.error.integer.sortOrder' }));
 
   const validation: Settings['validation'] = {};
   if (takesLengths(draft.fieldType)) {
-    const minLength = integer('validation/minLength', draft.minLength, 'the minimum length');
-    const maxLength = integer('validation/maxLength', draft.maxLength, 'the maximum length');
+    const minLength = integer('validation/minLength', draft.minLength);
+    const maxLength = integer('validation/maxLength', draft.maxLength);
     if (minLength !== undefined) validation.minLength = minLength;
     if (maxLength !== undefined) validation.maxLength = maxLength;
   }
@@ -308,7 +314,7 @@ function canonical(value: unknown): string {
 }
 
 /** What FieldInput renders for the draft: the user's view of the field as it would be stored. */
-export function previewDefinition(draft: Draft, settings: Settings): FieldDefinition {
+export function previewDefinition(intl: IntlShape, draft: Draft, settings: Settings): FieldDefinition {
   // FieldInput keys options by value: the preview shows each value once, and only filled rows.
   const options: Settings['options'] = [];
   for (const option of settings.options) {
@@ -317,7 +323,7 @@ export function previewDefinition(draft: Draft, settings: Settings): FieldDefini
   }
   return {
     fieldKey: draft.fieldKey || 'newField',
-    label: draft.label.trim() === '' ? 'Untitled field' : draft.label,
+    label: draft.label.trim() === '' ? intl.formatMessage({ id: 'schema.preview.untitled' }) : draft.label,
     fieldType: settings.fieldType,
     required: settings.required,
     options,
@@ -367,75 +373,51 @@ export function movePlan(active: readonly Definition[], index: number, direction
 
 // ---------------------------------------------------------------- the words of an impact
 
-export function people(count: number): string {
-  return count === 1 ? '1 person' : `${count} people`;
-}
-
 /**
  * The impact of a change from its dry run: who is asked again and the version it leads to.
  * `steps`: how many changes the action makes (a reorder may take several), each raising the
  * version by one; the first one reopens everyone who had completed.
  */
-export function impactSentence(preview: Pick<ChangePreview, 'changed' | 'reopenedUsers' | 'requirementVersion'>, steps = 1): string {
-  if (!preview.changed) return 'This change changes nothing.';
+export function impactSentence(intl: IntlShape, preview: Pick<ChangePreview, 'changed' | 'reopenedUsers' | 'requirementVersion'>, steps = 1): string {
+  if (!preview.changed) return intl.formatMessage({ id: 'schema.impact.nothing' });
   const version = preview.requirementVersion + Math.max(0, steps - 1);
-  const who = preview.reopenedUsers === 0
-    ? 'Nobody who completed onboarding will be asked again'
-    : `${people(preview.reopenedUsers)} who completed onboarding will be asked again`;
-  return `${who}; the requirement version becomes ${version}.`;
+  return intl.formatMessage({ id: 'schema.impact.sentence' }, { count: preview.reopenedUsers, version });
 }
 
-/** The properties a change sets, in words ("label, required"). */
-export function changedWords(changedFields: readonly string[]): string {
-  const words: Record<string, string> = {
-    fieldKey: 'field key',
-    label: 'label',
-    fieldType: 'type',
-    source: 'source',
-    profileField: 'profile property',
-    required: 'required',
-    sortOrder: 'sort order',
-    options: 'options',
-    validation: 'limits',
-    uiConfig: 'width or help text',
-    placeholder: 'placeholder',
-    description: 'description',
-    archived: 'archived',
-    translations: 'translations',
-  };
-  return changedFields.map((field) => words[field] ?? field).join(', ');
+/** The properties a change can set (`schema.changed.<property>`). */
+const CHANGED_PROPERTIES = new Set([
+  'fieldKey', 'label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description', 'archived', 'translations',
+]);
+
+/** The properties a change sets, in words ("label and required"). */
+export function changedWords(intl: IntlShape, changedFields: readonly string[]): string {
+  return intl.formatList(
+    changedFields.map((field) => (CHANGED_PROPERTIES.has(field) ? intl.formatMessage({ id: `schema.changed.${field}` }) : field)),
+    { type: 'unit' },
+  );
 }
 
 // ---------------------------------------------------------------- errors beside their inputs
 
 /** A person's name for the input behind a pointer below /body/ (for the error summary). */
-export function pointerLabel(pointer: string): string {
+export function pointerLabel(intl: IntlShape, pointer: string): string {
   const translation = /^translations\/([^/]+)(?:\/(.+))?$/.exec(pointer);
-  if (translation) return `Translation (${translation[1]})${translation[2] ? `: ${translation[2].replace(/^options\//, 'option ')}` : ''}`;
+  if (translation) {
+    const [, language = '', part] = translation;
+    const option = part ? /^options\/(.+)$/.exec(part) : null;
+    if (!part) return intl.formatMessage({ id: 'schema.pointer.translation' }, { language });
+    return intl.formatMessage({ id: option ? 'schema.pointer.translationOption' : 'schema.pointer.translationPart' }, { language, part: option ? option[1]! : part });
+  }
   const option = /^options\/(\d+)(?:\/(value|label))?$/.exec(pointer);
-  if (option) return `Option ${Number(option[1]) + 1}${option[2] ? ` ${option[2]}` : ''}`;
-  const names: Record<string, string> = {
-    fieldKey: 'Field key',
-    label: 'Label',
-    fieldType: 'Type',
-    source: 'Where the value is kept',
-    profileField: 'Profile property',
-    required: 'Required',
-    sortOrder: 'Sort order',
-    options: 'Options',
-    validation: 'Limits',
-    'validation/minLength': 'Minimum length',
-    'validation/maxLength': 'Maximum length',
-    'validation/min': 'Minimum',
-    'validation/max': 'Maximum',
-    uiConfig: 'Width and help text',
-    'uiConfig/width': 'Width',
-    'uiConfig/helpText': 'Help text',
-    placeholder: 'Placeholder',
-    description: 'Description',
-  };
-  return names[pointer] ?? pointer;
+  if (option) return intl.formatMessage({ id: 'schema.pointer.option' }, { number: Number(option[1]) + 1, part: option[2] ?? 'whole' });
+  return POINTER_NAMES.has(pointer) ? intl.formatMessage({ id: `schema.pointer.${pointer}` }) : pointer;
 }
+
+/** The pointers with a name of their own (`schema.pointer.<pointer>`). */
+const POINTER_NAMES = new Set([
+  'fieldKey', 'label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation',
+  'validation/minLength', 'validation/maxLength', 'validation/min', 'validation/max', 'uiConfig', 'uiConfig/width', 'uiConfig/helpText', 'placeholder', 'description',
+]);
 
 /** The order the form shows its inputs in, so the first error is the first on screen. */
 export function pointerRank(pointer: string): number {

@@ -1,7 +1,8 @@
 // Component-test support for the schema editor: an in-memory gateway behind a fake fetch
 // (given to createApi, as the app's own client), the session around it, and a router at a
 // path. Not a test file itself (no .test.tsx), imported by the tests beside it.
-import { render } from '@testing-library/react';
+import { renderWithIntl } from '../../../test/renderWithIntl.tsx';
+import type { Language } from '../../../i18n/languages.ts';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { createApi, type Schemas } from '../../../api.ts';
 import type { AccountCenterConfig } from '../../../config.ts';
@@ -159,7 +160,7 @@ export function problem(status: number, code: string, detail: string, errors?: {
 }
 
 /** The editor at `path`, mounted as App.tsx mounts it, for a caller with these permissions. */
-export function renderAdmin(path: string, gateway: FakeGateway, permissions: Permission[], memberships: Me['memberships'] = []) {
+export function renderAdmin(path: string, gateway: FakeGateway, permissions: Permission[], memberships: Me['memberships'] = [], language: Language = 'en') {
   const original = gateway.fetch;
   const withMe = async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -167,7 +168,7 @@ export function renderAdmin(path: string, gateway: FakeGateway, permissions: Per
     return original(input, init);
   };
   const api = createApi(CONFIG, withMe);
-  return render(
+  return renderWithIntl(
     <SessionProvider config={CONFIG} api={api}>
       <MemoryRouter initialEntries={[path]}>
         <Routes>
@@ -176,6 +177,7 @@ export function renderAdmin(path: string, gateway: FakeGateway, permissions: Per
         </Routes>
       </MemoryRouter>
     </SessionProvider>,
+    { language },
   );
 }
 

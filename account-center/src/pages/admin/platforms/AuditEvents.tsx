@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import { useIntl } from 'react-intl';
 import { call, type ApiProblem } from '../../../api.ts';
+import { problemText } from '../../../i18n/problems.ts';
 import { useSession } from '../../../session.tsx';
 import { LoadState } from '../../../components/LoadState.tsx';
 import { actionLabel, formatDateTime, toProblem, useLoad, type AuditEvent } from './model.ts';
@@ -13,6 +15,8 @@ const AUDIT_PAGE_SIZE = 20;
  */
 export function AuditEvents({ platformKey, version }: { platformKey: string; version: number }) {
   const { api, me } = useSession();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const headingId = useId();
   const captionId = useId();
   const first = useLoad(
@@ -49,37 +53,37 @@ export function AuditEvents({ platformKey, version }: { platformKey: string; ver
   };
 
   const actorLabel = (event: AuditEvent) => {
-    if (event.actor.type === 'cli') return 'Command line';
+    if (event.actor.type === 'cli') return t('platforms.audit.actor.cli');
     // `npm start` seeding its demo platforms: not a person, and not an anonymous API caller.
-    if (event.actor.type === 'devstack') return 'Dev stack (npm start)';
-    if (me && event.actor.userId !== null && event.actor.userId === me.user.id) return 'You';
-    return event.actor.sub ? `User ${event.actor.sub}` : 'An API caller';
+    if (event.actor.type === 'devstack') return t('platforms.audit.actor.devstack');
+    if (me && event.actor.userId !== null && event.actor.userId === me.user.id) return t('platforms.audit.actor.you');
+    return event.actor.sub ? t('platforms.audit.actor.user', { sub: event.actor.sub }) : t('platforms.audit.actor.api');
   };
 
   return (
     <section className="panel" aria-labelledby={headingId}>
-      <h2 id={headingId}>Audit events</h2>
-      <LoadState loading={first.loading && !first.data} error={first.error} onRetry={() => void first.reload()} what="the audit events">
+      <h2 id={headingId}>{t('platforms.audit.title')}</h2>
+      <LoadState loading={first.loading && !first.data} error={first.error} onRetry={() => void first.reload()} what={t('platforms.audit.what')}>
         <p className="platforms-muted" role="status" tabIndex={-1} ref={statusLine}>
-          {items.length === 0 ? 'No change has been recorded for this platform.' : `Showing ${items.length} ${items.length === 1 ? 'event' : 'events'}${nextCursor ? ', newest first' : ' (all of them), newest first'}.`}
+          {items.length === 0 ? t('platforms.audit.none') : t(nextCursor ? 'platforms.audit.showing' : 'platforms.audit.showingAll', { count: items.length })}
         </p>
         {items.length > 0 ? (
           <div className="table-wrap platforms-table-wrap" role="region" aria-labelledby={captionId} tabIndex={0}>
             <table className="platforms-table platforms-audit-table">
-              <caption id={captionId} className="visually-hidden">Audit events of the platform, newest first</caption>
+              <caption id={captionId} className="visually-hidden">{t('platforms.audit.caption')}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Changed</th>
+                  <th scope="col">{t('platforms.audit.time')}</th>
+                  <th scope="col">{t('platforms.audit.action')}</th>
+                  <th scope="col">{t('platforms.audit.by')}</th>
+                  <th scope="col">{t('platforms.audit.changed')}</th>
                 </tr>
               </thead>
               <tbody>
                 {items.map((event) => (
                   <tr key={event.id}>
-                    <td><time dateTime={event.occurredAt}>{formatDateTime(event.occurredAt)}</time></td>
-                    <td>{actionLabel(event.action)}{event.fieldKey ? <span className="platforms-muted">{` (field ${event.fieldKey})`}</span> : null}</td>
+                    <td><time dateTime={event.occurredAt}>{formatDateTime(intl, event.occurredAt)}</time></td>
+                    <td>{actionLabel(intl, event.action)}{event.fieldKey ? <span className="platforms-muted">{` ${t('platforms.audit.field', { field: event.fieldKey })}`}</span> : null}</td>
                     <td className="platforms-break">{actorLabel(event)}</td>
                     <td>
                       {event.changedFields.length > 0 ? (
@@ -95,12 +99,12 @@ export function AuditEvents({ platformKey, version }: { platformKey: string; ver
           </div>
         ) : null}
         {moreError ? (
-          <p className="field-error" role="alert">{`We could not load more events. ${moreError.message}`}</p>
+          <p className="field-error" role="alert">{t('platforms.audit.moreFailed', { reason: problemText(intl, moreError) })}</p>
         ) : null}
         {nextCursor ? (
           <div className="actions">
             <button type="button" className="button button-secondary" onClick={() => void loadMore()} disabled={loadingMore}>
-              {loadingMore ? 'Loading…' : 'Load more'}
+              {loadingMore ? t('common.loading') : t('platforms.audit.loadMore')}
             </button>
           </div>
         ) : null}

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { useIntl } from 'react-intl';
 import { PageTitle } from '../../../components/PageTitle.tsx';
 import { PlatformForm } from './PlatformForm.tsx';
 import { SecretPanel } from './SecretPanel.tsx';
@@ -13,23 +14,25 @@ import type { PlatformWithCredentials } from './model.ts';
 export function PlatformCreatePage() {
   const [created, setCreated] = useState<PlatformWithCredentials | null>(null);
   const navigate = useNavigate();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string>) => intl.formatMessage({ id }, values);
 
   if (created) {
     const detail = `/admin/platforms/${encodeURIComponent(created.platformKey)}`;
     return (
       <>
-        <PageTitle lead={created.platformKey}>{`${created.displayName} is registered`}</PageTitle>
-        <SecretPanel title="Client credentials" platformKey={created.platformKey} clientId={created.clientId ?? ''} clientSecret={created.clientSecret}>
+        <PageTitle lead={created.platformKey}>{t('platforms.create.registered', { name: created.displayName })}</PageTitle>
+        <SecretPanel title={t('platforms.secret.credentials')} platformKey={created.platformKey} clientId={created.clientId ?? ''} clientSecret={created.clientSecret}>
           <button
             type="button"
             className="button"
             onClick={() => {
-              const state: DetailNotice = { notice: `${created.displayName} is registered${created.active ? ' and active' : ' (inactive)'}.` };
+              const state: DetailNotice = { notice: t(created.active ? 'platforms.create.registeredActive' : 'platforms.create.registeredInactive', { name: created.displayName }) };
               // Replace: Back from the platform goes to the list, not to an empty form.
               navigate(detail, { replace: true, state });
             }}
           >
-            Continue to the platform
+            {t('platforms.create.continue')}
           </button>
         </SecretPanel>
       </>
@@ -39,9 +42,9 @@ export function PlatformCreatePage() {
   return (
     <>
       <p className="platforms-back">
-        <Link to="/admin/platforms"><span aria-hidden="true">← </span>All platforms</Link>
+        <Link to="/admin/platforms"><span aria-hidden="true">← </span>{t('platforms.all')}</Link>
       </p>
-      <PageTitle lead="A platform is a product whose sign-in goes through the gateway. Its client secret is shown once, right after registering.">Register a platform</PageTitle>
+      <PageTitle lead={t('platforms.create.lead')}>{t('platforms.create.title')}</PageTitle>
       <PlatformForm mode="create" onCreated={setCreated} cancelTo="/admin/platforms" />
     </>
   );

@@ -11,7 +11,8 @@ import { AuditEvents } from './AuditEvents.tsx';
 import { ActiveBadge } from './PlatformListPage.tsx';
 import { SecretPanel } from './SecretPanel.tsx';
 import { BrandingLink } from '../../../branding/BrandingLink.tsx';
-import { HANDOFF_CHALLENGE_OFF_WARNING, formatDateTime, modeLabel, toProblem, useLoad, type Platform, type PlatformCredentials } from './model.ts';
+import { problemText } from '../../../i18n/problems.ts';
+import { formatDateTime, modeLabel, toProblem, useLoad, type Platform, type PlatformCredentials } from './model.ts';
 
 /** A message handed to the detail page by the page before it (never a secret). */
 export interface DetailNotice {
@@ -20,12 +21,8 @@ export interface DetailNotice {
 
 type Action = 'deactivate' | 'activate' | 'rotate';
 
-/** Why an activation was refused, in words that say what to do (409 codes of activatePlatform). */
-const ACTIVATION_REFUSALS: Record<string, string> = {
-  PLATFORM_MISSING_CALLBACK_URL: 'It has no callback URL. Edit the platform to add one, then activate it.',
-  PLATFORM_MISSING_RETURN_URLS: 'It has no allowed return URL. Edit the platform to add at least one, then activate it.',
-  PLATFORM_MISSING_CREDENTIALS: 'It has no client credentials. Rotate the credentials to create them, then activate it.',
-};
+/** Why an activation was refused, in words that say what to do (409 codes of activatePlatform): `platforms.refusal.<code>`. */
+const ACTIVATION_REFUSALS = new Set(['PLATFORM_MISSING_CALLBACK_URL', 'PLATFORM_MISSING_RETURN_URLS', 'PLATFORM_MISSING_CREDENTIALS']);
 
 /**
  * /admin/platforms/:platformKey: every property, the actions (edit, activate or deactivate,
@@ -37,6 +34,8 @@ export function PlatformDetailPage() {
   const { api } = useSession();
   const location = useLocation();
   const navigate = useNavigate();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const { data: platform, error, loading, reload, setData } = useLoad(
     () => call(api.GET('/v1/platforms/{platformKey}', { params: { path: { platformKey } } })),
     [api, platformKey],
@@ -63,14 +62,14 @@ export function PlatformDetailPage() {
     return (
       <>
         <BackLink />
-        <PageTitle>{notFound ? 'Platform not found' : 'Platform'}</PageTitle>
+        <PageTitle>{t(notFound ? 'platforms.detail.notFound' : 'platforms.detail.title')}</PageTitle>
         {notFound ? (
           <div className="load-error" role="alert">
-            <p>{`There is no platform with the key “${platformKey}”.`}</p>
-            <p><Link to="/admin/platforms">All platforms</Link></p>
+            <p>{t('platforms.detail.noSuchKey', { key: platformKey })}</p>
+            <p><Link to="/admin/platforms">{t('platforms.all')}</Link></p>
           </div>
         ) : (
-          <LoadState loading={loading} error={error} onRetry={() => void reload()} what="the platform">{null}</LoadState>
+          <LoadState loading={loading} error={error} onRetry={() => void reload()} what={t('platforms.detail.what')}>{null}</LoadState>
         )}
       </>
     );
@@ -84,10 +83,10 @@ export function PlatformDetailPage() {
     try {
       if (action === 'deactivate') {
         setData(await call(api.DELETE('/v1/platforms/{platformKey}', path)));
-        setNotice(`${platform.displayName} is inactive: sign-ins and handoff exchanges for it are refused until it is activated again.`);
+        setNotice(t('platforms.detail.deactivated', { name: platform.displayName }));
       } else if (action === 'activate') {
         setData(await call(api.POST('/v1/platforms/{platformKey}/activate', path)));
-        setNotice(`${platform.displayName} is active: sign-ins and handoff exchanges for it work again.`);
+        setNotice(t('platforms.detail.activated', { name: platform.displayName }));
       } else {
         setCredentials(await call(api.POST('/v1/platforms/{platformKey}/credentials/rotate', path)));
         void reload();
@@ -95,10 +94,9 @@ export function PlatformDetailPage() {
       setAuditVersion((version) => version + 1);
     } catch (caught) {
       const problem = toProblem(caught);
-      const title =
-        action === 'activate' ? 'The platform was not activated.' : action === 'deactivate' ? 'The platform was not deactivated.' : 'The credentials were not rotated.';
+      const title = t(`platforms.detail.failed.${action}`);
       const code = problem.problem?.code ?? '';
-      setFailure({ title, message: ACTIVATION_REFUSALS[code] ?? problem.message, problem });
+      setFailure({ title, message: ACTIVATION_REFUSALS.has(code) ? t(`platforms.refusal.${code}`) : problemText(intl, problem), problem });
       if (problem.needsSignIn) void reload();
     } finally {
       setBusy(false);
@@ -116,31 +114,31 @@ export function PlatformDetailPage() {
           <h2>{failure.title}</h2>
           <p>{failure.message}</p>
           {failure.problem.problem?.code?.startsWith('PLATFORM_MISSING_') && failure.problem.problem.code !== 'PLATFORM_MISSING_CREDENTIALS' ? (
-            <p><Link to={editPath(platformKey)}>Edit the platform</Link></p>
+            <p><Link to={editPath(platformKey)}>{t('platforms.detail.editThePlatform')}</Link></p>
           ) : null}
         </div>
       ) : null}
 
       {credentials ? (
         <SecretPanel
-          title="New client secret"
+          title={t('platforms.secret.newSecret')}
           platformKey={credentials.platformKey}
           clientId={credentials.clientId}
           clientSecret={credentials.clientSecret}
         >
-          <button type="button" className="button" onClick={() => setCredentials(null)}>I have stored it</button>
+          <button type="button" className="button" onClick={() => setCredentials(null)}>{t('platforms.secret.stored')}</button>
         </SecretPanel>
       ) : null}
 
-      <div className="platforms-actions" role="group" aria-label="Platform actions">
-        <Link className="button" to={editPath(platformKey)}>Edit</Link>
+      <div className="platforms-actions" role="group" aria-label={t('platforms.detail.actions')}>
+        <Link className="button" to={editPath(platformKey)}>{t('platforms.detail.edit')}</Link>
         <BrandingLink platformKey={platformKey} />
         {platform.active ? (
-          <button type="button" className="button button-secondary" onClick={() => setDialog('deactivate')}>Deactivate</button>
+          <button type="button" className="button button-secondary" onClick={() => setDialog('deactivate')}>{t('platforms.detail.deactivate')}</button>
         ) : (
-          <button type="button" className="button button-secondary" onClick={() => setDialog('activate')}>Activate</button>
+          <button type="button" className="button button-secondary" onClick={() => setDialog('activate')}>{t('platforms.detail.activate')}</button>
         )}
-        <button type="button" className="button button-danger" onClick={() => setDialog('rotate')}>Rotate credentials</button>
+        <button type="button" className="button button-danger" onClick={() => setDialog('rotate')}>{t('platforms.detail.rotate')}</button>
       </div>
 
       <PlatformProperties platform={platform} />
@@ -148,25 +146,25 @@ export function PlatformDetailPage() {
 
       <ConfirmDialog
         open={dialog === 'deactivate'}
-        title={`Deactivate ${platform.displayName}?`}
-        confirmLabel="Deactivate"
+        title={t('platforms.detail.deactivateTitle', { name: platform.displayName })}
+        confirmLabel={t('platforms.detail.deactivate')}
         danger
         busy={busy}
         onConfirm={() => void act('deactivate')}
         onCancel={() => setDialog(null)}
       >
-        <p>Sign-ins for this platform stop at once, and so do its handoff exchanges: nobody can sign in to it through the gateway.</p>
-        <p>The record, its credentials and its users’ onboarding data are kept. You can activate it again later.</p>
+        <p>{t('platforms.detail.deactivateEffect')}</p>
+        <p>{t('platforms.detail.deactivateKept')}</p>
       </ConfirmDialog>
       <ConfirmDialog
         open={dialog === 'activate'}
-        title={`Activate ${platform.displayName}?`}
-        confirmLabel="Activate"
+        title={t('platforms.detail.activateTitle', { name: platform.displayName })}
+        confirmLabel={t('platforms.detail.activate')}
         busy={busy}
         onConfirm={() => void act('activate')}
         onCancel={() => setDialog(null)}
       >
-        <p>Sign-ins and handoff exchanges for this platform resume: people can sign in to it through the gateway again.</p>
+        <p>{t('platforms.detail.activateEffect')}</p>
       </ConfirmDialog>
       <RotateDialog
         open={dialog === 'rotate'}
@@ -184,14 +182,16 @@ function RotateDialog({ open, platform, busy, onConfirm, onCancel }: { open: boo
   const [typed, setTyped] = useState('');
   const inputId = useId();
   const warningId = useId();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   useEffect(() => {
     if (open) setTyped('');
   }, [open]);
   return (
     <ConfirmDialog
       open={open}
-      title={`Rotate the client secret of ${platform.displayName}?`}
-      confirmLabel="Rotate credentials"
+      title={t('platforms.detail.rotateTitle', { name: platform.displayName })}
+      confirmLabel={t('platforms.detail.rotate')}
       danger
       busy={busy}
       canConfirm={typed.trim().toUpperCase() === platform.platformKey}
@@ -199,11 +199,11 @@ function RotateDialog({ open, platform, busy, onConfirm, onCancel }: { open: boo
       onCancel={onCancel}
     >
       <div className="platforms-dialog-warning" id={warningId}>
-        <p><strong>The current secret stops working at once.</strong></p>
-        <p>Until the platform is configured with the new secret, its handoff exchanges fail and nobody can finish signing in to it. The new secret is shown once, right after this.</p>
+        <p><strong>{t('platforms.detail.rotateWarning')}</strong></p>
+        <p>{t('platforms.detail.rotateEffect')}</p>
       </div>
       <div className="field">
-        <label htmlFor={inputId}>{`Type ${platform.platformKey} to confirm`}</label>
+        <label htmlFor={inputId}>{t('platforms.detail.rotateConfirm', { key: platform.platformKey })}</label>
         <input
           id={inputId}
           type="text"
@@ -223,10 +223,11 @@ function RotateDialog({ open, platform, busy, onConfirm, onCancel }: { open: boo
 const editPath = (platformKey: string) => `/admin/platforms/${encodeURIComponent(platformKey)}/edit`;
 
 function BackLink() {
+  const intl = useIntl();
   return (
     <p className="platforms-back">
       <Link to="/admin/platforms">
-        <span aria-hidden="true">← </span>All platforms
+        <span aria-hidden="true">← </span>{intl.formatMessage({ id: 'platforms.all' })}
       </Link>
     </p>
   );
@@ -236,21 +237,22 @@ function BackLink() {
 function PlatformProperties({ platform }: { platform: Platform }) {
   const headingId = useId();
   const intl = useIntl();
-  const none = <span className="platforms-muted">Not set</span>;
-  const code = (value: string | null, missing = 'Not set') => (value === null ? <span className="platforms-muted">{missing}</span> : <span className="platforms-mono">{value}</span>);
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
+  const none = <span className="platforms-muted">{t('platforms.detail.notSet')}</span>;
+  const code = (value: string | null, missing = t('platforms.detail.notSet')) => (value === null ? <span className="platforms-muted">{missing}</span> : <span className="platforms-mono">{value}</span>);
   return (
     <section className="panel" aria-labelledby={headingId}>
-      <h2 id={headingId}>Settings</h2>
+      <h2 id={headingId}>{t('platforms.detail.settings')}</h2>
       <dl className="platforms-properties">
-        <div><dt>Platform key</dt><dd className="platforms-mono">{platform.platformKey}</dd></div>
-        <div><dt>Status</dt><dd><ActiveBadge active={platform.active} /></dd></div>
-        <div><dt>Display name</dt><dd>{platform.displayName}</dd></div>
-        <div className="platforms-properties-url"><dt>Callback URL</dt><dd className="platforms-break">{code(platform.callbackUrl)}</dd></div>
-        <div className="platforms-properties-url"><dt>Back-channel logout URL</dt><dd className="platforms-break">{code(platform.backchannelLogoutUrl)}</dd></div>
+        <div><dt>{t('platforms.field.platformKey')}</dt><dd className="platforms-mono">{platform.platformKey}</dd></div>
+        <div><dt>{t('platforms.list.status')}</dt><dd><ActiveBadge active={platform.active} /></dd></div>
+        <div><dt>{t('platforms.field.displayName')}</dt><dd>{platform.displayName}</dd></div>
+        <div className="platforms-properties-url"><dt>{t('platforms.field.callbackUrl')}</dt><dd className="platforms-break">{code(platform.callbackUrl)}</dd></div>
+        <div className="platforms-properties-url"><dt>{t('platforms.field.backchannelLogoutUrl')}</dt><dd className="platforms-break">{code(platform.backchannelLogoutUrl)}</dd></div>
         <div><dt>{intl.formatMessage({ id: 'events.admin.detail.delivery' })}</dt><dd>{intl.formatMessage({ id: `events.admin.delivery.${platform.eventDelivery}` })}</dd></div>
         <div className="platforms-properties-url"><dt>{intl.formatMessage({ id: 'events.admin.detail.receiverUrl' })}</dt><dd className="platforms-break">{code(platform.eventReceiverUrl)}</dd></div>
         <div className="platforms-properties-url">
-          <dt>Allowed return URLs</dt>
+          <dt>{t('platforms.field.allowedReturnUrls')}</dt>
           <dd>
             {platform.allowedReturnUrls.length > 0 ? (
               <ul className="platforms-plain-list">
@@ -259,19 +261,19 @@ function PlatformProperties({ platform }: { platform: Platform }) {
             ) : none}
           </dd>
         </div>
-        <div><dt>Onboarding mode</dt><dd>{modeLabel(platform.defaultOnboardingMode)}</dd></div>
-        <div><dt>Central onboarding</dt><dd>{platform.centralOnboardingEnabled ? 'Enabled' : 'Disabled'}</dd></div>
+        <div><dt>{t('platforms.field.defaultOnboardingMode')}</dt><dd>{modeLabel(intl, platform.defaultOnboardingMode)}</dd></div>
+        <div><dt>{t('platforms.detail.centralOnboarding')}</dt><dd>{t(platform.centralOnboardingEnabled ? 'platforms.detail.enabled' : 'platforms.detail.disabled')}</dd></div>
         <div>
-          <dt>Handoff challenge</dt>
-          <dd>{platform.handoffChallengeRequired ? 'Required' : <><span className="badge badge-warning">Not required</span> <span>{HANDOFF_CHALLENGE_OFF_WARNING}</span></>}</dd>
+          <dt>{t('platforms.detail.handoffChallenge')}</dt>
+          <dd>{platform.handoffChallengeRequired ? t('platforms.detail.required') : <><span className="badge badge-warning">{t('platforms.detail.notRequired')}</span> <span>{t('platforms.handoffChallengeOffWarning')}</span></>}</dd>
         </div>
-        <div><dt>Onboarding path</dt><dd className="platforms-break">{code(platform.platformOnboardingPath)}</dd></div>
-        <div><dt>Client ID</dt><dd className="platforms-break">{code(platform.clientId, 'No credentials')}</dd></div>
-        <div><dt>Requirement version</dt><dd>{platform.requirementVersion}</dd></div>
-        <div><dt>Created</dt><dd><time dateTime={platform.createdAt}>{formatDateTime(platform.createdAt)}</time></dd></div>
-        <div><dt>Updated</dt><dd><time dateTime={platform.updatedAt}>{formatDateTime(platform.updatedAt)}</time></dd></div>
+        <div><dt>{t('platforms.field.platformOnboardingPath')}</dt><dd className="platforms-break">{code(platform.platformOnboardingPath)}</dd></div>
+        <div><dt>{t('platforms.secret.clientId')}</dt><dd className="platforms-break">{code(platform.clientId, t('platforms.detail.noCredentials'))}</dd></div>
+        <div><dt>{t('platforms.detail.requirementVersion')}</dt><dd>{platform.requirementVersion}</dd></div>
+        <div><dt>{t('platforms.list.created')}</dt><dd><time dateTime={platform.createdAt}>{formatDateTime(intl, platform.createdAt)}</time></dd></div>
+        <div><dt>{t('platforms.detail.updated')}</dt><dd><time dateTime={platform.updatedAt}>{formatDateTime(intl, platform.updatedAt)}</time></dd></div>
         <div className="platforms-properties-wide">
-          <dt>Metadata</dt>
+          <dt>{t('platforms.form.metadata')}</dt>
           <dd><pre className="platforms-json">{JSON.stringify(platform.metadata, null, 2)}</pre></dd>
         </div>
       </dl>

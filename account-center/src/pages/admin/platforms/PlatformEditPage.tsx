@@ -1,4 +1,5 @@
 import { Link, useNavigate, useParams } from 'react-router';
+import { useIntl } from 'react-intl';
 import { call } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
@@ -13,6 +14,7 @@ export function PlatformEditPage() {
   const { platformKey = '' } = useParams();
   const { api } = useSession();
   const navigate = useNavigate();
+  const intl = useIntl();
   const detail = `/admin/platforms/${encodeURIComponent(platformKey)}`;
   const { data: platform, error, loading, reload } = useLoad(
     () => call(api.GET('/v1/platforms/{platformKey}', { params: { path: { platformKey } } })),
@@ -22,17 +24,17 @@ export function PlatformEditPage() {
   return (
     <>
       <p className="platforms-back">
-        <Link to={detail}><span aria-hidden="true">← </span>{platform ? platform.displayName : 'The platform'}</Link>
+        <Link to={detail}><span aria-hidden="true">← </span>{platform ? platform.displayName : intl.formatMessage({ id: 'platforms.edit.back' })}</Link>
       </p>
-      <PageTitle lead={platform ? platform.platformKey : undefined}>{platform ? `Edit ${platform.displayName}` : 'Edit platform'}</PageTitle>
-      <LoadState loading={loading && !platform} error={platform ? null : error} onRetry={() => void reload()} what="the platform">
+      <PageTitle lead={platform ? platform.platformKey : undefined}>{platform ? intl.formatMessage({ id: 'platforms.edit.title' }, { name: platform.displayName }) : intl.formatMessage({ id: 'platforms.edit.titlePlain' })}</PageTitle>
+      <LoadState loading={loading && !platform} error={platform ? null : error} onRetry={() => void reload()} what={intl.formatMessage({ id: 'platforms.detail.what' })}>
         {platform ? (
           <PlatformForm
             mode="edit"
             platform={platform}
             cancelTo={detail}
             onSaved={(saved, changed) => {
-              const state: DetailNotice = { notice: `Saved: ${listOf(changed.map(propertyNoun))} changed.` };
+              const state: DetailNotice = { notice: intl.formatMessage({ id: 'platforms.edit.saved' }, { changed: intl.formatList(changed.map((name) => propertyNoun(intl, name)), { type: 'conjunction' }) }) };
               navigate(`/admin/platforms/${encodeURIComponent(saved.platformKey)}`, { state });
             }}
           />
@@ -40,9 +42,4 @@ export function PlatformEditPage() {
       </LoadState>
     </>
   );
-}
-
-/** "a", "a and b", "a, b and c". */
-function listOf(items: string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

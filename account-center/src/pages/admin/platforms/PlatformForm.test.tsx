@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { fakeGateway, platformFixture, problem, renderPlatforms, type SentRequest } from './testing.tsx';
 import { buildUpdateRequest, formValuesOf, mapProblemToForm, newReturnUrlRow } from './platformForm.ts';
 import { ApiProblem } from '../../../api.ts';
+import { englishIntl, intlFor } from '../../../i18n/useIntl.ts';
 
 const created = (body: Record<string, unknown>) => ({
   status: 201,
@@ -248,10 +249,10 @@ describe('platform form model', () => {
     const platform = platformFixture({ metadata: { b: 1, a: { y: 2, x: [1, 2] } }, platformOnboardingPath: '/onboarding' });
     const values = formValuesOf(platform);
     values.metadata = '{"a": {"x": [1, 2], "y": 2}, "b": 1}';
-    expect(buildUpdateRequest(platform, values).body).toEqual({});
+    expect(buildUpdateRequest(englishIntl(), platform, values).body).toEqual({});
     values.onboardingPath = '  ';
     values.callbackUrl = '';
-    expect(buildUpdateRequest(platform, values).body).toEqual({ platformOnboardingPath: null, callbackUrl: null });
+    expect(buildUpdateRequest(englishIntl(), platform, values).body).toEqual({ platformOnboardingPath: null, callbackUrl: null });
   });
 
   it('maps pointers to rows through the sent index, and keeps what fits no input apart', () => {
@@ -263,10 +264,13 @@ describe('platform form model', () => {
         { pointer: '/body/colour', message: 'is not a known property', reason: 'UNKNOWN_PROPERTY' },
       ],
     });
-    const { errors, other } = mapProblemToForm(failure, [rows[0]!.id, rows[2]!.id], 'create');
+    const { errors, other } = mapProblemToForm(englishIntl(), failure, [rows[0]!.id, rows[2]!.id], 'create');
     expect([...errors.keys()]).toEqual([`returnUrl:${rows[2]!.id}`]);
     // a pattern from the contract is explained in words
     expect(errors.get(`returnUrl:${rows[2]!.id}`)).toBe('Must be an absolute http or https URL without a user name or password, a ?query or a #fragment.');
     expect(other).toEqual(['colour: is not a known property']);
+    // and in German, from the German catalogue
+    const german = mapProblemToForm(intlFor({ language: 'de', locale: 'de' }), failure, [rows[0]!.id, rows[2]!.id], 'create');
+    expect(german.errors.get(`returnUrl:${rows[2]!.id}`)).toBe('Muss eine absolute http- oder https-URL sein, ohne Benutzername oder Passwort, ?Query oder #Fragment.');
   });
 });

@@ -1,24 +1,25 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { useIntl, type IntlShape } from 'react-intl';
 import { call } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
 import { Field } from '../../../components/Field.tsx';
 import { ErrorSummary } from '../../../components/ErrorSummary.tsx';
 import { Notice } from '../../../components/Notice.tsx';
 import { EventDeliveryFields } from './EventDeliveryFields.tsx';
-import { HANDOFF_CHALLENGE_OFF_WARNING, MAX_RETURN_URLS, MODE_OPTIONS, PLATFORM_KEY_HINT, toProblem, type OnboardingMode, type Platform, type PlatformWithCredentials } from './model.ts';
+import { problemText } from '../../../i18n/problems.ts';
+import { MAX_RETURN_URLS, MODES, toProblem, type OnboardingMode, type Platform, type PlatformWithCredentials } from './model.ts';
 import {
   buildCreateRequest,
   buildUpdateRequest,
   emptyFormValues,
-  FIELD_LABELS,
+  fieldLabel,
   formValuesOf,
   mapProblemToForm,
   newReturnUrlRow,
   returnUrlKey,
   validateForm,
   type ErrorKey,
-  type FieldName,
   type FormErrors,
   type PlatformFormValues,
 } from './platformForm.ts';
@@ -34,6 +35,8 @@ type FormProps =
  */
 export function PlatformForm(props: FormProps) {
   const { api } = useSession();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const { mode } = props;
   const [values, setValues] = useState<PlatformFormValues>(() => (props.mode === 'edit' ? formValuesOf(props.platform) : emptyFormValues()));
   const [errors, setErrors] = useState<FormErrors>(new Map());
@@ -99,17 +102,17 @@ export function PlatformForm(props: FormProps) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
-    const clientErrors = validateForm(values, mode);
+    const clientErrors = validateForm(intl, values, mode);
     if (clientErrors.size > 0) {
-      fail(`The platform was not ${mode === 'create' ? 'registered' : 'saved'}: correct the marked fields.`, clientErrors);
+      fail(t(mode === 'create' ? 'platforms.form.notRegisteredCorrect' : 'platforms.form.notSavedCorrect'), clientErrors);
       return;
     }
-    const create = props.mode === 'create' ? buildCreateRequest(values) : null;
-    const update = props.mode === 'edit' ? buildUpdateRequest(props.platform, values) : null;
+    const create = props.mode === 'create' ? buildCreateRequest(intl, values) : null;
+    const update = props.mode === 'edit' ? buildUpdateRequest(intl, props.platform, values) : null;
     if (update && Object.keys(update.body).length === 0) {
       setErrors(new Map());
       setSummary(null);
-      setInfo('Nothing to save: no property was changed.');
+      setInfo(t('platforms.form.nothingChanged'));
       return;
     }
     setBusy(true);
@@ -123,14 +126,15 @@ export function PlatformForm(props: FormProps) {
       }
     } catch (failure) {
       const problem = toProblem(failure);
-      const placed = mapProblemToForm(problem, (create ?? update)?.rowIds ?? [], mode);
-      const verb = mode === 'create' ? 'registered' : 'saved';
+      const placed = mapProblemToForm(intl, problem, (create ?? update)?.rowIds ?? [], mode, create?.body.platformKey);
+      const created = mode === 'create';
+      // The registry's remarks that fit no input (pointer and its English text) follow the sentence.
+      const other = placed.other.join('; ');
       let message: string;
-      if (problem.status === 409 && create && placed.errors.has('platformKey')) message = `The platform was not registered: the key ${create.body.platformKey} is taken.`;
-      else if (problem.status === 400 && placed.errors.size > 0) message = `The platform was not ${verb}: the registry refused the marked fields.`;
-      else message = `The platform was not ${verb}. ${problem.message}`;
-      if (placed.other.length > 0) message += ` ${placed.other.join('; ')}`;
-      fail(message, placed.errors);
+      if (problem.status === 409 && create && placed.errors.has('platformKey')) message = t('platforms.form.keyTaken', { key: create.body.platformKey, other });
+      else if (problem.status === 400 && placed.errors.size > 0) message = t(created ? 'platforms.form.notRegisteredRefused' : 'platforms.form.notSavedRefused', { other });
+      else message = t(created ? 'platforms.form.notRegistered' : 'platforms.form.notSaved', { reason: problemText(intl, problem), other });
+      fail(message.trim(), placed.errors);
     } finally {
       setBusy(false);
     }
@@ -138,7 +142,7 @@ export function PlatformForm(props: FormProps) {
 
   const summaryEntries = [...errors].map(([key, message]) => ({
     inputId: inputIds.current.get(key) ?? (key === 'allowedReturnUrls' ? addButtonId : formId),
-    label: labelOf(key, values),
+    label: labelOf(intl, key, values),
     message,
   }));
 
@@ -156,7 +160,6 @@ export function PlatformForm(props: FormProps) {
     pendingFocus.current = next ? (inputIds.current.get(returnUrlKey(next.id)) ?? addButtonId) : addButtonId;
   };
 
-  const selectedMode = MODE_OPTIONS.find((option) => option.value === values.mode);
 
   return (
     <form id={formId} className="platforms-form" noValidate onSubmit={(event) => void submit(event)} aria-busy={busy}>
@@ -164,9 +167,9 @@ export function PlatformForm(props: FormProps) {
       {info ? <Notice>{info}</Notice> : null}
 
       <section className="panel" aria-labelledby={`${formId}-identity`}>
-        <h2 id={`${formId}-identity`}>Identity</h2>
+        <h2 id={`${formId}-identity`}>{t('platforms.form.identity')}</h2>
         <div className="form-grid">
-          <Field label="Platform key" required={mode === 'create'} help={mode === 'create' ? PLATFORM_KEY_HINT : 'The key cannot be changed.'} error={errorOf('platformKey')} width="half">
+          <Field label={t('platforms.field.platformKey')} required={mode === 'create'} help={t(mode === 'create' ? 'platforms.form.keyHint' : 'platforms.form.keyFixed')} error={errorOf('platformKey')} width="half">
             {({ id, describedBy, invalid }) => (
               <input
                 id={remember('platformKey', id)}
@@ -197,7 +200,7 @@ export function PlatformForm(props: FormProps) {
               />
             )}
           </Field>
-          <Field label="Display name" required help="How people see the platform, for example on the sign-in page." error={errorOf('displayName')} width="half">
+          <Field label={t('platforms.field.displayName')} required help={t('platforms.form.displayNameHelp')} error={errorOf('displayName')} width="half">
             {({ id, describedBy, invalid }) => (
               <input
                 id={remember('displayName', id)}
@@ -219,11 +222,11 @@ export function PlatformForm(props: FormProps) {
       </section>
 
       <section className="panel" aria-labelledby={`${formId}-addresses`}>
-        <h2 id={`${formId}-addresses`}>Addresses</h2>
+        <h2 id={`${formId}-addresses`}>{t('platforms.form.addresses')}</h2>
         <div className="form-grid">
           <Field
-            label="Callback URL"
-            help="The platform's handoff endpoint, where the browser goes after sign-in, for example https://app.example.com/auth/callback. No user name, password or #fragment. Needed for an active platform."
+            label={t('platforms.field.callbackUrl')}
+            help={t('platforms.form.callbackUrlHelp')}
             error={errorOf('callbackUrl')}
           >
             {({ id, describedBy, invalid }) => (
@@ -245,8 +248,8 @@ export function PlatformForm(props: FormProps) {
             )}
           </Field>
           <Field
-            label="Back-channel logout URL"
-            help="Optional: the platform back end's back-channel logout endpoint. When a person's gateway session ends, the gateway posts a signed logout token there. No user name, password or #fragment."
+            label={t('platforms.field.backchannelLogoutUrl')}
+            help={t('platforms.form.backchannelLogoutUrlHelp')}
             error={errorOf('backchannelLogoutUrl')}
           >
             {({ id, describedBy, invalid }) => (
@@ -278,17 +281,17 @@ export function PlatformForm(props: FormProps) {
           />
           <Field
             kind="group"
-            label="Allowed return URLs"
-            description="After sign-in a person may only be sent to an address under one of these roots. A trailing slash matters: https://app.example.com/app/ admits only pages below /app/, https://app.example.com/app also /app itself. No query or #fragment. An active platform needs at least one."
+            label={t('platforms.field.allowedReturnUrls')}
+            description={t('platforms.form.returnUrlsHelp')}
             error={errorOf('allowedReturnUrls')}
           >
             {() => (
               <>
-                {values.returnUrls.length === 0 ? <p className="platforms-muted">No return URL yet.</p> : null}
+                {values.returnUrls.length === 0 ? <p className="platforms-muted">{t('platforms.form.noReturnUrl')}</p> : null}
                 <ol className="platforms-url-list">
                   {values.returnUrls.map((row, index) => (
                     <li key={row.id}>
-                      <Field label={`Return URL ${index + 1}`} error={errorOf(returnUrlKey(row.id))}>
+                      <Field label={t('platforms.form.returnUrl', { number: index + 1 })} error={errorOf(returnUrlKey(row.id))}>
                         {({ id, describedBy, invalid }) => (
                           <div className="platforms-url-row">
                             <input
@@ -306,8 +309,8 @@ export function PlatformForm(props: FormProps) {
                                 clearError(returnUrlKey(row.id));
                               }}
                             />
-                            <button type="button" className="button button-secondary" aria-label={`Remove return URL ${index + 1}`} onClick={() => removeRow(index)}>
-                              Remove
+                            <button type="button" className="button button-secondary" aria-label={t('platforms.form.removeReturnUrl', { number: index + 1 })} onClick={() => removeRow(index)}>
+                              {t('platforms.form.remove')}
                             </button>
                           </div>
                         )}
@@ -325,7 +328,7 @@ export function PlatformForm(props: FormProps) {
                   }}
                   disabled={values.returnUrls.length >= MAX_RETURN_URLS}
                 >
-                  Add return URL
+                  {t('platforms.form.addReturnUrl')}
                 </button>
               </>
             )}
@@ -334,9 +337,9 @@ export function PlatformForm(props: FormProps) {
       </section>
 
       <section className="panel" aria-labelledby={`${formId}-onboarding`}>
-        <h2 id={`${formId}-onboarding`}>Onboarding</h2>
+        <h2 id={`${formId}-onboarding`}>{t('platforms.form.onboarding')}</h2>
         <div className="form-grid">
-          <Field label="Onboarding mode" help={selectedMode?.description} error={errorOf('defaultOnboardingMode')} width="half">
+          <Field label={t('platforms.field.defaultOnboardingMode')} help={MODES.includes(values.mode) ? t(`platforms.mode.${values.mode}.description`) : undefined} error={errorOf('defaultOnboardingMode')} width="half">
             {({ id, describedBy, invalid }) => (
               <select
                 id={remember('defaultOnboardingMode', id)}
@@ -349,11 +352,11 @@ export function PlatformForm(props: FormProps) {
                   clearError('defaultOnboardingMode');
                 }}
               >
-                {MODE_OPTIONS.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+                {MODES.map((option) => <option key={option} value={option}>{t(`platforms.mode.${option}`)}</option>)}
               </select>
             )}
           </Field>
-          <Field label="Onboarding path" help="For mode Platform: the path of the platform's own onboarding page, starting with /, for example /onboarding. Leave empty when there is none." error={errorOf('platformOnboardingPath')} width="half">
+          <Field label={t('platforms.field.platformOnboardingPath')} help={t('platforms.form.onboardingPathHelp')} error={errorOf('platformOnboardingPath')} width="half">
             {({ id, describedBy, invalid }) => (
               <input
                 id={remember('platformOnboardingPath', id)}
@@ -371,14 +374,14 @@ export function PlatformForm(props: FormProps) {
               />
             )}
           </Field>
-          <Field kind="checkbox" label="Central onboarding enabled" help="Lets the account center onboard this platform's users. Required for mode Central." error={errorOf('centralOnboardingEnabled')}>
+          <Field kind="checkbox" label={t('platforms.field.centralOnboardingEnabled')} help={t('platforms.form.centralOnboardingHelp')} error={errorOf('centralOnboardingEnabled')}>
             {checkbox('centralOnboardingEnabled', 'centralOnboardingEnabled')}
           </Field>
           <Field
             kind="checkbox"
-            label="Require a handoff challenge"
-            help="Sign-ins must start with handoffChallenge, and the platform's back end must hold the verifier to exchange the code. Keep this on."
-            description={values.handoffChallengeRequired ? null : HANDOFF_CHALLENGE_OFF_WARNING}
+            label={t('platforms.field.handoffChallengeRequired')}
+            help={t('platforms.form.handoffChallengeHelp')}
+            description={values.handoffChallengeRequired ? null : t('platforms.handoffChallengeOffWarning')}
             error={errorOf('handoffChallengeRequired')}
           >
             {checkbox('handoffChallengeRequired', 'handoffChallengeRequired')}
@@ -387,9 +390,9 @@ export function PlatformForm(props: FormProps) {
       </section>
 
       <section className="panel" aria-labelledby={`${formId}-more`}>
-        <h2 id={`${formId}-more`}>{mode === 'create' ? 'Metadata and status' : 'Metadata'}</h2>
+        <h2 id={`${formId}-more`}>{t(mode === 'create' ? 'platforms.form.metadataAndStatus' : 'platforms.form.metadata')}</h2>
         <div className="form-grid">
-          <Field label="Metadata (JSON)" help='A JSON object for the platform’s own use (at most 100 properties and 16 KiB), for example {"team": "identity"}. The gateway never reads it.' error={errorOf('metadata')}>
+          <Field label={t('platforms.field.metadata')} help={t('platforms.form.metadataHelp', { example: '{"team": "identity"}' })} error={errorOf('metadata')}>
             {({ id, describedBy, invalid }) => (
               <textarea
                 id={remember('metadata', id)}
@@ -409,7 +412,7 @@ export function PlatformForm(props: FormProps) {
             )}
           </Field>
           {mode === 'create' ? (
-            <Field kind="checkbox" label="Create inactive" help="An inactive platform accepts no sign-ins. It may be saved without a callback URL and return URLs; activate it later." error={errorOf('active')}>
+            <Field kind="checkbox" label={t('platforms.field.active')} help={t('platforms.form.createInactiveHelp')} error={errorOf('active')}>
               {checkbox('createInactive', 'active')}
             </Field>
           ) : null}
@@ -418,18 +421,18 @@ export function PlatformForm(props: FormProps) {
 
       <div className="actions">
         <button type="submit" className="button" disabled={busy}>
-          {busy ? (mode === 'create' ? 'Registering…' : 'Saving…') : mode === 'create' ? 'Register platform' : 'Save changes'}
+          {t(busy ? (mode === 'create' ? 'platforms.form.registering' : 'platforms.form.saving') : mode === 'create' ? 'platforms.form.register' : 'platforms.form.save')}
         </button>
-        <Link className="button button-secondary" to={props.cancelTo}>Cancel</Link>
+        <Link className="button button-secondary" to={props.cancelTo}>{t('common.cancel')}</Link>
       </div>
     </form>
   );
 }
 
-function labelOf(key: ErrorKey, values: PlatformFormValues): string {
+function labelOf(intl: IntlShape, key: ErrorKey, values: PlatformFormValues): string {
   if (key.startsWith('returnUrl:')) {
     const index = values.returnUrls.findIndex((row) => returnUrlKey(row.id) === key);
-    return `Return URL ${index + 1}`;
+    return intl.formatMessage({ id: 'platforms.form.returnUrl' }, { number: index + 1 });
   }
-  return FIELD_LABELS[key as FieldName] ?? key;
+  return fieldLabel(intl, key);
 }

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { useIntl } from 'react-intl';
 import { call } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
@@ -9,11 +10,8 @@ import { formatDate, modeLabel, SEARCH_MAX_LENGTH, useLoad } from './model.ts';
 export type StatusFilter = 'all' | 'active' | 'inactive';
 /** The registry's default page size, sent explicitly so the row numbers are right. */
 const PAGE_SIZE = 50;
-const STATUS_OPTIONS: { value: StatusFilter; label: string }[] = [
-  { value: 'active', label: 'Active' },
-  { value: 'inactive', label: 'Inactive' },
-  { value: 'all', label: 'All' },
-];
+/** The filter's options, in this order; their words are `platforms.list.status.<value>`. */
+const STATUS_OPTIONS: StatusFilter[] = ['active', 'inactive', 'all'];
 
 function statusOf(raw: string | null): StatusFilter {
   return raw === 'active' || raw === 'inactive' ? raw : 'all';
@@ -26,6 +24,8 @@ function statusOf(raw: string | null): StatusFilter {
  */
 export function PlatformListPage() {
   const [params, setParams] = useSearchParams();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   const search = (params.get('q') ?? '').trim().slice(0, SEARCH_MAX_LENGTH);
   const status = statusOf(params.get('status'));
   const [draft, setDraft] = useState(search);
@@ -50,11 +50,11 @@ export function PlatformListPage() {
 
   return (
     <>
-      <PageTitle lead="The platforms that sign people in through the gateway: their addresses, onboarding and credentials.">Platforms</PageTitle>
+      <PageTitle lead={t('platforms.list.lead')}>{t('platforms.list.title')}</PageTitle>
       <div className="platforms-toolbar">
-        <form role="search" aria-label="Platforms" className="platforms-search" onSubmit={onSubmit}>
+        <form role="search" aria-label={t('platforms.list.title')} className="platforms-search" onSubmit={onSubmit}>
           <div className="field platforms-search-box">
-            <label htmlFor={searchId}>Search by key or name</label>
+            <label htmlFor={searchId}>{t('platforms.list.searchLabel')}</label>
             <div className="platforms-search-row">
               <input
                 id={searchId}
@@ -66,22 +66,22 @@ export function PlatformListPage() {
                 spellCheck={false}
                 onChange={(event) => setDraft(event.target.value)}
               />
-              <button type="submit" className="button">Search</button>
+              <button type="submit" className="button">{t('platforms.list.search')}</button>
             </div>
           </div>
           <div className="field platforms-status-filter">
-            <label htmlFor={statusId}>Status</label>
+            <label htmlFor={statusId}>{t('platforms.list.status')}</label>
             <select id={statusId} name="status" value={status} onChange={(event) => apply({ q: draft, status: event.target.value as StatusFilter })}>
-              {STATUS_OPTIONS.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+              {STATUS_OPTIONS.map((option) => <option key={option} value={option}>{t(`platforms.list.status.${option}`)}</option>)}
             </select>
           </div>
         </form>
-        <Link className="button platforms-new" to="/admin/platforms/new">Register a platform</Link>
+        <Link className="button platforms-new" to="/admin/platforms/new">{t('platforms.create.title')}</Link>
       </div>
       {search ? (
         <p className="platforms-filter-note">
-          {`Showing platforms whose key or name contains “${search}”. `}
-          <button type="button" className="button-link" onClick={() => apply({ q: '' })}>Clear the search</button>
+          {t('platforms.list.showingSearch', { search })}{' '}
+          <button type="button" className="button-link" onClick={() => apply({ q: '' })}>{t('platforms.list.clearSearch')}</button>
         </p>
       ) : null}
       <PlatformResults key={`${status}|${search}`} search={search} status={status} />
@@ -92,6 +92,8 @@ export function PlatformListPage() {
 /** One search's pages. Remounted for every new search or filter, so paging starts again. */
 function PlatformResults({ search, status }: { search: string; status: StatusFilter }) {
   const { api } = useSession();
+  const intl = useIntl();
+  const t = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id }, values);
   // One entry per page seen: the cursor that opens it (page 1 has none) and the number of its
   // first platform. Previous pops; Next pushes the answer's nextCursor.
   const [pages, setPages] = useState<{ cursor: string | undefined; first: number }[]>([{ cursor: undefined, first: 1 }]);
@@ -123,13 +125,11 @@ function PlatformResults({ search, status }: { search: string; status: StatusFil
     ? ''
     : items.length === 0
       ? page > 1
-        ? 'No more platforms.'
+        ? t('platforms.list.noMore')
         : search
-          ? `No platform matches “${search}”${status === 'all' ? '' : ` among the ${status} ones`}.`
-          : status === 'all'
-            ? 'No platform is registered yet.'
-            : `No ${status} platform.`
-      : `Page ${page}: platforms ${first} to ${first + items.length - 1}${data?.nextCursor ? '' : ' (the last page)'}.`;
+          ? t('platforms.list.noMatch', { search, status })
+          : t('platforms.list.noneRegistered', { status })
+      : t(data?.nextCursor ? 'platforms.list.pageSummary' : 'platforms.list.lastPageSummary', { page, first, last: first + items.length - 1 });
 
   const go = (next: { cursor: string | undefined; first: number }[]) => {
     setPages(next);
@@ -138,36 +138,36 @@ function PlatformResults({ search, status }: { search: string; status: StatusFil
 
   return (
     <section aria-labelledby={captionId} className="platforms-results">
-      <h2 id={captionId} className="visually-hidden">Registered platforms</h2>
+      <h2 id={captionId} className="visually-hidden">{t('platforms.list.registered')}</h2>
       <p className="platforms-result-status" role="status" tabIndex={-1} ref={statusLine}>{summary}</p>
-      <LoadState loading={loading && !data} error={error} onRetry={() => void reload()} what="the platforms">
+      <LoadState loading={loading && !data} error={error} onRetry={() => void reload()} what={t('platforms.list.what')}>
         {items.length > 0 ? (
           // Focusable, so the table can be scrolled sideways with the keyboard should it ever be
           // wider than the screen (on a phone each row is a card: platforms.css).
           <div className={`table-wrap platforms-table-wrap${loading ? ' platforms-stale' : ''}`} aria-busy={loading} role="region" aria-labelledby={tableCaptionId} tabIndex={0}>
             <table className="platforms-table">
-              <caption id={tableCaptionId} className="visually-hidden">{`Platforms, page ${page}`}</caption>
+              <caption id={tableCaptionId} className="visually-hidden">{t('platforms.list.caption', { page })}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Mode</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
+                  <th scope="col">{t('platforms.list.key')}</th>
+                  <th scope="col">{t('platforms.list.name')}</th>
+                  <th scope="col">{t('platforms.list.mode')}</th>
+                  <th scope="col">{t('platforms.list.status')}</th>
+                  <th scope="col">{t('platforms.list.created')}</th>
                 </tr>
               </thead>
               <tbody>
                 {items.map((platform) => (
                   <tr key={platform.platformKey}>
-                    <td data-label="Key">
+                    <td data-label={t('platforms.list.key')}>
                       <Link className="platforms-mono platforms-key-link" to={`/admin/platforms/${encodeURIComponent(platform.platformKey)}`}>
                         {platform.platformKey}
                       </Link>
                     </td>
-                    <td data-label="Name">{platform.displayName}</td>
-                    <td data-label="Mode">{modeLabel(platform.defaultOnboardingMode)}</td>
-                    <td data-label="Status"><ActiveBadge active={platform.active} /></td>
-                    <td data-label="Created"><time dateTime={platform.createdAt}>{formatDate(platform.createdAt)}</time></td>
+                    <td data-label={t('platforms.list.name')}>{platform.displayName}</td>
+                    <td data-label={t('platforms.list.mode')}>{modeLabel(intl, platform.defaultOnboardingMode)}</td>
+                    <td data-label={t('platforms.list.status')}><ActiveBadge active={platform.active} /></td>
+                    <td data-label={t('platforms.list.created')}><time dateTime={platform.createdAt}>{formatDate(intl, platform.createdAt)}</time></td>
                   </tr>
                 ))}
               </tbody>
@@ -176,18 +176,18 @@ function PlatformResults({ search, status }: { search: string; status: StatusFil
         ) : null}
       </LoadState>
       {page > 1 || data?.nextCursor ? (
-        <nav className="platforms-pager" aria-label="Pages of platforms">
+        <nav className="platforms-pager" aria-label={t('platforms.list.pages')}>
           <button type="button" className="button button-secondary" disabled={page <= 1 || loading} onClick={() => go(pages.slice(0, -1))}>
-            Previous page
+            {t('platforms.list.previous')}
           </button>
-          <span className="platforms-page-number">{`Page ${page}`}</span>
+          <span className="platforms-page-number">{t('platforms.list.page', { page })}</span>
           <button
             type="button"
             className="button button-secondary"
             disabled={!data?.nextCursor || loading}
             onClick={() => data?.nextCursor && go([...pages, { cursor: data.nextCursor, first: first + items.length }])}
           >
-            Next page
+            {t('platforms.list.next')}
           </button>
         </nav>
       ) : null}
@@ -196,5 +196,10 @@ function PlatformResults({ search, status }: { search: string; status: StatusFil
 }
 
 export function ActiveBadge({ active }: { active: boolean }) {
-  return active ? <span className="badge badge-success">Active</span> : <span className="badge badge-muted">Inactive</span>;
+  const intl = useIntl();
+  return active ? (
+    <span className="badge badge-success">{intl.formatMessage({ id: 'platforms.active' })}</span>
+  ) : (
+    <span className="badge badge-muted">{intl.formatMessage({ id: 'platforms.inactive' })}</span>
+  );
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
+import { renderWithIntl as render } from '../../../test/renderWithIntl.tsx';
 import userEvent from '@testing-library/user-event';
 import { SecretPanel } from './SecretPanel.tsx';
 
@@ -26,6 +27,13 @@ describe('SecretPanel', () => {
     expect((screen.getByLabelText('Client ID') as HTMLTextAreaElement).value).toBe('pc_123');
     expect(screen.getByText('You will not see this secret again. Store it now.')).toBeDefined();
     expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'Client credentials' }));
+  });
+
+  it('speaks German when the page does', () => {
+    render(<SecretPanel title="Client-Zugangsdaten" platformKey="DEMO_APP" clientId="pc_123" clientSecret={SECRET} />, { language: 'de' });
+    expect((screen.getByLabelText('Client-Secret') as HTMLTextAreaElement).value).toBe(SECRET);
+    expect(screen.getByText('Sie werden dieses Secret nicht wieder sehen. Speichern Sie es jetzt.')).toBeDefined();
+    expect(screen.getByRole('button', { name: 'Client-ID kopieren' })).toBeDefined();
   });
 
   it('copies each value to the clipboard and says so in a polite status', async () => {

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useIntl } from 'react-intl';
 
 /**
  * A platform's client id and secret, shown once (after create and after rotation). The values
@@ -17,6 +18,7 @@ export function SecretPanel({ platformKey, clientId, clientSecret, title, childr
   const headingId = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   const [status, setStatus] = useState('');
+  const intl = useIntl();
 
   // The panel replaces what the person acted on: move the focus to it so it is read first.
   useEffect(() => {
@@ -27,37 +29,39 @@ export function SecretPanel({ platformKey, clientId, clientSecret, title, childr
     <section className="panel platforms-secret" aria-labelledby={headingId}>
       <h2 id={headingId} ref={heading} tabIndex={-1}>{title}</h2>
       <div className="platforms-secret-warning">
-        <p><strong>You will not see this secret again. Store it now.</strong></p>
+        <p><strong>{intl.formatMessage({ id: 'platforms.secret.once' })}</strong></p>
         <p>
-          {`Put the client ID and secret into ${platformKey}'s configuration (its secret store) now. The gateway keeps only a digest of the secret; if it is lost, rotate the credentials to get a new one.`}
+          {intl.formatMessage({ id: 'platforms.secret.store' }, { key: platformKey })}
         </p>
       </div>
-      <CopyField label="Client ID" noun="client ID" value={clientId} onStatus={setStatus} />
-      <CopyField label="Client secret" noun="client secret" value={clientSecret} onStatus={setStatus} />
+      <CopyField which="clientId" value={clientId} onStatus={setStatus} />
+      <CopyField which="clientSecret" value={clientSecret} onStatus={setStatus} />
       <p className="platforms-copy-status" role="status">{status}</p>
       {children ? <div className="actions">{children}</div> : null}
     </section>
   );
 }
 
-function CopyField({ label, noun, value, onStatus }: { label: string; noun: string; value: string; onStatus: (message: string) => void }) {
+function CopyField({ which, value, onStatus }: { which: 'clientId' | 'clientSecret'; value: string; onStatus: (message: string) => void }) {
   const id = useId();
+  const intl = useIntl();
+  const t = (id: string) => intl.formatMessage({ id });
   const input = useRef<HTMLTextAreaElement>(null);
   const copy = async () => {
     onStatus(''); // a second copy of the same value is announced again
     try {
       if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
       await navigator.clipboard.writeText(value);
-      onStatus(`Copied the ${noun} to the clipboard.`);
+      onStatus(t(`platforms.secret.${which}.copied`));
     } catch {
       input.current?.focus();
       input.current?.select();
-      onStatus(`Could not copy the ${noun}: it is selected, press Ctrl+C (or ⌘C) to copy it.`);
+      onStatus(t(`platforms.secret.${which}.notCopied`));
     }
   };
   return (
     <div className="field platforms-copy-field">
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={id}>{t(`platforms.secret.${which}`)}</label>
       <div className="platforms-copy-row">
         {/* A read-only text area, not an input: it wraps, so the whole value is visible on a phone too. */}
         <textarea
@@ -72,8 +76,8 @@ function CopyField({ label, noun, value, onStatus }: { label: string; noun: stri
           autoCapitalize="off"
           onFocus={(event) => event.currentTarget.select()}
         />
-        <button type="button" className="button button-secondary" aria-label={`Copy ${noun}`} onClick={() => void copy()}>
-          Copy
+        <button type="button" className="button button-secondary" aria-label={t(`platforms.secret.${which}.copy`)} onClick={() => void copy()}>
+          {t('platforms.secret.copy')}
         </button>
       </div>
     </div>

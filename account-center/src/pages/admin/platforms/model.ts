@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { IntlShape } from 'react-intl';
 import { ApiProblem, type Schemas } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
 
-// Shared pieces of the platform registry pages: types from the contract, labels for people,
-// date formatting, and a small loader that ignores answers that arrive too late.
+// Shared pieces of the platform registry pages: types from the contract, labels for people
+// (from the `platforms` catalogue), date formatting in the page's language, and a small loader that ignores answers that arrive too late.
 
 export type Platform = Schemas['Platform'];
 export type PlatformWithCredentials = Schemas['PlatformWithCredentials'];
@@ -13,53 +14,44 @@ export type AuditEvent = Schemas['AuditEvent'];
 
 /** The registry's key rule (contract: PlatformKey). */
 export const PLATFORM_KEY_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
-/** Shown wherever a platform's handoffChallengeRequired is off: the risk, and what to do. */
-export const HANDOFF_CHALLENGE_OFF_WARNING =
-  'Warning: without a required handoff challenge, a sign-in link from someone else’s login can sign a person in as that someone (login CSRF). Turn it off only while the platform’s back end cannot send a challenge, and turn it on again as soon as it can.';
-export const PLATFORM_KEY_HINT = 'An uppercase letter, then 1 to 63 uppercase letters, digits or underscores, for example DEMO_PLATFORM. It cannot be changed later.';
 /** Contract: AllowedReturnUrls maxItems. */
 export const MAX_RETURN_URLS = 50;
 /** Contract: the `search` parameter of listPlatforms. */
 export const SEARCH_MAX_LENGTH = 100;
 
-export const MODE_OPTIONS: { value: OnboardingMode; label: string; description: string }[] = [
-  { value: 'central', label: 'Central', description: 'The account center onboards users before they reach the platform.' },
-  { value: 'platform', label: 'Platform', description: 'The platform onboards users in its own pages (see the onboarding path).' },
-  { value: 'none', label: 'None', description: 'No onboarding: users go straight to the platform.' },
-];
+/** The onboarding modes in the order the form offers them; their words are `platforms.mode.<mode>` (and `.description`). */
+export const MODES: readonly OnboardingMode[] = ['central', 'platform', 'none'];
 
-export function modeLabel(mode: OnboardingMode): string {
-  return MODE_OPTIONS.find((option) => option.value === mode)?.label ?? mode;
+export function modeLabel(intl: IntlShape, mode: OnboardingMode): string {
+  return MODES.includes(mode) ? intl.formatMessage({ id: `platforms.mode.${mode}` }) : mode;
 }
 
-const ACTION_LABELS: Record<string, string> = {
-  'platform.create': 'Registered',
-  'platform.update': 'Updated',
-  'platform.deactivate': 'Deactivated',
-  'platform.activate': 'Activated',
-  'platform.rotate_credentials': 'Client secret rotated',
-  'onboarding_field.create': 'Onboarding field added',
-  'onboarding_field.update': 'Onboarding field changed',
-  'onboarding_field.archive': 'Onboarding field archived',
-  'session.revoke': 'Session revoked',
-};
+/** The audit actions this build has words for (`platforms.action.<action>`). */
+const KNOWN_ACTIONS = new Set([
+  'platform.create',
+  'platform.update',
+  'platform.deactivate',
+  'platform.activate',
+  'platform.rotate_credentials',
+  'onboarding_field.create',
+  'onboarding_field.update',
+  'onboarding_field.archive',
+  'session.revoke',
+]);
 
 /** A person's word for an audit action; an action this build does not know is shown as sent. */
-export function actionLabel(action: string): string {
-  return ACTION_LABELS[action] ?? action;
+export function actionLabel(intl: IntlShape, action: string): string {
+  return KNOWN_ACTIONS.has(action) ? intl.formatMessage({ id: `platforms.action.${action}` }) : action;
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-export function formatDateTime(value: string): string {
+export function formatDateTime(intl: IntlShape, value: string): string {
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : dateTime.format(date);
+  return Number.isNaN(date.getTime()) ? value : intl.formatDate(date, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-export function formatDate(value: string): string {
+export function formatDate(intl: IntlShape, value: string): string {
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : dateOnly.format(date);
+  return Number.isNaN(date.getTime()) ? value : intl.formatDate(date, { dateStyle: 'medium' });
 }
 
 export function toProblem(failure: unknown): ApiProblem {

@@ -1,3 +1,4 @@
+import type { IntlShape } from 'react-intl';
 import type { ApiProblem, Schemas } from '../../../api.ts';
 import { MAX_RETURN_URLS, PLATFORM_KEY_PATTERN, type OnboardingMode, type Platform } from './model.ts';
 
@@ -54,39 +55,44 @@ export type FieldName =
 export type ErrorKey = FieldName | `returnUrl:${string}`;
 export type FormErrors = Map<ErrorKey, string>;
 
-export const FIELD_LABELS: Record<FieldName, string> = {
-  platformKey: 'Platform key',
-  displayName: 'Display name',
-  callbackUrl: 'Callback URL',
-  backchannelLogoutUrl: 'Back-channel logout URL',
-  eventDelivery: 'Event delivery',
-  eventReceiverUrl: 'Event receiver URL',
-  allowedReturnUrls: 'Allowed return URLs',
-  defaultOnboardingMode: 'Onboarding mode',
-  centralOnboardingEnabled: 'Central onboarding enabled',
-  handoffChallengeRequired: 'Require a handoff challenge',
-  platformOnboardingPath: 'Onboarding path',
-  metadata: 'Metadata (JSON)',
-  active: 'Create inactive',
-};
-const FIELD_NAMES = new Set<string>(Object.keys(FIELD_LABELS));
+const FIELD_NAMES = new Set<string>([
+  'platformKey',
+  'displayName',
+  'callbackUrl',
+  'backchannelLogoutUrl',
+  'eventDelivery',
+  'eventReceiverUrl',
+  'allowedReturnUrls',
+  'defaultOnboardingMode',
+  'centralOnboardingEnabled',
+  'handoffChallengeRequired',
+  'platformOnboardingPath',
+  'metadata',
+  'active',
+] satisfies FieldName[]);
 
-/** Properties in running text ("Saved: display name changed."). */
-const PROPERTY_NOUNS: Record<string, string> = {
-  displayName: 'display name',
-  callbackUrl: 'callback URL',
-  backchannelLogoutUrl: 'back-channel logout URL',
-  eventDelivery: 'event delivery',
-  eventReceiverUrl: 'event receiver URL',
-  allowedReturnUrls: 'allowed return URLs',
-  defaultOnboardingMode: 'onboarding mode',
-  centralOnboardingEnabled: 'central onboarding',
-  handoffChallengeRequired: 'handoff challenge requirement',
-  platformOnboardingPath: 'onboarding path',
-  metadata: 'metadata',
-};
-export function propertyNoun(name: string): string {
-  return PROPERTY_NOUNS[name] ?? name;
+/** A field's label, as its input names it (the error summary links to it): `platforms.field.<name>`. */
+export function fieldLabel(intl: IntlShape, name: string): string {
+  return FIELD_NAMES.has(name) ? intl.formatMessage({ id: `platforms.field.${name}` }) : name;
+}
+
+/** The properties that can change, with a word in running text (`platforms.property.<name>`). */
+const PROPERTY_NAMES = new Set([
+  'displayName',
+  'callbackUrl',
+  'backchannelLogoutUrl',
+  'eventDelivery',
+  'eventReceiverUrl',
+  'allowedReturnUrls',
+  'defaultOnboardingMode',
+  'centralOnboardingEnabled',
+  'handoffChallengeRequired',
+  'platformOnboardingPath',
+  'metadata',
+]);
+/** A property in running text ("Saved: display name changed."). */
+export function propertyNoun(intl: IntlShape, name: string): string {
+  return PROPERTY_NAMES.has(name) ? intl.formatMessage({ id: `platforms.property.${name}` }) : name;
 }
 
 let rowCounter = 0;
@@ -138,16 +144,19 @@ export function formValuesOf(platform: Platform): PlatformFormValues {
   };
 }
 
-export function parseMetadata(text: string): { value: Record<string, unknown> } | { error: string } {
+/** An example in the metadata errors (an argument: ICU would read its braces). */
+const EXAMPLE_METADATA = '{"team": "identity"}';
+
+export function parseMetadata(intl: IntlShape, text: string): { value: Record<string, unknown> } | { error: string } {
   if (text.trim() === '') return { value: {} };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { error: 'This is not valid JSON. Enter a JSON object, for example {"team": "identity"}.' };
+    return { error: intl.formatMessage({ id: 'platforms.error.metadataJson' }, { example: EXAMPLE_METADATA }) };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { error: 'Enter a JSON object (in braces), for example {"team": "identity"}.' };
+    return { error: intl.formatMessage({ id: 'platforms.error.metadataObject' }, { example: EXAMPLE_METADATA }) };
   }
   return { value: value as Record<string, unknown> };
 }
@@ -169,30 +178,30 @@ export function sentReturnUrls(rows: ReturnUrlRow[]): { urls: string[]; rowIds: 
  * What can be told before asking the registry: the key's shape, a name, JSON metadata, the
  * number of return URLs. URL rules (userinfo, fragment, https…) are the registry's to judge.
  */
-export function validateForm(values: PlatformFormValues, mode: 'create' | 'edit'): FormErrors {
+export function validateForm(intl: IntlShape, values: PlatformFormValues, mode: 'create' | 'edit'): FormErrors {
   const errors: FormErrors = new Map();
   if (mode === 'create') {
     const key = normalizePlatformKey(values.platformKey);
-    if (key === '') errors.set('platformKey', 'Enter a platform key.');
+    if (key === '') errors.set('platformKey', intl.formatMessage({ id: 'platforms.error.keyMissing' }));
     else if (!PLATFORM_KEY_PATTERN.test(key)) {
-      errors.set('platformKey', 'Use an uppercase letter first, then 1 to 63 uppercase letters, digits or underscores.');
+      errors.set('platformKey', intl.formatMessage({ id: 'platforms.error.keyShape' }));
     }
   }
-  if (values.displayName.trim() === '') errors.set('displayName', 'Enter a display name.');
-  else if (values.displayName.trim().length > 200) errors.set('displayName', 'Use at most 200 characters.');
-  if (sentReturnUrls(values.returnUrls).urls.length > MAX_RETURN_URLS) errors.set('allowedReturnUrls', `Use at most ${MAX_RETURN_URLS} return URLs.`);
+  if (values.displayName.trim() === '') errors.set('displayName', intl.formatMessage({ id: 'platforms.error.nameMissing' }));
+  else if (values.displayName.trim().length > 200) errors.set('displayName', intl.formatMessage({ id: 'platforms.error.nameLength' }, { max: 200 }));
+  if (sentReturnUrls(values.returnUrls).urls.length > MAX_RETURN_URLS) errors.set('allowedReturnUrls', intl.formatMessage({ id: 'platforms.error.tooManyReturnUrls' }, { max: MAX_RETURN_URLS }));
   if (values.onboardingPath.trim() !== '' && !values.onboardingPath.trim().startsWith('/')) {
-    errors.set('platformOnboardingPath', 'Start the path with a single /, for example /onboarding.');
+    errors.set('platformOnboardingPath', intl.formatMessage({ id: 'platforms.error.pathSlash' }));
   }
-  const metadata = parseMetadata(values.metadata);
+  const metadata = parseMetadata(intl, values.metadata);
   if ('error' in metadata) errors.set('metadata', metadata.error);
   return errors;
 }
 
 /** The create request: everything the form holds (the key upper-cased). Call after validateForm. */
-export function buildCreateRequest(values: PlatformFormValues): { body: PlatformCreateRequest; rowIds: string[] } {
+export function buildCreateRequest(intl: IntlShape, values: PlatformFormValues): { body: PlatformCreateRequest; rowIds: string[] } {
   const { urls, rowIds } = sentReturnUrls(values.returnUrls);
-  const metadata = parseMetadata(values.metadata);
+  const metadata = parseMetadata(intl, values.metadata);
   const body: PlatformCreateRequest = {
     platformKey: normalizePlatformKey(values.platformKey),
     displayName: values.displayName.trim(),
@@ -212,7 +221,7 @@ export function buildCreateRequest(values: PlatformFormValues): { body: Platform
 }
 
 /** The PATCH body: only the properties whose value differs from the stored platform. */
-export function buildUpdateRequest(platform: Platform, values: PlatformFormValues): { body: PlatformUpdateRequest; rowIds: string[] } {
+export function buildUpdateRequest(intl: IntlShape, platform: Platform, values: PlatformFormValues): { body: PlatformUpdateRequest; rowIds: string[] } {
   const { urls, rowIds } = sentReturnUrls(values.returnUrls);
   const body: PlatformUpdateRequest = {};
   const displayName = values.displayName.trim();
@@ -230,7 +239,7 @@ export function buildUpdateRequest(platform: Platform, values: PlatformFormValue
   if (values.handoffChallengeRequired !== platform.handoffChallengeRequired) body.handoffChallengeRequired = values.handoffChallengeRequired;
   const onboardingPath = values.onboardingPath.trim() || null;
   if (onboardingPath !== platform.platformOnboardingPath) body.platformOnboardingPath = onboardingPath;
-  const metadata = parseMetadata(values.metadata);
+  const metadata = parseMetadata(intl, values.metadata);
   if ('value' in metadata && !sameJson(metadata.value, platform.metadata)) body.metadata = metadata.value;
   return { body, rowIds };
 }
@@ -252,7 +261,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * error beside its row, a metadata error at any depth beside the metadata), a duplicate key
  * (409 CONFLICT on create) beside the key. Errors that fit no input are returned as `other`.
  */
-export function mapProblemToForm(problem: ApiProblem, rowIds: string[], mode: 'create' | 'edit'): { errors: FormErrors; other: string[] } {
+export function mapProblemToForm(intl: IntlShape, problem: ApiProblem, rowIds: string[], mode: 'create' | 'edit', platformKey = ''): { errors: FormErrors; other: string[] } {
   const errors: FormErrors = new Map();
   const other: string[] = [];
   for (const [pointer, raw] of problem.fieldErrors('/body/')) {
@@ -260,40 +269,46 @@ export function mapProblemToForm(problem: ApiProblem, rowIds: string[], mode: 'c
     if (field === 'allowedReturnUrls' && index !== undefined && /^\d+$/.test(index)) {
       const rowId = rowIds[Number(index)];
       if (rowId !== undefined) {
-        if (!errors.has(returnUrlKey(rowId))) errors.set(returnUrlKey(rowId), sentence(friendlier('returnUrl', raw)));
+        if (!errors.has(returnUrlKey(rowId))) errors.set(returnUrlKey(rowId), friendlier(intl, 'returnUrl', raw));
         continue;
       }
     }
     if (field !== undefined && FIELD_NAMES.has(field)) {
-      if (!errors.has(field as FieldName)) errors.set(field as FieldName, sentence(friendlier(field, raw)));
+      if (!errors.has(field as FieldName)) errors.set(field as FieldName, friendlier(intl, field, raw));
       continue;
     }
     other.push(`${pointer}: ${raw}`);
   }
   if (mode === 'create' && problem.status === 409 && problem.problem?.code === 'CONFLICT') {
-    errors.set('platformKey', problem.problem.detail ?? 'A platform with this key already exists. Choose another key.');
+    errors.set('platformKey', intl.formatMessage({ id: 'platforms.error.keyTaken' }, { key: platformKey }));
   }
   return { errors, other };
 }
 
-/** What a pattern or format stands for: the contract's check says "must match pattern …". */
+/** What a pattern or format stands for (the contract's check says "must match pattern …"): `platforms.shape.<rule>`. */
 const SHAPE_RULES: Record<string, string> = {
-  platformKey: 'must be an uppercase letter, then 1 to 63 uppercase letters, digits or underscores',
-  callbackUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
-  backchannelLogoutUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
-  eventReceiverUrl: 'must be an absolute http or https URL without a user name or password, spaces or a #fragment',
-  returnUrl: 'must be an absolute http or https URL without a user name or password, a ?query or a #fragment',
-  platformOnboardingPath: 'must be a path starting with a single /, without spaces or backslashes',
+  platformKey: 'platforms.shape.platformKey',
+  callbackUrl: 'platforms.shape.url',
+  backchannelLogoutUrl: 'platforms.shape.url',
+  eventReceiverUrl: 'platforms.shape.url',
+  returnUrl: 'platforms.shape.returnUrl',
+  platformOnboardingPath: 'platforms.shape.path',
 };
 
-function friendlier(field: string, message: string): string {
-  return /^must match (pattern|format)\b/.test(message) && SHAPE_RULES[field] ? SHAPE_RULES[field] : message;
+/**
+ * The registry's message for a field, in the page's language where this page knows the rule
+ * (a pattern or format); otherwise the registry's own text, made a sentence.
+ */
+function friendlier(intl: IntlShape, field: string, message: string): string {
+  const rule = SHAPE_RULES[field];
+  if (rule && /^must match (pattern|format)\b/.test(message)) return intl.formatMessage({ id: rule });
+  return sentence(intl, message);
 }
 
 /** The registry's messages are fragments ("must not contain a fragment"): make them a sentence. */
-export function sentence(message: string): string {
+export function sentence(intl: IntlShape, message: string): string {
   const text = message.trim();
-  if (text === '') return 'This value is not accepted.';
+  if (text === '') return intl.formatMessage({ id: 'platforms.error.notAccepted' });
   const capital = text[0]!.toUpperCase() + text.slice(1);
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
