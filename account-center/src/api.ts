@@ -62,3 +62,8 @@ export async function call<T>(request: Promise<{ data?: T; error?: unknown; resp
 function isProblem(value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && 'code' in value && 'status' in value;
 }
+
+/** Any failure of a call as an ApiProblem (a thrown non-problem is "the gateway could not be reached"). */
+export function problemOf(failure: unknown): ApiProblem {
+  return failure instanceof ApiProblem ? failure : new ApiProblem(0, null);
+}

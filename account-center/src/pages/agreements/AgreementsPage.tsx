@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useIntl } from 'react-intl';
-import { ApiProblem, call, type Schemas } from '../../api.ts';
+import { call, problemOf, type Schemas } from '../../api.ts';
+import { useGatewayRead } from '../../components/useGatewayRead.ts';
 import { useSession } from '../../session.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
 import { Notice } from '../../components/Notice.tsx';
@@ -12,7 +13,6 @@ type PlatformAgreements = Schemas['PlatformAgreements'];
 type AgreementDocument = Schemas['AgreementDocument'];
 type AgreementRecord = Schemas['AgreementRecord'];
 
-const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure : new ApiProblem(0, null));
 
 /**
  * /agreements (issue 25): for every platform the person uses that has documents, what each asks
@@ -23,23 +23,10 @@ const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure
 export function AgreementsPage() {
   const intl = useIntl();
   const { api } = useSession();
-  const [items, setItems] = useState<PlatformAgreements[] | null>(null);
-  const [error, setError] = useState<ApiProblem | null>(null);
+  const { value: items, error, load } = useGatewayRead(async () => (await call(api.GET('/v1/agreements'))).items, [api]);
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<{ tone: 'success' | 'warning'; text: string } | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    try {
-      setItems((await call(api.GET('/v1/agreements'))).items);
-    } catch (failure) {
-      setError(failureOf(failure));
-    }
-  }, [api]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function act(platformKey: string, document: AgreementDocument, action: 'accept' | 'withdraw') {
     if (busy) return;
@@ -59,7 +46,7 @@ export function AgreementsPage() {
       }
       setMessage({ tone: 'success', text: intl.formatMessage({ id: action === 'accept' ? 'agreements.page.acceptedMessage' : 'agreements.page.withdrawnMessage' }, { title }) });
     } catch (failure) {
-      setMessage({ tone: 'warning', text: intl.formatMessage({ id: 'agreements.page.failed' }, { reason: failureOf(failure).message }) });
+      setMessage({ tone: 'warning', text: intl.formatMessage({ id: 'agreements.page.failed' }, { reason: problemOf(failure).message }) });
     } finally {
       setBusy(null);
       await load();

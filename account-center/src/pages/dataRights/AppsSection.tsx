@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useIntl } from 'react-intl';
-import { ApiProblem, call, type Schemas } from '../../api.ts';
+import { call, problemOf, type Schemas } from '../../api.ts';
+import { useGatewayRead } from '../../components/useGatewayRead.ts';
 import { useSession } from '../../session.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
@@ -8,7 +9,6 @@ import { Notice } from '../../components/Notice.tsx';
 
 type App = Schemas['AppWithMyData'];
 
-const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure : new ApiProblem(0, null));
 
 /**
  * "Apps with my data": each platform the person has used (GET /v1/account/apps), when they
@@ -17,25 +17,12 @@ const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure
  */
 export function AppsSection() {
   const { api, reload } = useSession();
+  const { value: apps, error, load } = useGatewayRead(async () => (await call(api.GET('/v1/account/apps'))).items, [api]);
   const intl = useIntl();
-  const [apps, setApps] = useState<App[] | null>(null);
-  const [error, setError] = useState<ApiProblem | null>(null);
   const [leaving, setLeaving] = useState<App | null>(null);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ tone: 'success' | 'warning'; text: string } | null>(null);
 
-  const load = useCallback(async () => {
-    setError(null);
-    try {
-      setApps((await call(api.GET('/v1/account/apps'))).items);
-    } catch (failure) {
-      setError(failureOf(failure));
-    }
-  }, [api]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function leave(app: App) {
     setBusy(true);
@@ -45,7 +32,7 @@ export function AppsSection() {
       setMessage({ tone: 'success', text: intl.formatMessage({ id: 'dataRights.apps.left' }, { app: app.displayName }) });
       await Promise.all([load(), reload()]);
     } catch (failure) {
-      setMessage({ tone: 'warning', text: intl.formatMessage({ id: 'dataRights.apps.leaveRefused' }, { app: app.displayName, reason: failureOf(failure).message }) });
+      setMessage({ tone: 'warning', text: intl.formatMessage({ id: 'dataRights.apps.leaveRefused' }, { app: app.displayName, reason: problemOf(failure).message }) });
     } finally {
       setBusy(false);
       setLeaving(null);

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useIntl } from 'react-intl';
-import { ApiProblem, call, type Schemas } from '../../api.ts';
+import { ApiProblem, call, problemOf, type Schemas } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
 import { Notice } from '../../components/Notice.tsx';
@@ -10,7 +10,6 @@ type DataExport = Schemas['DataExport'];
 /** While an export is being written, its status is asked again this often. */
 const POLL_MS = 2000;
 
-const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure : new ApiProblem(0, null));
 
 /**
  * "Download my data": the latest export and what can be done with it. Preparing starts a job
@@ -31,7 +30,7 @@ export function DownloadSection() {
     try {
       setLatest((await call(api.GET('/v1/account/data-exports'))).items[0] ?? null);
     } catch (failure) {
-      setError(failureOf(failure));
+      setError(problemOf(failure));
     }
   }, [api]);
 
@@ -55,7 +54,7 @@ export function DownloadSection() {
     try {
       setLatest(await call(api.POST('/v1/account/data-exports')));
     } catch (failure) {
-      setMessage(intl.formatMessage({ id: 'dataRights.download.refused' }, { reason: failureOf(failure).message }));
+      setMessage(intl.formatMessage({ id: 'dataRights.download.refused' }, { reason: problemOf(failure).message }));
     } finally {
       setBusy(null);
     }
@@ -70,7 +69,7 @@ export function DownloadSection() {
       // The download does not leave the page; show when it happened.
       setTimeout(() => void load(), 1500);
     } catch (failure) {
-      setMessage(intl.formatMessage({ id: 'dataRights.download.linkRefused' }, { reason: failureOf(failure).message }));
+      setMessage(intl.formatMessage({ id: 'dataRights.download.linkRefused' }, { reason: problemOf(failure).message }));
     } finally {
       setBusy(null);
     }

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
-import { ApiProblem, call, type Schemas } from '../../api.ts';
+import { useState } from 'react';
+import { call, problemOf, type Schemas } from '../../api.ts';
+import { useGatewayRead } from '../../components/useGatewayRead.ts';
 import { oneStepSignOutUrl, useSession } from '../../session.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
@@ -12,7 +13,6 @@ import './sessions.css';
 
 type Session = Schemas['Session'];
 
-const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure : new ApiProblem(0, null));
 
 /**
  * /sessions, "Where you're signed in": every live session of the person (each browser signed in
@@ -23,26 +23,13 @@ const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure
  */
 export function SessionsPage() {
   const { api, config, me } = useSession();
-  const [sessions, setSessions] = useState<Session[] | null>(null);
-  const [error, setError] = useState<ApiProblem | null>(null);
+  const { value: sessions, error, load } = useGatewayRead(async () => (await call(api.GET('/v1/sessions'))).items, [api]);
   const [message, setMessage] = useState<{ tone: 'success' | 'warning'; text: string } | null>(null);
   const intl = useIntl();
   const say = (id: string, values?: Record<string, string | number>) => intl.formatMessage({ id: `sessions.${id}` }, values);
   const [busy, setBusy] = useState<string | null>(null);
   const [confirmAll, setConfirmAll] = useState(false);
 
-  const load = useCallback(async () => {
-    setError(null);
-    try {
-      setSessions((await call(api.GET('/v1/sessions'))).items);
-    } catch (failure) {
-      setError(failureOf(failure));
-    }
-  }, [api]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   const platformNames = new Map((me?.memberships ?? []).map((membership) => [membership.platformKey, membership.displayName]));
 
@@ -54,7 +41,7 @@ export function SessionsPage() {
       setMessage({ tone: 'success', text: await work() });
       await load();
     } catch (failure) {
-      const problem = failureOf(failure);
+      const problem = problemOf(failure);
       setMessage({ tone: 'warning', text: problem.needsSignIn ? say('result.ownEnded') : say('result.nothing', { message: problemText(intl, problem) }) });
     } finally {
       setBusy(null);
@@ -82,7 +69,7 @@ export function SessionsPage() {
     } catch (failure) {
       setBusy(null);
       setConfirmAll(false);
-      setMessage({ tone: 'warning', text: say('result.nothing', { message: problemText(intl, failureOf(failure)) }) });
+      setMessage({ tone: 'warning', text: say('result.nothing', { message: problemText(intl, problemOf(failure)) }) });
       return;
     }
     window.location.assign(await oneStepSignOutUrl(api, config));

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useIntl } from 'react-intl';
-import { ApiProblem, call, type Schemas } from '../../../api.ts';
+import { call, problemOf, type Schemas } from '../../../api.ts';
+import { useGatewayRead } from '../../../components/useGatewayRead.ts';
 import { hasPermission, useSession } from '../../../session.tsx';
 import { LoadState } from '../../../components/LoadState.tsx';
 import { Notice } from '../../../components/Notice.tsx';
@@ -23,7 +24,6 @@ interface Draft {
 }
 
 const EMPTY: Draft = { version: null, documentKey: '', kind: 'terms', material: true, language: 'en', title: '', markdown: '' };
-const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure : new ApiProblem(0, null));
 
 /**
  * One platform's documents: versions with "N of M active users accepted version V", the draft
@@ -33,26 +33,13 @@ const failureOf = (failure: unknown) => (failure instanceof ApiProblem ? failure
 export function DocumentsPage({ platformKey }: { platformKey: string }) {
   const intl = useIntl();
   const { api, me } = useSession();
+  const { value: list, error, load } = useGatewayRead(async () => await call(api.GET('/v1/platforms/{platformKey}/documents', { params: { path: { platformKey } } })), [api, platformKey]);
   const canWrite = hasPermission(me, 'onboarding:schema:write');
-  const [list, setList] = useState<DocumentList | null>(null);
-  const [error, setError] = useState<ApiProblem | null>(null);
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [message, setMessage] = useState<{ tone: 'success' | 'warning'; text: string } | null>(null);
   const [preview, setPreview] = useState<{ documentKey: string; result: Preview } | null>(null);
   const path = { params: { path: { platformKey } } };
 
-  const load = useCallback(async () => {
-    setError(null);
-    try {
-      setList(await call(api.GET('/v1/platforms/{platformKey}/documents', { params: { path: { platformKey } } })));
-    } catch (failure) {
-      setError(failureOf(failure));
-    }
-  }, [api, platformKey]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   const versionPath = (documentKey: string, version: number) => ({ params: { path: { platformKey, documentKey, version } } });
 
@@ -74,7 +61,7 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
       setMessage({ tone: 'success', text: intl.formatMessage({ id: 'documents.editor.saved' }, { documentKey: saved.documentKey, version: saved.version }) });
       await load();
     } catch (failure) {
-      setMessage({ tone: 'warning', text: failureOf(failure).message });
+      setMessage({ tone: 'warning', text: problemOf(failure).message });
     }
   }
 
@@ -85,7 +72,7 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
       const text = stored.texts[stored.defaultLanguage]!;
       setDraft({ version, documentKey, kind, material: stored.material, language: stored.defaultLanguage, title: text.title, markdown: text.markdown ?? '' });
     } catch (failure) {
-      setMessage({ tone: 'warning', text: failureOf(failure).message });
+      setMessage({ tone: 'warning', text: problemOf(failure).message });
     }
   }
 
@@ -105,7 +92,7 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
       setMessage({ tone: 'success', text: intl.formatMessage({ id: 'documents.published' }, { documentKey, version }) });
       await load();
     } catch (failure) {
-      setMessage({ tone: 'warning', text: failureOf(failure).message });
+      setMessage({ tone: 'warning', text: problemOf(failure).message });
     }
   }
 
