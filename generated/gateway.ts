@@ -2785,6 +2785,7 @@ export interface components {
             platformOnboardingPath: components["schemas"]["PlatformOnboardingPath"];
             metadata: components["schemas"]["PlatformMetadata"];
             handoffChallengeRequired: components["schemas"]["HandoffChallengeRequired"];
+            defaultLanguage: components["schemas"]["PlatformDefaultLanguage"];
             /** @description Whether logins are accepted for the platform. */
             active: boolean;
             /** @description Basic-auth user name of the platform for the exchange; `null` when no credentials are configured. */
@@ -2888,8 +2889,9 @@ export interface components {
             platformOnboardingPath?: components["schemas"]["PlatformOnboardingPath"];
             /** @default {} */
             metadata?: components["schemas"]["PlatformMetadata"];
-            /** @default true */
             handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
+            /** @default true */
+            defaultLanguage?: components["schemas"]["PlatformDefaultLanguage"];
             /**
              * @description Create the platform active (needs `callbackUrl` and an allowed return URL) or inactive.
              * @default true
@@ -2914,6 +2916,7 @@ export interface components {
             platformOnboardingPath?: components["schemas"]["PlatformOnboardingPath"];
             metadata?: components["schemas"]["PlatformMetadata"];
             handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
+            defaultLanguage?: components["schemas"]["PlatformDefaultLanguage"];
         };
         /**
          * @description Whether a login of this platform must be started with `handoffChallenge` (default true,
@@ -3458,6 +3461,14 @@ export interface components {
         PhoneNumber: string | null;
         /** @description ISO 3166-1 alpha-2 country code (two uppercase letters); `null` when not set. */
         CountryCode: string | null;
+        /**
+         * @description The language the platform's pages fall back to (a BCP 47 language tag, RFC 5646: `de`,
+         *     `pt-BR`) when the person's profile names none and the browser's `Accept-Language`
+         *     matches none of the languages on offer; `null` (the default) falls back to English.
+         *     Used by the central onboarding page, the onboarding requirements' `language` and the
+         *     gateway's error pages of the platform's logins.
+         */
+        PlatformDefaultLanguage: string | null;
         /** @description Preferred locale as a BCP 47 language tag (for example `en-GB`); `null` when not set. */
         Locale: string | null;
         /** @description The user's canonical profile. */

@@ -75,6 +75,7 @@ export function formatPlatform(platform: PlatformView): string {
     ['defaultOnboardingMode', platform.defaultOnboardingMode],
     ['centralOnboarding', platform.centralOnboardingEnabled ? 'enabled' : 'disabled'],
     ['handoffChallengeRequired', platform.handoffChallengeRequired ? 'yes' : 'no (WARNING: logins are open to login CSRF)'],
+    ['defaultLanguage', platform.defaultLanguage ?? '(none: English)'],
     ['platformOnboardingPath', platform.platformOnboardingPath ?? '(none)'],
     ['metadata', JSON.stringify(platform.metadata)],
     ['requirementVersion', String(platform.requirementVersion)],

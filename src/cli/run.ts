@@ -58,13 +58,13 @@ Platform registry (same rules as the admin API; changes are audited with actor "
                    [--backchannel-logout-url URL]
                    [--event-delivery none|push|poll] [--event-receiver-url URL]
                    [--mode none|platform|central] [--central-onboarding true|false]
-                   [--handoff-challenge-required true|false]
+                   [--handoff-challenge-required true|false] [--default-language TAG]
                    [--onboarding-path PATH] [--metadata JSON] [--inactive]
   platforms update <KEY> [--name NAME] [--callback-url URL|""] [--return-url URL]...
                    [--backchannel-logout-url URL|""]
                    [--event-delivery none|push|poll] [--event-receiver-url URL|""]
                    [--mode MODE] [--central-onboarding true|false]
-                   [--handoff-challenge-required true|false]
+                   [--handoff-challenge-required true|false] [--default-language TAG|""]
                    [--onboarding-path PATH|""] [--metadata JSON]
   platforms rotate <KEY>       new client secret, shown once; the old one stops working at once
   platforms activate <KEY>
@@ -118,7 +118,9 @@ Notes:
   create makes an active platform unless --inactive: that needs --callback-url and at
   least one --return-url. --mode defaults to central, --central-onboarding to true.
   update changes only the options given; --return-url replaces the whole list; an empty
-  --callback-url, --backchannel-logout-url or --onboarding-path clears it.
+  --callback-url, --backchannel-logout-url, --onboarding-path or --default-language clears it.
+  --default-language is the BCP 47 tag (de, pt-BR) the platform's pages fall back to when
+  neither the person's profile nor the browser's Accept-Language picks one (unset: English).
   --backchannel-logout-url is where the gateway posts a logout token when a session the
   platform exchanged a code for ends (OpenID Connect Back-Channel Logout).
   --event-delivery says how the platform receives Security Event Tokens about its people:
@@ -164,6 +166,7 @@ const SETTINGS_OPTIONS = {
   'central-onboarding': { type: 'string' },
   'handoff-challenge-required': { type: 'string' },
   'onboarding-path': { type: 'string' },
+  'default-language': { type: 'string' },
   metadata: { type: 'string' },
 } as const;
 const CREATE_OPTIONS = { key: { type: 'string' }, ...SETTINGS_OPTIONS, inactive: { type: 'boolean' } } as const;
@@ -286,6 +289,7 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
         input.handoffChallengeRequired = booleanOption('--handoff-challenge-required', values['handoff-challenge-required']);
       }
       if (values['onboarding-path'] !== undefined) input.platformOnboardingPath = values['onboarding-path'];
+      if (values['default-language'] !== undefined) input.defaultLanguage = values['default-language'];
       if (values.metadata !== undefined) input.metadata = jsonOption('--metadata', values.metadata) as PlatformCreateInput['metadata'];
       if (values.inactive) input.active = false;
       return async (db, _io, json, rules) => {
@@ -316,6 +320,7 @@ function parsePlatformsCommand(action: string | undefined, args: string[], io: C
         patch.handoffChallengeRequired = booleanOption('--handoff-challenge-required', values['handoff-challenge-required']);
       }
       if (values['onboarding-path'] !== undefined) patch.platformOnboardingPath = values['onboarding-path'] === '' ? null : values['onboarding-path'];
+      if (values['default-language'] !== undefined) patch.defaultLanguage = values['default-language'] === '' ? null : values['default-language'];
       if (values.metadata !== undefined) patch.metadata = jsonOption('--metadata', values.metadata) as PlatformUpdateInput['metadata'];
       if (Object.keys(patch).length === 0) throw new UsageError('platforms update needs at least one option to change');
       return async (db, _io, json, rules) => {

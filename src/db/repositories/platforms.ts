@@ -23,6 +23,8 @@ export interface PlatformSettings {
   metadata: Record<string, unknown>;
   /** Starts without a handoffChallenge are refused (login CSRF through a handoff code). */
   handoffChallengeRequired: boolean;
+  /** BCP 47 tag the platform's pages fall back to before English (null: English). */
+  defaultLanguage: string | null;
 }
 
 /** A registry row as the services see it (never the secret digest). */
@@ -46,7 +48,7 @@ export const PLATFORM_COLUMNS = `
   backchannel_logout_url AS "backchannelLogoutUrl", event_delivery AS "eventDelivery", event_receiver_url AS "eventReceiverUrl",
   allowed_return_urls AS "allowedReturnUrls", default_onboarding_mode AS "defaultOnboardingMode",
   central_onboarding_enabled AS "centralOnboardingEnabled", platform_onboarding_path AS "platformOnboardingPath",
-  metadata, handoff_challenge_required AS "handoffChallengeRequired", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
+  metadata, handoff_challenge_required AS "handoffChallengeRequired", default_language AS "defaultLanguage", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
   requirement_version AS "requirementVersion", active, created_at AS "createdAt", updated_at AS "updatedAt",
   brand_color AS "brandColor", display_names AS "displayNames", logo_id AS "logoId"`;
 
@@ -61,7 +63,7 @@ export const platformJson = (alias: string) => `jsonb_build_object(
   'eventReceiverUrl', ${alias}.event_receiver_url, 'allowedReturnUrls', ${alias}.allowed_return_urls,
   'defaultOnboardingMode', ${alias}.default_onboarding_mode, 'centralOnboardingEnabled', ${alias}.central_onboarding_enabled,
   'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata,
-  'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'clientId', ${alias}.client_id,
+  'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'defaultLanguage', ${alias}.default_language, 'clientId', ${alias}.client_id,
   'hasCredentials', ${alias}.client_secret_digest IS NOT NULL, 'requirementVersion', ${alias}.requirement_version,
   'active', ${alias}.active, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at,
   'brandColor', ${alias}.brand_color, 'displayNames', ${alias}.display_names, 'logoId', ${alias}.logo_id)`;
@@ -152,10 +154,10 @@ export async function insertPlatform(db: Db, platform: NewPlatform): Promise<Pla
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(
     `INSERT INTO platforms (platform_key, display_name, callback_url, backchannel_logout_url, event_delivery, event_receiver_url, allowed_return_urls,
                             default_onboarding_mode, central_onboarding_enabled, platform_onboarding_path, metadata,
-                            handoff_challenge_required, client_id, client_secret_digest, active)
+                            handoff_challenge_required, default_language, client_id, client_secret_digest, active)
      VALUES (:platformKey, :displayName, :callbackUrl, :backchannelLogoutUrl, :eventDelivery, :eventReceiverUrl, CAST(:allowedReturnUrls AS text[]),
              :defaultOnboardingMode, :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb),
-             :handoffChallengeRequired, :clientId, :clientSecretDigest, :active)
+             :handoffChallengeRequired, :defaultLanguage, :clientId, :clientSecretDigest, :active)
      ON CONFLICT (platform_key) DO NOTHING
      RETURNING ${PLATFORM_COLUMNS}`,
     { ...platform, metadata: JSON.stringify(platform.metadata) },
@@ -182,6 +184,7 @@ export interface PlatformChanges {
   platformOnboardingPath?: string | null;
   metadata?: Record<string, unknown>;
   handoffChallengeRequired?: boolean;
+  defaultLanguage?: string | null;
 }
 
 // Fixed column list: the SET clause is built only from these names, never from input.
@@ -197,6 +200,7 @@ const CHANGE_COLUMNS: { [K in keyof Required<PlatformChanges>]: string } = {
   platformOnboardingPath: 'platform_onboarding_path',
   metadata: 'metadata',
   handoffChallengeRequired: 'handoff_challenge_required',
+  defaultLanguage: 'default_language',
 };
 
 export async function updatePlatformRow(db: Db, platformKey: string, changes: PlatformChanges): Promise<PlatformRow | undefined> {

@@ -222,6 +222,7 @@ export function toPlatformView(row: PlatformRow): PlatformView {
     platformOnboardingPath: row.platformOnboardingPath,
     metadata: row.metadata,
     handoffChallengeRequired: row.handoffChallengeRequired,
+    defaultLanguage: row.defaultLanguage,
     active: row.active,
     clientId: row.clientId,
     requirementVersion: row.requirementVersion,

@@ -3,6 +3,7 @@ import { ApiError, type FieldError } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
 import { insecurePlatformUrls } from '../platformUrls.ts';
+import { canonicalLanguageTag } from '../onboarding/fieldTranslations.ts';
 
 // The field rules of a platform record, one check per field, and the cross-field rules
 // of an active platform (see index.ts).
@@ -66,6 +67,18 @@ export function checkDisplayName(value: unknown, errors: FieldError[], required:
   if ([...value].length > DISPLAY_NAME_MAX_LENGTH) return fail(errors, 'displayName', `must be at most ${DISPLAY_NAME_MAX_LENGTH} characters`);
   if (/\p{Cc}/u.test(value)) return fail(errors, 'displayName', 'must not contain control characters');
   return value;
+}
+
+/**
+ * The contract's PlatformDefaultLanguage: a BCP 47 tag (RFC 5646) or null; stored in its
+ * canonical form (`de-at` → `de-AT`) so that matching it against languages on offer is exact.
+ */
+export function checkDefaultLanguage(value: unknown, errors: FieldError[]): string | null | undefined {
+  if (value === null) return null;
+  if (typeof value !== 'string') return fail(errors, 'defaultLanguage', 'must be a language tag or null');
+  const canonical = canonicalLanguageTag(value);
+  if (canonical === null) return fail(errors, 'defaultLanguage', 'is not a language tag such as de or pt-BR');
+  return canonical;
 }
 
 /** The stored form is the parsed URL's serialization, so what the browser is sent is what was checked. */

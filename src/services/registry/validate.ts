@@ -9,6 +9,7 @@ import {
   checkEventDelivery,
   checkEventReceiver,
   checkEventReceiverUrl,
+  checkDefaultLanguage,
   checkDisplayName,
   checkMetadata,
   checkMode,
@@ -34,6 +35,7 @@ export const UPDATE_FIELDS = [
   'platformOnboardingPath',
   'metadata',
   'handoffChallengeRequired',
+  'defaultLanguage',
 ] as const satisfies readonly (keyof PlatformChanges)[];
 export const CREATE_FIELDS = ['platformKey', ...UPDATE_FIELDS, 'active'] as const;
 const IMMUTABLE_FIELDS = new Set(['platformKey', 'clientId']);
@@ -67,6 +69,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   // On unless the operator turns it off: a start without handoffChallenge allows login CSRF.
   const handoffChallengeRequired =
     input.handoffChallengeRequired === undefined ? true : checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors);
+  const defaultLanguage = input.defaultLanguage === undefined ? null : checkDefaultLanguage(input.defaultLanguage, errors);
 
   const value = {
     platformKey: platformKey ?? '',
@@ -81,6 +84,7 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
     platformOnboardingPath: platformOnboardingPath ?? null,
     metadata: metadata ?? {},
     handoffChallengeRequired: handoffChallengeRequired ?? true,
+    defaultLanguage: defaultLanguage ?? null,
     active: active ?? true,
   };
   // Cross-field rules only on fields that are individually valid, so each field gets one clear message.
@@ -120,6 +124,7 @@ export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RU
   if ('platformOnboardingPath' in input) assign('platformOnboardingPath', checkOnboardingPath(input.platformOnboardingPath, errors));
   if ('metadata' in input) assign('metadata', checkMetadata(input.metadata, errors));
   if ('handoffChallengeRequired' in input) assign('handoffChallengeRequired', checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors));
+  if ('defaultLanguage' in input) assign('defaultLanguage', checkDefaultLanguage(input.defaultLanguage, errors));
   if (errors.length > 0) throw validationError(errors);
   return changes;
 }

@@ -48,6 +48,7 @@ export function platformFixture(overrides: Partial<Platform> = {}): Platform {
     platformOnboardingPath: null,
     metadata: { team: 'identity' },
     handoffChallengeRequired: true,
+    defaultLanguage: null,
     active: true,
     clientId: 'pc_test_client',
     requirementVersion: 2,
