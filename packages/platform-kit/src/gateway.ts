@@ -468,7 +468,10 @@ export interface paths {
          *     parameter (the account center sends the language it shows), the profile's `locale`,
          *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed). The one that decides is
          *     matched against the tags the fields translate to (`de-AT` takes `de-AT`, else `de`,
-         *     else another `de-…`); when nothing matches, the default texts (`language: null`).
+         *     else another `de-…`). When the profile or `Accept-Language` decides and matches
+         *     nothing (or neither is present), the platform's `defaultLanguage` is matched the same
+         *     way; when that is `null` or matches nothing too, the default texts (`language: null`).
+         *     A `language` parameter that matches nothing gives the default texts.
          *
          *     Callers: the browser session, a Bearer token, or a platform's own credential for its
          *     own platform (another platform: `403 FORBIDDEN`). A Bearer caller that never signed in

@@ -36,7 +36,7 @@ export async function getRequirements(db: Db, platformKey: string, principal: Pr
   const { platform, userId } = await resolve(db, platformKey, principal);
   const { fields } = await evaluateOnboarding(db, userId, platform);
   const views = fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field) }));
-  const language = await chooseTextLanguage(db, userId, translationLanguages(views), wanted);
+  const language = await chooseTextLanguage(db, userId, translationLanguages(views), wanted, platform.defaultLanguage);
   return {
     platformKey: platform.platformKey,
     requirementVersion: platform.requirementVersion,
@@ -47,16 +47,17 @@ export async function getRequirements(db: Db, platformKey: string, principal: Pr
 
 /**
  * The first source present decides (the caller's `language`, the profile's locale,
- * Accept-Language); a source that names a language the fields do not translate to gets the
- * default texts rather than the next source's language, which the person did not ask for.
+ * Accept-Language); a personal source that names a language the fields do not translate to
+ * gets the platform's default language rather than the next personal source's, which the
+ * person did not ask for; without a platform default (or a match for it), the default texts.
  * The profile is read only when it decides (no `language`, and translations on offer).
  */
-async function chooseTextLanguage(db: Db, userId: string, available: string[], wanted: WantedLanguage): Promise<string | null> {
+async function chooseTextLanguage(db: Db, userId: string, available: string[], wanted: WantedLanguage, platformDefault: string | null): Promise<string | null> {
   if (available.length === 0) return null;
   if (wanted.explicit) return matchLanguage(wanted.explicit, available);
   const { locale } = await findProfile(db, userId);
-  if (locale) return matchLanguage(locale, available);
-  return wanted.acceptLanguage?.(available) ?? null;
+  const personal = locale ? matchLanguage(locale, available) : wanted.acceptLanguage?.(available);
+  return personal ?? (platformDefault ? matchLanguage(platformDefault, available) : null);
 }
 
 export async function getStatus(db: Db, platformKey: string, principal: Principal): Promise<OnboardingStatus> {
