@@ -171,4 +171,41 @@ describe('onboarding field translations (issue 27)', () => {
       expect(response.body.code).toBe('VALIDATION_FAILED');
     });
   });
+
+  describe("the platform's default language", () => {
+    it('is set in its canonical form, cleared with null, and a malformed tag is refused at its pointer', async () => {
+      const admin = await user(['platforms:admin']);
+      const key = await platform();
+      expect((await as(admin, 'get', `/v1/platforms/${key}`).expect(200)).body.defaultLanguage).toBeNull();
+      expect((await as(admin, 'patch', `/v1/platforms/${key}`).send({ defaultLanguage: 'de-at' }).expect(200)).body.defaultLanguage).toBe('de-AT');
+      for (const malformed of ['german', 'de_AT', '<b>de</b>', 'x'.repeat(40), 42]) {
+        const refused = await as(admin, 'patch', `/v1/platforms/${key}`).send({ defaultLanguage: malformed }).expect(400);
+        expect(refused.body.code).toBe('VALIDATION_FAILED');
+        expect(new Set(refused.body.errors.map((error: { pointer: string }) => error.pointer))).toEqual(new Set(['/body/defaultLanguage']));
+      }
+      expect((await as(admin, 'get', `/v1/platforms/${key}`).expect(200)).body.defaultLanguage).toBe('de-AT');
+      expect((await as(admin, 'patch', `/v1/platforms/${key}`).send({ defaultLanguage: null }).expect(200)).body.defaultLanguage).toBeNull();
+      const createdRefused = await as(admin, 'post', '/v1/platforms').send({ platformKey: `LANG_BAD_${++seq}`, displayName: 'x', active: false, defaultLanguage: 'de--AT' }).expect(400);
+      expect(createdRefused.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/body/defaultLanguage']);
+    });
+
+    it("decides the texts when neither the profile nor Accept-Language matches a translation; never over a match or the language parameter", async () => {
+      const admin = await user(['platforms:admin']);
+      const key = await platform();
+      await as(admin, 'post', fields(key)).send(TEAM_SIZE).expect(201);
+      await as(admin, 'patch', `/v1/platforms/${key}`).send({ defaultLanguage: 'de' }).expect(200);
+      const requirements = async (who: { cookie: string }, acceptLanguage?: string, query = '') => {
+        const call = as(who, 'get', `/v1/onboarding/${key}/requirements${query}`);
+        return (await (acceptLanguage ? call.set('Accept-Language', acceptLanguage) : call).expect(200)).body;
+      };
+      const unmatched = await requirements(await user(), 'fr-FR, it;q=0.5');
+      expect(unmatched.language).toBe('de');
+      expect(unmatched.fields[0].label).toBe('Teamgröße');
+      expect((await requirements(await user([], 'fr'), 'it')).language).toBe('de');
+      expect((await requirements(await user())).language).toBe('de');
+      // A match of the person's own sources still wins, and so does the caller's language.
+      expect((await requirements(await user([], 'de-CH'), 'fr')).language).toBe('de-CH');
+      expect((await requirements(await user(), 'fr', '?language=en')).language).toBeNull();
+    });
+  });
 });
