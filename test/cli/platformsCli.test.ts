@@ -188,6 +188,19 @@ describe('operator CLI (npm run gateway -- platforms …)', () => {
     expect((await cli('--help')).stdout).toContain('--handoff-challenge-required');
   });
 
+  it('defaultLanguage: none by default, set by --default-language (canonical tag), cleared with "", a malformed tag refused', async () => {
+    const created = await cli('platforms', 'create', '--key', 'CLI_LANGUAGE', '--name', 'Language', '--inactive', '--default-language', 'pt-br', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    expect(json<{ defaultLanguage: string | null }>(created).defaultLanguage).toBe('pt-BR');
+    expect((await cli('platforms', 'show', 'CLI_LANGUAGE')).stdout).toMatch(/defaultLanguage\s+pt-BR/);
+    const bad = await cli('platforms', 'update', 'CLI_LANGUAGE', '--default-language', 'not a tag');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/VALIDATION_FAILED[\s\S]*defaultLanguage/);
+    const cleared = await cli('platforms', 'update', 'CLI_LANGUAGE', '--default-language', '', '--json');
+    expect(json<{ defaultLanguage: string | null }>(cleared).defaultLanguage).toBeNull();
+    expect((await cli('platforms', 'show', 'CLI_LANGUAGE')).stdout).toMatch(/defaultLanguage\s+\(none: English\)/);
+  });
+
   describe('bad input: a clear message and a non-zero exit', () => {
     it('validation failures exit 1 naming the option, and write nothing', async () => {
       const lower = await cli('platforms', 'create', '--key', 'lower_case', '--name', 'x', '--callback-url', 'https://x.test/cb', '--return-url', 'https://x.test/');
