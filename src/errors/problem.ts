@@ -137,9 +137,12 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
   // Errors must never be cached: some carry state about a login in progress.
   res.set('Cache-Control', 'no-store');
   if (wantsHtml(req, operationId, error.code)) {
-    const language = pageLanguageOf(req);
+    // A login's page falls back to its platform's default language (read with the platform row).
+    const platformDefault = error.nextStep?.brand?.defaultLanguage ?? null;
+    const language = pageLanguageOf(req, platformDefault);
     res.set({ 'Content-Language': language, Vary: 'Accept-Language' });
-    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, language, req.acceptsLanguages()));
+    const languages = platformDefault ? [...req.acceptsLanguages(), platformDefault] : req.acceptsLanguages();
+    res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, language, languages));
     return;
   }
   res.type('application/problem+json').send(JSON.stringify(problem));

@@ -13,13 +13,21 @@ export interface PlatformPageBrand {
   displayNames: Record<string, string>;
   color: string | null;
   logoId: string | null;
+  /** The platform's default language: the page's language when Accept-Language names none spoken here. */
+  defaultLanguage: string | null;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The brand of a registry row (already read by the statement that needed the platform: no query more). */
-export function pageBrandOf(platform: Pick<PlatformRow, 'displayName' | 'displayNames' | 'brandColor' | 'logoId'>): PlatformPageBrand {
-  return { displayName: platform.displayName, displayNames: platform.displayNames ?? {}, color: platform.brandColor ?? null, logoId: platform.logoId ?? null };
+export function pageBrandOf(platform: Pick<PlatformRow, 'displayName' | 'displayNames' | 'brandColor' | 'logoId' | 'defaultLanguage'>): PlatformPageBrand {
+  return {
+    displayName: platform.displayName,
+    displayNames: platform.displayNames ?? {},
+    color: platform.brandColor ?? null,
+    logoId: platform.logoId ?? null,
+    defaultLanguage: platform.defaultLanguage ?? null,
+  };
 }
 
 /** The top bar's name for the page's languages (most preferred first). */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { startHarness, addPlatform, startUrl, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser, type BrowserResponse } from '../helpers/oidcBrowser.ts';
-import { CLI_ACTOR, setBranding, uploadLogo } from '../../src/services/registry/index.ts';
+import { CLI_ACTOR, setBranding, updatePlatform, uploadLogo } from '../../src/services/registry/index.ts';
 
 const TEAL = '#0b6e69';
 
@@ -89,5 +89,23 @@ describe('error pages in the platform’s face (issue 27)', () => {
     expect(page.text).not.toContain('<script>');
     expect(page.text).not.toContain('<img src=x');
     expect(topBarOf(page)).toContain('&#60;img src=x onerror=alert(1)&#62;&#60;/style&#62;&#60;script&#62;');
+  });
+
+  it('a platform’s page is in its default language when Accept-Language names nothing spoken here (and follows a language that is)', async () => {
+    const platform = await addPlatform(harness);
+    await brand(platform.key);
+    await updatePlatform(harness.database.db, platform.key, { defaultLanguage: 'de-AT' }, CLI_ACTOR);
+    const refusedStart = () => startUrl(harness, platform.key, 'https://elsewhere.example.test/');
+    const french = await new OidcBrowser().get(refusedStart(), { 'accept-language': 'fr-FR, it;q=0.5' });
+    expect(french.status).toBe(403);
+    expect(french.headers.get('content-language')).toBe('de');
+    expect(french.text).toContain('<html lang="de"');
+    expect(topBarOf(french)).toContain('Hafen Logistik');
+    const english = await new OidcBrowser().get(refusedStart(), { 'accept-language': 'fr, en;q=0.5' });
+    expect(english.headers.get('content-language')).toBe('en');
+    // Another platform without a default language stays English for the same browser.
+    const plain = await addPlatform(harness);
+    const plainPage = await new OidcBrowser().get(startUrl(harness, plain.key, 'https://elsewhere.example.test/'), { 'accept-language': 'fr-FR' });
+    expect(plainPage.headers.get('content-language')).toBe('en');
   });
 });
