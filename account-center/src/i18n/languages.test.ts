@@ -20,6 +20,17 @@ describe('chooseLanguage', () => {
     expect(chooseLanguage({})).toEqual({ language: 'en', locale: 'en' });
   });
 
+  it("takes the platform's default language after the person's sources, before English", () => {
+    expect(chooseLanguage({ profile: null, browser: ['fr-FR', 'it'], platformDefault: 'de-AT' })).toEqual({ language: 'de', locale: 'de-AT' });
+    expect(chooseLanguage({ platformDefault: 'de' })).toEqual({ language: 'de', locale: 'de' });
+    // A language the person's profile, this browser's pick or its preferences name wins.
+    expect(chooseLanguage({ profile: 'en-GB', platformDefault: 'de' })).toEqual({ language: 'en', locale: 'en-GB' });
+    expect(chooseLanguage({ remembered: 'en', platformDefault: 'de' })).toEqual({ language: 'en', locale: 'en' });
+    expect(chooseLanguage({ browser: ['fr', 'en-US'], platformDefault: 'de' })).toEqual({ language: 'en', locale: 'en-US' });
+    // A platform default the account center does not speak leaves English.
+    expect(chooseLanguage({ browser: ['fr'], platformDefault: 'pt-BR' })).toEqual({ language: 'en', locale: 'en' });
+  });
+
   it('reads tags case-insensitively, with underscores, and ignores tags Intl refuses for formatting', () => {
     expect(supportedLanguage('DE_de')).toBe('de');
     expect(supportedLanguage('')).toBeUndefined();

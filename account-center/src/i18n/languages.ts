@@ -3,8 +3,9 @@
  *
  * Order (issue 27): the person's profile language, else a language chosen here before signing
  * in (remembered in this browser), else the browser's preferences (`navigator.languages`, what
- * it sends as Accept-Language), else the default. Platforms carry no default language yet, so
- * the default is the account center's own: English, the language the catalogues are written in.
+ * it sends as Accept-Language), else the default language of the platform the page is about
+ * (`platformDefault`, a page that knows its platform), else the account center's own: English,
+ * the language the catalogues are written in.
  */
 export const LANGUAGES = ['en', 'de'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -39,10 +40,12 @@ export interface LanguageSources {
   remembered?: string | null;
   /** The browser's preferences, most wanted first (`navigator.languages`). */
   browser?: readonly string[];
+  /** The default language of the platform the page is about (`Platform.defaultLanguage`), if any. */
+  platformDefault?: string | null;
 }
 
-export function chooseLanguage({ profile, remembered, browser = [] }: LanguageSources): LanguageChoice {
-  for (const tag of [profile, remembered, ...browser]) {
+export function chooseLanguage({ profile, remembered, browser = [], platformDefault }: LanguageSources): LanguageChoice {
+  for (const tag of [profile, remembered, ...browser, platformDefault]) {
     const language = supportedLanguage(tag);
     if (language) return { language, locale: canonicalTag(tag!) ?? language };
   }
