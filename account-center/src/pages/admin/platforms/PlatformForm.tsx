@@ -374,6 +374,25 @@ export function PlatformForm(props: FormProps) {
               />
             )}
           </Field>
+          <Field label={t('platforms.field.defaultLanguage')} help={t('platforms.form.defaultLanguageHelp')} error={errorOf('defaultLanguage')} width="half">
+            {({ id, describedBy, invalid }) => (
+              <input
+                id={remember('defaultLanguage', id)}
+                name="defaultLanguage"
+                type="text"
+                value={values.defaultLanguage}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                autoComplete="off"
+                spellCheck={false}
+                maxLength={35}
+                onChange={(event) => {
+                  set('defaultLanguage', event.target.value);
+                  clearError('defaultLanguage');
+                }}
+              />
+            )}
+          </Field>
           <Field kind="checkbox" label={t('platforms.field.centralOnboardingEnabled')} help={t('platforms.form.centralOnboardingHelp')} error={errorOf('centralOnboardingEnabled')}>
             {checkbox('centralOnboardingEnabled', 'centralOnboardingEnabled')}
           </Field>

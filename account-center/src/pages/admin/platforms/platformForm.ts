@@ -31,6 +31,8 @@ export interface PlatformFormValues {
   /** Starts without handoffChallenge are refused (on by default; off opens login CSRF). */
   handoffChallengeRequired: boolean;
   onboardingPath: string;
+  /** The platform's default language (a BCP 47 tag; empty: none, English). */
+  defaultLanguage: string;
   /** The metadata as the person writes it (JSON text). */
   metadata: string;
   /** Create only: register the platform inactive. */
@@ -50,6 +52,7 @@ export type FieldName =
   | 'centralOnboardingEnabled'
   | 'handoffChallengeRequired'
   | 'platformOnboardingPath'
+  | 'defaultLanguage'
   | 'metadata'
   | 'active';
 export type ErrorKey = FieldName | `returnUrl:${string}`;
@@ -67,6 +70,7 @@ const FIELD_NAMES = new Set<string>([
   'centralOnboardingEnabled',
   'handoffChallengeRequired',
   'platformOnboardingPath',
+  'defaultLanguage',
   'metadata',
   'active',
 ] satisfies FieldName[]);
@@ -88,6 +92,7 @@ const PROPERTY_NAMES = new Set([
   'centralOnboardingEnabled',
   'handoffChallengeRequired',
   'platformOnboardingPath',
+  'defaultLanguage',
   'metadata',
 ]);
 /** A property in running text ("Saved: display name changed."). */
@@ -121,6 +126,7 @@ export function emptyFormValues(): PlatformFormValues {
     centralOnboardingEnabled: true,
     handoffChallengeRequired: true,
     onboardingPath: '',
+    defaultLanguage: '',
     metadata: '{}',
     createInactive: false,
   };
@@ -139,6 +145,7 @@ export function formValuesOf(platform: Platform): PlatformFormValues {
     centralOnboardingEnabled: platform.centralOnboardingEnabled,
     handoffChallengeRequired: platform.handoffChallengeRequired,
     onboardingPath: platform.platformOnboardingPath ?? '',
+    defaultLanguage: platform.defaultLanguage ?? '',
     metadata: JSON.stringify(platform.metadata, null, 2),
     createInactive: !platform.active,
   };
@@ -217,6 +224,7 @@ export function buildCreateRequest(intl: IntlShape, values: PlatformFormValues):
   if (values.eventDelivery !== 'none') body.eventDelivery = values.eventDelivery;
   if (values.eventReceiverUrl.trim() !== '') body.eventReceiverUrl = values.eventReceiverUrl.trim();
   if (values.onboardingPath.trim() !== '') body.platformOnboardingPath = values.onboardingPath.trim();
+  if (values.defaultLanguage.trim() !== '') body.defaultLanguage = values.defaultLanguage.trim();
   return { body, rowIds };
 }
 
@@ -239,6 +247,8 @@ export function buildUpdateRequest(intl: IntlShape, platform: Platform, values: 
   if (values.handoffChallengeRequired !== platform.handoffChallengeRequired) body.handoffChallengeRequired = values.handoffChallengeRequired;
   const onboardingPath = values.onboardingPath.trim() || null;
   if (onboardingPath !== platform.platformOnboardingPath) body.platformOnboardingPath = onboardingPath;
+  const defaultLanguage = values.defaultLanguage.trim() || null;
+  if (defaultLanguage !== platform.defaultLanguage) body.defaultLanguage = defaultLanguage;
   const metadata = parseMetadata(intl, values.metadata);
   if ('value' in metadata && !sameJson(metadata.value, platform.metadata)) body.metadata = metadata.value;
   return { body, rowIds };
