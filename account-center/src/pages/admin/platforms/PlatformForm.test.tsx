@@ -255,6 +255,17 @@ describe('platform form model', () => {
     expect(buildUpdateRequest(englishIntl(), platform, values).body).toEqual({ platformOnboardingPath: null, callbackUrl: null });
   });
 
+  it('sends a changed default language, and null when it is emptied', () => {
+    const platform = platformFixture({ defaultLanguage: 'de' });
+    const values = formValuesOf(platform);
+    expect(values.defaultLanguage).toBe('de');
+    expect(buildUpdateRequest(englishIntl(), platform, values).body).toEqual({});
+    values.defaultLanguage = ' pt-BR ';
+    expect(buildUpdateRequest(englishIntl(), platform, values).body).toEqual({ defaultLanguage: 'pt-BR' });
+    values.defaultLanguage = '';
+    expect(buildUpdateRequest(englishIntl(), platform, values).body).toEqual({ defaultLanguage: null });
+  });
+
   it('maps pointers to rows through the sent index, and keeps what fits no input apart', () => {
     const rows = [newReturnUrlRow('https://a.test/'), newReturnUrlRow(''), newReturnUrlRow('https://b.test/')];
     const failure = new ApiProblem(400, {
