@@ -24,6 +24,7 @@ const PLATFORM_FIELDS = [
   'centralOnboardingEnabled',
   'clientId',
   'createdAt',
+  'defaultLanguage',
   'defaultOnboardingMode',
   'displayName',
   'eventDelivery',
