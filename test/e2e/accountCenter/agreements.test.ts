@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { collectPageErrors, expectAccessible, hasChromium, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
+import { collectPageErrors, expectAccessible, screenshots, hasChromium, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
 import { basicAuth } from '../../helpers/oidcBrowser.ts';
 import { createPlatform, CLI_ACTOR } from '../../../src/services/registry/index.ts';
 import { createDraft, publishVersion } from '../../../src/services/documents/administration.ts';
@@ -90,6 +90,7 @@ describe.skipIf(!hasChromium)(`documents and agreements in Chromium${hasChromium
     // No box ticked in advance: one button per document.
     expect(await step.getByRole('checkbox').count()).toBe(0);
     await expectAccessible(page, 'agreements step');
+    await screenshots(page, 'agreements-step');
 
     // Continuing before accepting names what is missing, and moves the focus to its button.
     await page.getByRole('button', { name: 'Continue to Harbour Terms' }).click();
@@ -120,6 +121,7 @@ describe.skipIf(!hasChromium)(`documents and agreements in Chromium${hasChromium
     await history.getByText('The text as you were shown it').click();
     expect(await history.locator('.document-text strong').textContent()).toBe('little');
     await expectAccessible(page, 'agreements page');
+    await screenshots(page, 'agreements-page');
 
     // A non-material version: nothing blocks, and the next visit says "updated".
     const db = stack.harness.database.db;
@@ -152,6 +154,7 @@ describe.skipIf(!hasChromium)(`documents and agreements in Chromium${hasChromium
     // The preview renders as people will see it.
     await editor.locator('.documents-preview em').getByText('month').waitFor();
     await expectAccessible(page, 'document editor');
+    await screenshots(page, 'documents-editor');
     await editor.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft 1 of newsletter is saved.').waitFor();
 

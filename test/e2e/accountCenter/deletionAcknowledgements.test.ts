@@ -4,7 +4,7 @@
 // in that browser. By labels and roles, axe clean.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { collectPageErrors, expectAccessible, hasChromium, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
+import { collectPageErrors, expectAccessible, screenshots, hasChromium, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
 import { addPlatform, browserLogin } from '../../helpers/flowHarness.ts';
 import { CLI_ACTOR, updatePlatform } from '../../../src/services/registry/index.ts';
 
@@ -48,6 +48,7 @@ describe.skipIf(!hasChromium)(`account center: deletion acknowledgements in Chro
     await section.getByRole('button', { name: 'Check again' }).click();
     await row.getByText(/^Acknowledged on /).waitFor();
     await expectAccessible(page, 'deletion acknowledgements, acknowledged');
+    await screenshots(page, 'deletion-acknowledgements');
 
     // Later, in the same browser.
     await page.goto(`${stack.url}/account-deleted`);

@@ -124,7 +124,7 @@ function History({ platformKey, records }: { platformKey: string; records: Agree
   const intl = useIntl();
   const headingId = `agreement-history-${platformKey}`;
   return (
-    <div aria-labelledby={headingId}>
+    <div className="agreement-record" aria-labelledby={headingId}>
       <h3 id={headingId}>{intl.formatMessage({ id: 'agreements.history.title' })}</h3>
       {records.length === 0 ? <p>{intl.formatMessage({ id: 'agreements.history.none' })}</p> : (
         <ul className="agreement-history">

@@ -146,29 +146,35 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
         <form className="panel documents-editor" onSubmit={(event) => void save(event)} aria-labelledby="documents-editor">
           <h2 id="documents-editor">{intl.formatMessage({ id: draft.version === null ? 'documents.editor.new' : 'documents.editor.editing' }, { documentKey: draft.documentKey, version: draft.version ?? 0 })}</h2>
           <div className="form-grid">
-            <div>
+            <div className="field field-half">
               <label htmlFor="document-key">{intl.formatMessage({ id: 'documents.editor.key' })}</label>
-              <input id="document-key" value={draft.documentKey} disabled={draft.version !== null} required onChange={(event) => set('documentKey', event.target.value)} autoComplete="off" />
+              <input id="document-key" type="text" value={draft.documentKey} disabled={draft.version !== null} required onChange={(event) => set('documentKey', event.target.value)} autoComplete="off" />
             </div>
-            <div>
+            <div className="field field-half">
               <label htmlFor="document-kind">{intl.formatMessage({ id: 'documents.editor.kind' })}</label>
               <select id="document-kind" value={draft.kind} disabled={draft.version !== null} onChange={(event) => set('kind', event.target.value as DocumentKind)}>
                 {(['terms', 'privacy', 'custom'] as const).map((kind) => <option key={kind} value={kind}>{intl.formatMessage({ id: `documents.kind.${kind}` })}</option>)}
               </select>
             </div>
-            <div>
+            <div className="field field-half">
               <label htmlFor="document-language">{intl.formatMessage({ id: 'documents.editor.language' })}</label>
-              <input id="document-language" value={draft.language} required onChange={(event) => set('language', event.target.value)} autoComplete="off" />
+              <input id="document-language" type="text" value={draft.language} required onChange={(event) => set('language', event.target.value)} autoComplete="off" />
             </div>
-            <div>
-              <input id="document-material" type="checkbox" checked={draft.material} onChange={(event) => set('material', event.target.checked)} />
-              <label htmlFor="document-material">{intl.formatMessage({ id: 'documents.editor.material' })}</label>
+            <div className="field">
+              <label className="choice" htmlFor="document-material">
+                <input id="document-material" type="checkbox" checked={draft.material} onChange={(event) => set('material', event.target.checked)} />
+                <span>{intl.formatMessage({ id: 'documents.editor.material' })}</span>
+              </label>
+            </div>
+            <div className="field">
+              <label htmlFor="document-title">{intl.formatMessage({ id: 'documents.editor.titleField' })}</label>
+              <input id="document-title" type="text" value={draft.title} required onChange={(event) => set('title', event.target.value)} />
+            </div>
+            <div className="field">
+              <label htmlFor="document-markdown">{intl.formatMessage({ id: 'documents.editor.text' })}</label>
+              <textarea id="document-markdown" value={draft.markdown} required onChange={(event) => set('markdown', event.target.value)} />
             </div>
           </div>
-          <label htmlFor="document-title">{intl.formatMessage({ id: 'documents.editor.titleField' })}</label>
-          <input id="document-title" value={draft.title} required onChange={(event) => set('title', event.target.value)} />
-          <label htmlFor="document-markdown">{intl.formatMessage({ id: 'documents.editor.text' })}</label>
-          <textarea id="document-markdown" value={draft.markdown} required onChange={(event) => set('markdown', event.target.value)} />
           <section aria-labelledby="documents-preview-title">
             <h3 id="documents-preview-title">{intl.formatMessage({ id: 'documents.editor.preview' })}</h3>
             <div className="documents-preview">{draft.markdown ? <MarkdownText markdown={draft.markdown} /> : <p>{intl.formatMessage({ id: 'documents.editor.previewEmpty' })}</p>}</div>
