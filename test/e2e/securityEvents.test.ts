@@ -429,7 +429,7 @@ describe('security events to platforms', () => {
     const [jti] = Object.keys((await poll(target.platform).expect(200)).body.sets);
     await poll(target.platform, { ack: [jti!], maxEvents: 0 }).expect(200);
     // ACCOUNT_RETENTION_DAYS may exceed the 90 days settled records are kept (it goes up to 3650).
-    await db().raw(`UPDATE security_events SET created_at = now() - interval '91 days' WHERE id = ?`, [jti]);
+    await db().raw(`UPDATE security_events SET created_at = now() - interval '91 days' WHERE id = ?`, [jti!]);
     await db().raw(`UPDATE users SET deleted_at = now() - interval '91 days' WHERE id = ?`, [jill.userId]);
     await purgeSettledEvents(db(), SETTLED_EVENT_RETENTION_DAYS);
     expect((await recordOf(jti!)).status).toBe('delivered');

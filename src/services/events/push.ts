@@ -1,8 +1,5 @@
-import type { Logger } from 'pino';
 import type { JobHelpers, Task } from 'graphile-worker';
-import type { Db } from '../../db/knex.ts';
-import type { SigningKeys } from '../backchannel/signingKeys.ts';
-import { DELIVERY_TIMEOUT_MS } from '../backchannel/delivery.ts';
+import { DELIVERY_TIMEOUT_MS, type DeliveryContext } from '../backchannel/delivery.ts';
 import { retryDelaySeconds } from '../backchannel/outbox.ts';
 import { OutboundAddressRefused } from '../../security/outboundLookup.ts';
 import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundOptions } from '../../security/outboundPost.ts';
@@ -65,25 +62,16 @@ function errorObject(body: string): { err: string; description: string } {
 
 // ---------------------------------------------------------------- the worker's task
 
-export interface PushContext {
-  db: Db;
-  logger: Logger;
-  keys: SigningKeys;
-  /** The SETs' `iss`: PUBLIC_BASE_URL. */
-  issuer: string;
-  timeoutMs?: number;
-  outbound?: OutboundOptions;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The graphile-worker task: reads the event and the platform's current registration, signs the
+ * The graphile-worker task (the worker hands it the context of back-channel logout's: the same
+ * database, keys, issuer and outbound rules): reads the event and the platform's current registration, signs the
  * SET, posts it. An event no longer pending (a poll took it) is done. A platform that no longer
  * pushes (switched to poll, or to none, or lost its credentials) leaves the event pending: a poll
  * can still fetch it, and the record shows it was never taken.
  */
-export function securityEventPushTask(context: PushContext): Task {
+export function securityEventPushTask(context: DeliveryContext): Task {
   return async (rawPayload: unknown, helpers: JobHelpers) => {
     const eventId = (rawPayload as { eventId?: unknown } | null)?.eventId;
     const { job } = helpers;
