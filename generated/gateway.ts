@@ -1320,8 +1320,10 @@ export interface paths {
          *     "Events"): header `typ: secevent+jwt`, `alg: ES256` with a key of
          *     `/.well-known/jwks.json`; claims `iss` (the gateway's public base URL), `aud` (the
          *     platform's `clientId`), `jti`, `iat`, `toe`, `sub` (the person's gateway user id, the
-         *     `user.id` of the exchange) and `events` with exactly one member whose name is one of
-         *     `SecurityEventType`.
+         *     `user.id` of the exchange: a plain `sub` (RFC 8417 §2.2), not an RFC 9493 `sub_id`, as
+         *     these events are not an OpenID Shared Signals stream) and `events` with exactly one
+         *     member whose name is one of `SecurityEventType`. No `exp`: a SET states a fact, and a
+         *     pending one is offered until it is taken.
          *
          *     Not rate limited (valid credentials are never refused because of what others sent);
          *     bad or missing credentials give `401 INVALID_CLIENT_CREDENTIALS`. Errors are

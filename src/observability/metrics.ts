@@ -220,36 +220,37 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 const byDb = new WeakMap<Db, Metrics>();
 let processMetrics: Metrics | null = null;
 
+/** The Metrics bound to `db` (a transaction is not bound: it finds the process's), else the process's; null in tools and tests without metrics. */
+function metricsFor(db: Db | undefined): Metrics | null {
+  return (db ? byDb.get(db) : undefined) ?? processMetrics;
+}
+
 /**
  * Counts one refusal of a rate limiter (`limiter`: a fixed name such as "password_change",
  * "start_ip"). With `db`, on the Metrics of that database's app; without, on the process's
  * served Metrics. A no-op when there is none (tools, tests without metrics).
  */
 export function countRateLimitRefusal(limiter: string, db?: Db): void {
-  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
-  metrics?.rateLimitRefused(limiter);
+  metricsFor(db)?.rateLimitRefused(limiter);
 }
 
 /** Counts one rate-limit check that fell back from Redis to PostgreSQL (see countRateLimitRefusal). */
 export function countRateLimitFallback(limiter: string, db?: Db): void {
-  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
-  metrics?.rateLimitFallbacks.inc({ limiter });
+  metricsFor(db)?.rateLimitFallbacks.inc({ limiter });
 }
 
 export type SecurityEventDeliveryOutcome = 'delivered' | 'retry' | 'rejected' | 'given_up' | 'address_refused';
 
-/** Counts recorded security events (see countRateLimitRefusal for how the Metrics is found; a transaction finds the process's). */
+/** Counts recorded security events (on metricsFor(db)). */
 export function countSecurityEventsRecorded(type: string, count: number, db?: Db): void {
   if (count <= 0) return;
-  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
-  metrics?.securityEventsRecorded.inc({ type }, count);
+  metricsFor(db)?.securityEventsRecorded.inc({ type }, count);
 }
 
 /** Counts security event delivery outcomes. */
 export function countSecurityEventDelivery(mode: 'push' | 'poll', outcome: SecurityEventDeliveryOutcome, count = 1, db?: Db): void {
   if (count <= 0) return;
-  const metrics = (db ? byDb.get(db) : undefined) ?? processMetrics;
-  metrics?.securityEventDeliveries.inc({ mode, outcome }, count);
+  metricsFor(db)?.securityEventDeliveries.inc({ mode, outcome }, count);
 }
 
 /** Runs `step`, observing its duration and outcome. */

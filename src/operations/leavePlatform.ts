@@ -1,15 +1,10 @@
 import type { OperationHandler } from '../api/types.ts';
 import { actorFromPrincipal } from '../services/audit.ts';
 import { leavePlatform as leave } from '../services/dataRights/apps.ts';
-import { recordPlatformLeft } from '../services/events/record.ts';
 
 /** DELETE /v1/account/apps/{platformKey}: "leave this platform". */
 export const leavePlatform: OperationHandler<'leavePlatform'> = async ({ principal, params, requestId, log }, deps) => {
-  const left = await leave(deps.db, principal!, params.platformKey, actorFromPrincipal(principal, requestId), {
-    ownPlatformKey: deps.config.authPlatformKey,
-    // The platform hears it (a Security Event Token), in the leaving transaction.
-    alsoInTransaction: async (trx, { userId, platformId }) => void (await recordPlatformLeft(trx, { userId, platformId })),
-  });
+  const left = await leave(deps.db, principal!, params.platformKey, actorFromPrincipal(principal, requestId), deps.config.authPlatformKey);
   log.info({ platformKey: params.platformKey, ...left }, 'a person left a platform');
   return { status: 204 };
 };

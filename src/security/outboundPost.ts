@@ -15,6 +15,16 @@ export interface OutboundOptions {
   resolve?: Resolver;
 }
 
+/** How long a delivery waits for the platform's answer, connection included. */
+export const DELIVERY_TIMEOUT_MS = 5000;
+
+/** A call's limits: its timeout (default DELIVERY_TIMEOUT_MS), the worker's abort signal, the outbound rules. */
+export interface OutboundCallOptions {
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  outbound?: OutboundOptions | undefined;
+}
+
 export interface OutboundPost {
   contentType: string;
   accept: string;
@@ -36,7 +46,7 @@ export class OutboundPostFailed extends Error {
 export async function postToRegisteredUrl(
   url: string,
   post: OutboundPost,
-  options: { timeoutMs: number; signal?: AbortSignal; outbound?: OutboundOptions },
+  options: OutboundCallOptions = {},
 ): Promise<{ status: number; body: string }> {
   let target: URL;
   try {
@@ -46,7 +56,7 @@ export async function postToRegisteredUrl(
   }
   const policy = options.outbound?.policy ?? PUBLIC_ONLY;
   assertOutboundHost(target.hostname, policy);
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const maxBody = post.maxBody ?? 4096;
   try {

@@ -50,6 +50,7 @@ const FIONA = person('fiona');
 const GUS = person('gus');
 const IVY = person('ivy');
 const HANK = person('hank');
+const JILL = person('jill');
 const ADMIN = { username: 'admin', password: 'admin-password' };
 
 interface Receiver {
@@ -70,7 +71,7 @@ describe('security events to platforms', () => {
   beforeAll(async () => {
     harness = await startHarness(
       { GATEWAY_SIGNING_KEYS: SIGNING_KEYS, ...OUTBOUND },
-      { users: [...DEV_USERS, DORA, EVAN, FIONA, GUS, IVY, HANK] },
+      { users: [...DEV_USERS, DORA, EVAN, FIONA, GUS, IVY, HANK, JILL] },
       { idpAccounts: (idp) => createDevIdpAccounts(idp.accounts, createLogger('silent')) },
     );
     jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
@@ -419,5 +420,18 @@ describe('security events to platforms', () => {
     await db().raw(`UPDATE security_events SET created_at = now() - interval '91 days' WHERE platform_id = ?`, [target.id]);
     expect(await purgeSettledEvents(db(), SETTLED_EVENT_RETENTION_DAYS)).toBe(3);
     expect((await db().raw(`SELECT id FROM security_events WHERE platform_id = ?`, [target.id])).rows).toEqual([{ id: pendingJti }]);
+  });
+
+  it('the purge keeps the settled records of a deleted account still in its retention (the deleting browser follows them), however long the retention', async () => {
+    const target = await pollPlatform();
+    const jill = await signInTo(JILL.login, [target.platform]);
+    await api().delete('/v1/account/me').set('Cookie', jill.cookie).set('Origin', ACCOUNT_CENTER).expect(204);
+    const [jti] = Object.keys((await poll(target.platform).expect(200)).body.sets);
+    await poll(target.platform, { ack: [jti!], maxEvents: 0 }).expect(200);
+    // ACCOUNT_RETENTION_DAYS may exceed the 90 days settled records are kept (it goes up to 3650).
+    await db().raw(`UPDATE security_events SET created_at = now() - interval '91 days' WHERE id = ?`, [jti!]);
+    await db().raw(`UPDATE users SET deleted_at = now() - interval '91 days' WHERE id = ?`, [jill.userId]);
+    await purgeSettledEvents(db(), SETTLED_EVENT_RETENTION_DAYS);
+    expect((await recordOf(jti!)).status).toBe('delivered');
   });
 });

@@ -5,7 +5,7 @@ import type { Db } from '../../db/knex.ts';
 import type { SigningKeys } from './signingKeys.ts';
 import { retryDelaySeconds, type BackchannelLogoutPayload } from './outbox.ts';
 import { OutboundAddressRefused } from '../../security/outboundLookup.ts';
-import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundOptions } from '../../security/outboundPost.ts';
+import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundCallOptions, type OutboundOptions } from '../../security/outboundPost.ts';
 
 // One delivery of a back-channel logout to one platform (OpenID Connect Back-Channel Logout
 // 1.0 §2.4, §2.5): a logout token signed by the gateway, POSTed as
@@ -19,7 +19,6 @@ export const LOGOUT_TOKEN_TYPE = 'logout+jwt';
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** Lifetime of a logout token (§2.4 recommends a short one; a retry signs a new token). */
 export const LOGOUT_TOKEN_TTL_SECONDS = 120;
-export const DELIVERY_TIMEOUT_MS = 5000;
 const LAST_ERROR_MAX = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -63,7 +62,7 @@ export class DeliveryError extends Error {
 export async function postLogoutToken(
   url: string,
   logoutToken: string,
-  options: { timeoutMs?: number; signal?: AbortSignal; outbound?: OutboundOptions } = {},
+  options: OutboundCallOptions = {},
 ): Promise<void> {
   const body = new URLSearchParams({ logout_token: logoutToken }).toString();
   let status: number;
@@ -71,7 +70,7 @@ export async function postLogoutToken(
     ({ status } = await postToRegisteredUrl(
       url,
       { contentType: 'application/x-www-form-urlencoded', accept: 'application/json, */*;q=0.1', body },
-      { ...options, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+      options,
     ));
   } catch (error) {
     if (error instanceof OutboundPostFailed) throw new DeliveryError(error.message);
@@ -120,11 +119,7 @@ export function backchannelLogoutTask(context: DeliveryContext): Task {
     const log = { sessionId: payload.sessionId, platformKey: target.platformKey, attempt: job.attempts, maxAttempts: job.max_attempts };
     try {
       const token = await signLogoutToken(context.keys, { issuer: context.issuer, audience: target.clientId, subject: payload.userId, sessionId: payload.sessionId });
-      await postLogoutToken(target.url, token, {
-        timeoutMs: context.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-        signal: helpers.abortSignal,
-        ...(context.outbound ? { outbound: context.outbound } : {}),
-      });
+      await postLogoutToken(target.url, token, { timeoutMs: context.timeoutMs, signal: helpers.abortSignal, outbound: context.outbound });
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, LAST_ERROR_MAX);
       if (error instanceof OutboundAddressRefused) {

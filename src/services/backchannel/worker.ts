@@ -11,7 +11,7 @@ import { SECURITY_EVENT_TASK } from '../events/repository.ts';
 import { DATA_EXPORT_TASK, dataExportTask } from '../dataRights/exportJob.ts';
 import type { Resolver } from '../../security/outboundLookup.ts';
 
-/** Deliveries in flight per instance: each waits at most DELIVERY_TIMEOUT_MS on a platform. */
+/** Deliveries in flight per instance: each waits at most DELIVERY_TIMEOUT_MS (security/outboundPost.ts) on a platform. */
 export const BACKCHANNEL_WORKER_CONCURRENCY = 4;
 
 export interface BackchannelWorkerOptions {

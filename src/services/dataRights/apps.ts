@@ -5,6 +5,7 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { enqueueBackchannelLogoutsOfPlatform } from '../backchannel/outbox.ts';
+import { recordPlatformLeft } from '../events/record.ts';
 import { listAppRows, lockMembership, removePlatformData, type AppRow, type LeftPlatform } from './appsRepository.ts';
 
 export type AppWithMyData = components['schemas']['AppWithMyData'];
@@ -23,28 +24,20 @@ export async function listMyApps(db: Db, principal: Principal, ownPlatformKey: s
   return { items: rows.map(toView) };
 }
 
-export interface LeavePlatformOptions {
-  ownPlatformKey: string | null;
-  /**
-   * More work in the leaving transaction, once the platform's data is gone: the place where
-   * the "person left the platform" event to the platform is queued (issue 26 §1, the events
-   * work), so that it commits, or rolls back, with the leaving.
-   */
-  alsoInTransaction?: (trx: Db, left: { userId: string; platformId: string; platformKey: string }) => Promise<void>;
-}
-
 /**
  * "Leave this platform", in one transaction: the membership is locked (two leaves at once
  * leave once), the platform is told by back-channel logout for each live session it holds a
  * credential for, its pending handoff codes for the person expire, its credentials are revoked
  * (its calls get 401 from then on), the person's platform-scoped values and membership are
- * removed, and the leave is audited. The gateway sessions themselves stay: the account center
- * and other platforms signed in with them are not signed out. The next sign-in to the platform
- * creates a new membership and onboarding starts from the beginning.
+ * removed, the leave is audited, and the platform's "person left" event (a Security Event
+ * Token, issue 26 §1) is recorded, so that it commits, or rolls back, with the leaving. The
+ * gateway sessions themselves stay: the account center and other platforms signed in with them
+ * are not signed out. The next sign-in to the platform creates a new membership and onboarding
+ * starts from the beginning.
  */
-export async function leavePlatform(db: Db, principal: Principal, platformKey: string, actor: Actor, options: LeavePlatformOptions): Promise<LeftPlatform> {
+export async function leavePlatform(db: Db, principal: Principal, platformKey: string, actor: Actor, ownPlatformKey: string | null): Promise<LeftPlatform> {
   const userId = requireLocalUser(principal);
-  if (options.ownPlatformKey !== null && platformKey === options.ownPlatformKey) {
+  if (ownPlatformKey !== null && platformKey === ownPlatformKey) {
     throw new ApiError('CONFLICT', 'This is the account center\'s own platform: it cannot be left (delete the account instead).');
   }
   return db.transaction(async (trx) => {
@@ -53,7 +46,7 @@ export async function leavePlatform(db: Db, principal: Principal, platformKey: s
     await enqueueBackchannelLogoutsOfPlatform(trx, userId, membership.platformId);
     const left = await removePlatformData(trx, userId, membership.platformId);
     await recordAuditEvent(trx, { action: 'membership.leave', platformKey, changedFields: ['credentials', 'onboardingValues', 'membership'] }, actor);
-    await options.alsoInTransaction?.(trx, { userId, platformId: membership.platformId, platformKey });
+    await recordPlatformLeft(trx, { userId, platformId: membership.platformId });
     return left;
   });
 }

@@ -1,11 +1,8 @@
-import type { Logger } from 'pino';
 import type { JobHelpers, Task } from 'graphile-worker';
-import type { Db } from '../../db/knex.ts';
-import type { SigningKeys } from '../backchannel/signingKeys.ts';
-import { DELIVERY_TIMEOUT_MS } from '../backchannel/delivery.ts';
+import type { DeliveryContext } from '../backchannel/delivery.ts';
 import { retryDelaySeconds } from '../backchannel/outbox.ts';
 import { OutboundAddressRefused } from '../../security/outboundLookup.ts';
-import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundOptions } from '../../security/outboundPost.ts';
+import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundCallOptions } from '../../security/outboundPost.ts';
 import { countSecurityEventDelivery } from '../../observability/metrics.ts';
 import { countPushAttempt, findPushTarget, markDelivered, markFailed, recordAttemptError } from './repository.ts';
 import { signSecurityEventToken } from './token.ts';
@@ -32,14 +29,14 @@ export type PushOutcome = { kind: 'accepted' } | { kind: 'rejected'; err: string
 export async function postSecurityEvent(
   url: string,
   token: string,
-  options: { timeoutMs?: number; signal?: AbortSignal; outbound?: OutboundOptions } = {},
+  options: OutboundCallOptions = {},
 ): Promise<PushOutcome> {
   try {
     const { status, body } = await postToRegisteredUrl(
       url,
       // Only a 400's body matters (its error object, RFC 8935 §2.3), and only its first few KiB.
       { contentType: SET_MEDIA_TYPE, accept: 'application/json', body: token, readBodyOf: (answered) => answered === 400, maxBody: ERROR_BODY_MAX },
-      { ...options, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+      options,
     );
     if (status === 202) return { kind: 'accepted' };
     if (status === 400) return { kind: 'rejected', ...errorObject(body) };
@@ -65,25 +62,16 @@ function errorObject(body: string): { err: string; description: string } {
 
 // ---------------------------------------------------------------- the worker's task
 
-export interface PushContext {
-  db: Db;
-  logger: Logger;
-  keys: SigningKeys;
-  /** The SETs' `iss`: PUBLIC_BASE_URL. */
-  issuer: string;
-  timeoutMs?: number;
-  outbound?: OutboundOptions;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The graphile-worker task: reads the event and the platform's current registration, signs the
+ * The graphile-worker task (the worker hands it the context of back-channel logout's: the same
+ * database, keys, issuer and outbound rules): reads the event and the platform's current registration, signs the
  * SET, posts it. An event no longer pending (a poll took it) is done. A platform that no longer
  * pushes (switched to poll, or to none, or lost its credentials) leaves the event pending: a poll
  * can still fetch it, and the record shows it was never taken.
  */
-export function securityEventPushTask(context: PushContext): Task {
+export function securityEventPushTask(context: DeliveryContext): Task {
   return async (rawPayload: unknown, helpers: JobHelpers) => {
     const eventId = (rawPayload as { eventId?: unknown } | null)?.eventId;
     const { job } = helpers;
@@ -103,11 +91,7 @@ export function securityEventPushTask(context: PushContext): Task {
     let outcome: PushOutcome;
     try {
       const token = await signSecurityEventToken(context.keys, target, { issuer: context.issuer, audience: target.clientId });
-      outcome = await postSecurityEvent(target.receiverUrl, token, {
-        timeoutMs: context.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-        signal: helpers.abortSignal,
-        ...(context.outbound ? { outbound: context.outbound } : {}),
-      });
+      outcome = await postSecurityEvent(target.receiverUrl, token, { timeoutMs: context.timeoutMs, signal: helpers.abortSignal, outbound: context.outbound });
     } catch (error) {
       if (!(error instanceof OutboundAddressRefused)) throw error;
       // Permanent until an administrator changes the URL or an operator the allowed ranges.

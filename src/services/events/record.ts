@@ -23,8 +23,8 @@ export type SecurityEventDeliveryList = components['schemas']['SecurityEventDeli
  * is related). The payload must be minimal (names, dates; never a profile value or a secret).
  * Returns the recorded SET ids (`jti`s), one per platform.
  *
- * Wiring for other features: leaving a platform calls recordPlatformLeft (wired in
- * operations/leavePlatform.ts); withdrawing consent calls recordConsentWithdrawn.
+ * Wiring for other features: leaving a platform calls recordPlatformLeft (in
+ * services/dataRights/apps.ts); withdrawing consent calls recordConsentWithdrawn.
  */
 export async function recordPersonEvent(
   trx: Db,

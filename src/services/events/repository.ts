@@ -243,14 +243,18 @@ export const SETTLED_EVENT_RETENTION_DAYS = 90;
 
 /**
  * Removes settled delivery records (delivered or failed) older than `days`, in bounded batches,
- * for the periodic purge; pending ones stay (a poll may still fetch them). Returns how many went.
+ * for the periodic purge; pending ones stay (a poll may still fetch them), and so do those of a
+ * deleted account still in its retention: the deleting browser follows them
+ * (getAccountDeletion), and ACCOUNT_RETENTION_DAYS may be longer than `days`. Returns how many went.
  */
 export async function purgeSettledEvents(db: Db, days: number, batch = 5000): Promise<number> {
   let total = 0;
   for (;;) {
     const { rowCount } = await db.raw<{ rowCount: number | null }>(
       `DELETE FROM security_events WHERE id IN (
-         SELECT id FROM security_events WHERE status <> 'pending' AND created_at < now() - make_interval(days => ?) LIMIT ?)`,
+         SELECT e.id FROM security_events e WHERE e.status <> 'pending' AND e.created_at < now() - make_interval(days => ?)
+            AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = e.user_id AND u.deleted_at IS NOT NULL AND u.purged_at IS NULL)
+          LIMIT ?)`,
       [days, batch],
     );
     total += rowCount ?? 0;
