@@ -234,6 +234,17 @@ describe('the platform kit in an Express back end', () => {
     expect(loginCookies).toHaveLength(5);
   });
 
+  it('keeps a login cookie small whatever the returnTo (up to five go with every request under the kit\'s path), and a long returnTo still ends where it asked', async () => {
+    const browser = new OidcBrowser();
+    const longReturnTo = `/a?q=${'x'.repeat(1900)}`;
+    const { loginPage } = await startAt(browser, longReturnTo);
+    const [value] = Object.entries(browser.cookiesFor(`${appUrl}/auth/callback`)).filter(([name]) => name.startsWith('pk_login_')).map(([, sealed]) => sealed);
+    expect(value!.length).toBeLessThan(700);
+    const callback = await browser.get(await finishUpToCallback(browser, loginPage));
+    expect(callback.status).toBe(303);
+    expect(callback.location).toBe(`${appUrl}${longReturnTo}`);
+  });
+
   it('back-channel logout ends the session of that gateway session and no other', async () => {
     const first = new OidcBrowser();
     const second = new OidcBrowser();
