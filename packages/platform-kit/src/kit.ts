@@ -175,6 +175,12 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   }
 
   async function callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // GET only: the callback spends a single-use code, and Express (and a plain server that
+    // answers HEAD like GET) would otherwise exchange it for a HEAD, whose answer a browser never sees.
+    if (req.method !== 'GET') {
+      res.writeHead(405, { Allow: 'GET', 'Cache-Control': 'no-store' });
+      return void res.end();
+    }
     const query = new URL(req.url ?? '/', publicUrl).searchParams;
     const code = query.get('code');
     const state = query.get('platformState');

@@ -193,6 +193,18 @@ describe('the platform kit in an Express back end', () => {
     expect(text).toContain('<a href="/auth/login?returnTo=%2Fa">Start again</a>');
   });
 
+  it('a HEAD of the callback spends nothing (Express runs GET routes for HEAD): the login still finishes after it', async () => {
+    const browser = new OidcBrowser();
+    const { loginPage, state } = await startAt(browser, '/a');
+    const callbackUrl = await finishUpToCallback(browser, loginPage);
+    const before = await unspentCodes();
+    const head = await fetch(callbackUrl, { method: 'HEAD', headers: { Cookie: `${loginCookieName('pk', state)}=${browser.cookiesFor(callbackUrl)[loginCookieName('pk', state)]!}` }, redirect: 'manual' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET');
+    expect(await unspentCodes()).toBe(before);
+    expect((await browser.get(callbackUrl)).status).toBe(303);
+  });
+
   it('an expired login ends on a page that says so, with a way forward, and its code is not exchanged', async () => {
     const browser = new OidcBrowser();
     const { loginPage, state } = await startAt(browser, '/a');
