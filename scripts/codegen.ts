@@ -1,19 +1,17 @@
 /**
- * Writes, from openapi/gateway.yaml, generated/gateway.ts (its types, with openapi-typescript),
- * the same types into the platform kit (packages/platform-kit/src/gateway.ts: the package ships
- * them, so its typed client needs nothing outside its folder) and generated/gateway.json (the
+ * Writes, from openapi/gateway.yaml, generated/gateway.ts (its types, with openapi-typescript;
+ * the platform kit reads them too, and its build ships them) and generated/gateway.json (the
  * contract the gateway reads at boot).
  * `--check` exits 1 when a committed file is stale (CI and a test use it).
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { CONTRACT_JSON_PATH, generateContractJson, generateTypes, GENERATED_PATH, KIT_TYPES_PATH } from './codegenLib.ts';
+import { CONTRACT_JSON_PATH, generateContractJson, generateTypes, GENERATED_PATH } from './codegenLib.ts';
 
 const check = process.argv.includes('--check');
 const types = await generateTypes();
 const files: [path: string, content: string][] = [
   [GENERATED_PATH, types],
-  [KIT_TYPES_PATH, types],
   [CONTRACT_JSON_PATH, await generateContractJson()],
 ];
 let stale = false;

@@ -5,8 +5,6 @@ import { parse } from 'yaml';
 
 export const CONTRACT_URL = new URL('../openapi/gateway.yaml', import.meta.url);
 export const GENERATED_PATH = fileURLToPath(new URL('../generated/gateway.ts', import.meta.url));
-/** The platform kit's copy of the types (its typed client; the package ships it). */
-export const KIT_TYPES_PATH = fileURLToPath(new URL('../packages/platform-kit/src/gateway.ts', import.meta.url));
 /** The contract as JSON, where the gateway reads it at boot. */
 export { CONTRACT_JSON_PATH } from '../src/api/contract.ts';
 

@@ -15,16 +15,26 @@ import { pageBrandOf } from '../web/platformBrand.ts';
 /** What a login was for, as far as its way back needs it. */
 export interface LoginTarget {
   platformKey: string;
-  returnTo: string;
+  /** Null when it was too long to carry (MAX_CARRIED_RETURN_TO): the way back is then the platform's first allowed URL. */
+  returnTo: string | null;
   /** The login was bound with a handoff challenge: only the platform can start it again. */
   handoffChallenge: boolean;
 }
 
 const bindingAad = (transactionId: string) => `login_binding:target:${transactionId}`;
 
+/**
+ * The longest returnTo the cookie carries. A returnTo may be 2,048 characters, and the cookie
+ * lives an hour past its login and, under a `__Host-` name (production), goes with every request
+ * to the gateway: a few abandoned logins with long returnTos would push a browser's Cookie header
+ * past a proxy's limit (8 KiB is common) and lock the person out of the gateway for that hour.
+ */
+const MAX_CARRIED_RETURN_TO = 256;
+
 /** The binding cookie's value: the secret (its digest is stored), then the sealed target. */
 export function bindingCookieValue(keyRing: KeyRing, transactionId: string, secret: string, target: LoginTarget): string {
-  return `${secret}.${keyRing.seal(JSON.stringify(target), bindingAad(transactionId))}`;
+  const carried = { ...target, returnTo: target.returnTo !== null && target.returnTo.length <= MAX_CARRIED_RETURN_TO ? target.returnTo : null };
+  return `${secret}.${keyRing.seal(JSON.stringify(carried), bindingAad(transactionId))}`;
 }
 
 /** The secret of a binding cookie (base64url, so no "."); a cookie set before the target was added is the secret alone. */
@@ -39,8 +49,8 @@ export function openBindingTarget(keyRing: KeyRing, transactionId: string, value
   if (dot < 0) return undefined;
   try {
     const target = JSON.parse(keyRing.open(value.slice(dot + 1), bindingAad(transactionId))) as Partial<LoginTarget>;
-    if (typeof target.platformKey !== 'string' || typeof target.returnTo !== 'string') return undefined;
-    return { platformKey: target.platformKey, returnTo: target.returnTo, handoffChallenge: target.handoffChallenge === true };
+    if (typeof target.platformKey !== 'string') return undefined;
+    return { platformKey: target.platformKey, returnTo: typeof target.returnTo === 'string' ? target.returnTo : null, handoffChallenge: target.handoffChallenge === true };
   } catch {
     return undefined;
   }
@@ -57,8 +67,8 @@ export function openBindingTarget(keyRing: KeyRing, transactionId: string, value
 export async function wayBack(deps: AppDeps, target: LoginTarget): Promise<NextStep | undefined> {
   const platform = await findActivePlatformByKey(deps.db, target.platformKey).catch(() => undefined);
   if (!platform) return undefined;
-  const checked = resolveReturnTo(target.returnTo, platform.allowedReturnUrls);
-  const returnTo = checked.ok ? checked.url : undefined;
+  const checked = target.returnTo === null ? undefined : resolveReturnTo(target.returnTo, platform.allowedReturnUrls);
+  const returnTo = checked?.ok ? checked.url : undefined;
   if (returnTo && !platform.handoffChallengeRequired && !target.handoffChallenge) {
     const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
     start.searchParams.set('platformKey', platform.platformKey);

@@ -97,8 +97,8 @@ describe('error pages', () => {
   });
 
   /** A login started in `browser` and signed in at the provider, stopped before its callback; the login row is gone (expired and purged). */
-  async function purgedLogin(browser: OidcBrowser, platformKey: string, extra: Record<string, string> = {}): Promise<string> {
-    const toLogin = await browser.followRedirects(await browser.get(startUrl(harness, platformKey, `${PLATFORM_ROOT}home`, extra)), { maxHops: 10 });
+  async function purgedLogin(browser: OidcBrowser, platformKey: string, extra: Record<string, string> = {}, returnTo = `${PLATFORM_ROOT}home`): Promise<string> {
+    const toLogin = await browser.followRedirects(await browser.get(startUrl(harness, platformKey, returnTo, extra)), { maxHops: 10 });
     const afterLogin = await browser.loginAtDevIdp(toLogin.response, 'alice', 'alice-password');
     const { stoppedAt } = await browser.followRedirects(afterLogin, { stopWhen: (url) => url.startsWith(`${harness.baseUrl}/v1/auth/callback`), maxHops: 10 });
     const state = new URL(stoppedAt!).searchParams.get('state');
@@ -166,6 +166,21 @@ describe('error pages', () => {
     await harness.database.db.raw('UPDATE platforms SET allowed_return_urls = ? WHERE platform_key = ?', [[`${PLATFORM_ROOT}home`], platform.key]);
     const page = await fetch(callback, { headers: { accept: 'text/html', cookie: `${name}=${value}` } });
     expect(nextStepOf({ text: await page.text() } as BrowserResponse)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(`${PLATFORM_ROOT}home`) });
+  });
+
+  it('a long returnTo is not carried in the binding cookie (it goes with every gateway request under __Host-), and the way back still leads to the platform', async () => {
+    const platform = await addPlatform(harness);
+    const browser = new OidcBrowser();
+    const longReturnTo = `${PLATFORM_ROOT}home?q=${'a'.repeat(1900)}`;
+    const start = await fetch(startUrl(harness, platform.key, longReturnTo), { redirect: 'manual' });
+    expect(start.status).toBe(302);
+    const binding = start.headers.getSetCookie().find((cookie) => /_login_/.test(cookie))!;
+    // A short returnTo's binding is about 300 characters; this one must not grow with the returnTo.
+    expect(binding.split(';')[0]!.length).toBeLessThan(700);
+    // Purged login: the way back is the platform's first allowed URL.
+    const page = await browser.get(await purgedLogin(browser, platform.key, {}, longReturnTo));
+    expect(page.status).toBe(404);
+    expect(nextStepOf(page)).toEqual({ label: `Back to Platform ${platform.key}`, href: new URL(PLATFORM_ROOT) });
   });
 
   it('a typo\'d address opened in a browser gets a page in words; a program still gets problem+json', async () => {

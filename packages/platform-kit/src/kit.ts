@@ -74,6 +74,8 @@ export interface StepUpOptions extends StartOptions {
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+const MAX_CARRIED_RETURN_TO = 256;
+
 export interface PlatformKit {
   readonly paths: KitPaths;
   readonly sessions: SessionStore | null;
@@ -137,13 +139,20 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     res.end(render({ ...failure, startAgain: signInHref(failure.returnTo) }));
   };
 
-  /** A new login's cookie, and the oldest ones dropped beyond maxLogins. */
-  async function keepLogin(req: IncomingMessage, res: ServerResponse, login: Omit<LoginInFlight, 'expiresAt'>): Promise<void> {
+  /**
+   * A new login's cookie, and the oldest ones dropped beyond maxLogins. A returnTo longer than
+   * MAX_CARRIED_RETURN_TO is not carried: up to maxLogins of these cookies go with every request
+   * under the kit's path, and a few 2 KiB paths would pass a proxy's header limit (8 KiB is
+   * common) and fail every callback. The gateway hands the returnTo back in the exchange anyway;
+   * the cookie's is the fallback and the failure page's "Start again".
+   */
+  async function keepLogin(req: IncomingMessage, res: ServerResponse, started: Omit<LoginInFlight, 'expiresAt'>): Promise<void> {
+    const login = started.returnTo.length <= MAX_CARRIED_RETURN_TO ? started : { ...started, returnTo: defaultReturnTo };
     const held: Array<{ name: string; expiresAt: number }> = [];
     for (const [name, value] of readCookies(req)) {
       if (!name.startsWith(loginCookiePrefix)) continue;
-      const login = await seal.open(value);
-      held.push({ name, expiresAt: typeof login === 'object' ? login.expiresAt : 0 });
+      const opened = await seal.open(value);
+      held.push({ name, expiresAt: typeof opened === 'object' ? opened.expiresAt : 0 });
     }
     held.sort((a, b) => a.expiresAt - b.expiresAt);
     const dropped = held.slice(0, Math.max(0, held.length - (maxLogins - 1)));
@@ -166,6 +175,12 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   }
 
   async function callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // GET only: the callback spends a single-use code, and Express (and a plain server that
+    // answers HEAD like GET) would otherwise exchange it for a HEAD, whose answer a browser never sees.
+    if (req.method !== 'GET') {
+      res.writeHead(405, { Allow: 'GET', 'Cache-Control': 'no-store' });
+      return void res.end();
+    }
     const query = new URL(req.url ?? '/', publicUrl).searchParams;
     const code = query.get('code');
     const state = query.get('platformState');

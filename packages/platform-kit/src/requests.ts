@@ -25,7 +25,10 @@ export async function readForm(req: IncomingMessage & { body?: unknown }): Promi
 export function localPath(value: string | null, publicUrl: URL): string | null {
   if (!value || value.length > 2048 || !value.startsWith('/') || value.startsWith('//') || /[\\\s\u0000-\u001f\u007f]/.test(value)) return null;
   const url = new URL(value, publicUrl);
-  return url.origin === publicUrl.origin ? `${url.pathname}${url.search}` : null;
+  const path = `${url.pathname}${url.search}`;
+  // Checked again once normalised: dot segments ("/..//evil.example") resolve to "//evil.example",
+  // which a browser reads in a Location as another host (WHATWG URL, scheme-relative).
+  return url.origin === publicUrl.origin && !path.startsWith('//') ? path : null;
 }
 
 /** Posted from this back end's own page: its Origin, or Sec-Fetch-Site when a no-referrer page makes the Origin `null`. */

@@ -193,6 +193,18 @@ describe('the platform kit in an Express back end', () => {
     expect(text).toContain('<a href="/auth/login?returnTo=%2Fa">Start again</a>');
   });
 
+  it('a HEAD of the callback spends nothing (Express runs GET routes for HEAD): the login still finishes after it', async () => {
+    const browser = new OidcBrowser();
+    const { loginPage, state } = await startAt(browser, '/a');
+    const callbackUrl = await finishUpToCallback(browser, loginPage);
+    const before = await unspentCodes();
+    const head = await fetch(callbackUrl, { method: 'HEAD', headers: { Cookie: `${loginCookieName('pk', state)}=${browser.cookiesFor(callbackUrl)[loginCookieName('pk', state)]!}` }, redirect: 'manual' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET');
+    expect(await unspentCodes()).toBe(before);
+    expect((await browser.get(callbackUrl)).status).toBe(303);
+  });
+
   it('an expired login ends on a page that says so, with a way forward, and its code is not exchanged', async () => {
     const browser = new OidcBrowser();
     const { loginPage, state } = await startAt(browser, '/a');
@@ -232,6 +244,17 @@ describe('the platform kit in an Express back end', () => {
     for (let i = 0; i < 6; i += 1) await browser.get(`${appUrl}/auth/login`);
     const loginCookies = Object.keys(browser.cookiesFor(`${appUrl}/auth/callback`)).filter((name) => name.startsWith('pk_login_'));
     expect(loginCookies).toHaveLength(5);
+  });
+
+  it('keeps a login cookie small whatever the returnTo (up to five go with every request under the kit\'s path), and a long returnTo still ends where it asked', async () => {
+    const browser = new OidcBrowser();
+    const longReturnTo = `/a?q=${'x'.repeat(1900)}`;
+    const { loginPage } = await startAt(browser, longReturnTo);
+    const [value] = Object.entries(browser.cookiesFor(`${appUrl}/auth/callback`)).filter(([name]) => name.startsWith('pk_login_')).map(([, sealed]) => sealed);
+    expect(value!.length).toBeLessThan(700);
+    const callback = await browser.get(await finishUpToCallback(browser, loginPage));
+    expect(callback.status).toBe(303);
+    expect(callback.location).toBe(`${appUrl}${longReturnTo}`);
   });
 
   it('back-channel logout ends the session of that gateway session and no other', async () => {

@@ -19,6 +19,7 @@ import { freePort } from '../../../src/db/embedded.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../../src/services/backchannel/signingKeys.ts';
+import { loadContract } from '../../../src/api/contract.ts';
 
 const KIT = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -96,6 +97,10 @@ describe('the packed kit in a fresh folder, with the README as the app', () => {
     const listed = spawnSync('tar', ['-tzf', path.join(folder, readdirTarball(folder))], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
     expect(listed).toEqual(expect.arrayContaining(['package/package.json', 'package/README.md', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/express.js', 'package/dist/verify.js', 'package/dist/events.js', 'package/dist/gateway.d.ts']));
     expect(listed.filter((file) => !/^package\/(package\.json|README\.md|dist\/[a-zA-Z]+\.(js|d\.ts))$/.test(file))).toEqual([]);
+    // The contract's types themselves (in the repository src/gateway.ts only re-exports generated/): every path of the contract.
+    const declared = readFileSync(path.join(folder, 'node_modules', '@auth-gateway', 'platform-kit', 'dist', 'gateway.d.ts'), 'utf8');
+    expect(declared).not.toMatch(/generated\/gateway/);
+    for (const contractPath of Object.keys(loadContract().paths ?? {})) expect(declared).toContain(`${JSON.stringify(contractPath)}: {`);
   });
 
   it('its declarations type a TypeScript back end: the typed client and the security events know the contract', () => {
