@@ -79,6 +79,8 @@ export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backcha
  */
 export async function verifyLogoutToken(token: string, checks: Omit<GatewayTokenChecks, 'typ'>): Promise<{ sid: string; sub: string | undefined; payload: JWTPayload }> {
   const payload = await verifyGatewayToken(token, { ...checks, typ: 'logout+jwt' });
+  // §2.4: exp is REQUIRED in a logout token (jose checks it only when present). A SET has none (RFC 8417).
+  if (typeof payload.exp !== 'number') throw new GatewayTokenError('a logout token carries an exp', { code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'exp' });
   const events = payload.events as Record<string, unknown> | undefined;
   const event = events?.[BACKCHANNEL_LOGOUT_EVENT];
   if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new GatewayTokenError('no back-channel logout event');

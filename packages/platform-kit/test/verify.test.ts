@@ -64,6 +64,8 @@ describe('verifying the gateway’s logout tokens', () => {
     ['an iat far in the past', () => sign({ iat: Math.floor(Date.now() / 1000) - 3600, exp: Math.floor(Date.now() / 1000) + 60 })],
     ['an exp passed', () => sign({ exp: Math.floor(Date.now() / 1000) - 10 })],
     ['no jti', () => sign({ jti: undefined })],
+    // Back-Channel Logout 1.0 §2.4: exp is REQUIRED (a recent iat alone is not enough).
+    ['no exp', () => sign({ exp: undefined })],
   ])('refuses a token with %s', async (_why, make) => {
     await expect(verify(await make())).rejects.toBeInstanceOf(GatewayTokenError);
   });
