@@ -48,6 +48,11 @@ describe('documents and agreements (issue 25)', () => {
     return { id: row.id, sub, sessionId: session.id, cookie: `gw_session=${session.token}` };
   }
 
+  /** What signing in to the platform does to the membership (the login's provisioning). */
+  async function signedInTo(person: { id: string }, platformKey: string): Promise<void> {
+    await db().raw(`INSERT INTO platform_memberships (user_id, platform_id) SELECT ?, id FROM platforms WHERE platform_key = ? ON CONFLICT DO NOTHING`, [person.id, platformKey]);
+  }
+
   async function platformCredential(owner: { sessionId: string }, platformKey: string): Promise<string> {
     const token = `gwp_${randomToken()}`;
     await db().raw(`INSERT INTO platform_credentials (session_id, platform_id, token_digest) SELECT ?, id, ? FROM platforms WHERE platform_key = ?`, [owner.sessionId, sha256(token), platformKey]);
@@ -176,6 +181,7 @@ describe('documents and agreements (issue 25)', () => {
     await expect(db().raw(`DELETE FROM agreement_records WHERE user_id = ?`, [person.id])).rejects.toThrow(/append-only/);
     // Once the account is deleted, its rows may go with its purge.
     const gone = await user();
+    await signedInTo(gone, key);
     await as(gone.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send(body).expect(200);
     await db().raw('UPDATE users SET deleted_at = now() WHERE id = ?', [gone.id]);
     expect((await db().raw(`DELETE FROM agreement_records WHERE user_id = ?`, [gone.id])).rowCount).toBe(1);
@@ -194,6 +200,7 @@ describe('documents and agreements (issue 25)', () => {
     await published(key, 'terms', 'terms', true, 'Terms.');
     await published(key, 'newsletter', 'custom', false, 'Newsletter.');
     const person = await user();
+    await signedInTo(person, key);
     const accept = (documentKey: string, text: string) =>
       as(person.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey, version: 1, language: 'en', sha256: digest(text) }).expect(200);
     await accept('terms', 'Terms.');
@@ -223,6 +230,7 @@ describe('documents and agreements (issue 25)', () => {
     await published(key, 'terms', 'terms', true, 'One.');
     await published(other, 'terms', 'terms', true, 'Other.');
     const person = await user();
+    await signedInTo(person, key);
     await as(person.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('One.') }).expect(200);
     await published(key, 'terms', 'terms', true, 'Two.');
     const agreements = await as(person.cookie, app().get(`/v1/agreements/${key}`)).expect(200);
@@ -235,5 +243,23 @@ describe('documents and agreements (issue 25)', () => {
     await app().get('/v1/agreements').set('Cookie', credential).expect(403);
     // Nor may it administer documents, without the schema permission.
     await app().get(`/v1/platforms/${key}/documents`).set('Cookie', credential).expect(403);
+  });
+
+  it('a person who never signed in to a platform can neither accept nor withdraw there, and is not made a member by trying', async () => {
+    const key = await platform();
+    await published(key, 'terms', 'terms', true, 'Terms.');
+    await published(key, 'newsletter', 'custom', false, 'Newsletter.');
+    const stranger = await user();
+    const accepted = await as(stranger.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('Terms.') }).expect(404);
+    expect(accepted.body.code).toBe('PLATFORM_NOT_FOUND');
+    const withdrawn = await as(stranger.cookie, app().post(`/v1/agreements/${key}/withdrawals`)).send({ documentKey: 'newsletter' }).expect(404);
+    expect(withdrawn.body.code).toBe('PLATFORM_NOT_FOUND');
+    const memberships = await db().raw(`SELECT count(*)::int AS n FROM platform_memberships WHERE user_id = ?`, [stranger.id]);
+    expect(memberships.rows[0].n).toBe(0);
+    const records = await db().raw(`SELECT count(*)::int AS n FROM agreement_records WHERE user_id = ?`, [stranger.id]);
+    expect(records.rows[0].n).toBe(0);
+    // Once signed in, the same request records the acceptance.
+    await signedInTo(stranger, key);
+    await as(stranger.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('Terms.') }).expect(200);
   });
 });

@@ -26,8 +26,9 @@ import { toRecordView } from './views.ts';
 // A person's agreements (issue 25): what a platform's documents ask of them, their record, and
 // the two writes, acceptance and withdrawal. The caller is the person's browser session, a
 // Bearer token, or (for its own platform only, checked by the authorisation step) a platform's
-// credential. Each write locks the person's membership row first, so two tabs, or a retried
-// request, record one row: the check of the latest record and the insert cannot interleave.
+// credential. Each write locks the person's membership row first (and needs one: signing in to
+// the platform creates it), so two tabs, or a retried request, record one row: the check of the
+// latest record and the insert cannot interleave.
 
 export type PlatformAgreementsView = components['schemas']['PlatformAgreements'];
 export type AgreementDocumentView = components['schemas']['AgreementDocument'];
@@ -61,7 +62,7 @@ export async function acceptDocument(db: Db, platformKey: string, principal: Pri
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
   return db.transaction(async (trx) => {
-    await lockMembership(trx, userId, platform.id);
+    if (!(await lockMembership(trx, userId, platform.id))) throw notAMember(platformKey);
     const document = await findDocument(trx, platform.id, input.documentKey);
     const current = document && (await findCurrentVersion(trx, document.id));
     if (!document || !current) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${input.documentKey} in effect.`);
@@ -120,7 +121,7 @@ export async function withdrawConsent(
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
   return db.transaction(async (trx) => {
-    await lockMembership(trx, userId, platform.id);
+    if (!(await lockMembership(trx, userId, platform.id))) throw notAMember(platformKey);
     const document = await findDocument(trx, platform.id, documentKey);
     if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${documentKey}.`);
     if (!isWithdrawableKind(document.kind)) {
@@ -143,7 +144,7 @@ export async function withdrawConsent(
       await recordAuditEvent(trx, { action: 'document.withdraw', platformKey: platform.platformKey, documentKey, documentVersion: latest.version, changedFields: [] }, actor);
       withdrawal = { userId, platformId: platform.id, platformKey: platform.platformKey, documentKey, version: latest.version };
       // Only the document's own platform hears (platformId); it is related, since the membership
-      // row was locked (or created) above. Another platform the person uses learns nothing.
+      // row was locked above. Another platform the person uses learns nothing.
       await recordConsentWithdrawn(trx, { userId, documentKey, version: latest.version, platformId: platform.id });
     }
     return { agreement: documentView(await agreementsOf(trx, platform, userId), documentKey), withdrawal };
@@ -189,4 +190,9 @@ function documentView(agreements: PlatformAgreementsView, documentKey: string): 
 
 function platformNotFound(platformKey: string): ApiError {
   return new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${platformKey}.`);
+}
+
+/** An agreement is recorded only on a platform the person signed in to (it never creates the membership). */
+function notAMember(platformKey: string): ApiError {
+  return new ApiError('PLATFORM_NOT_FOUND', `You have not signed in to the platform ${platformKey}: sign in to it first.`);
 }

@@ -277,16 +277,18 @@ export async function insertRecord(db: Db, record: NewRecord): Promise<void> {
 }
 
 /**
- * Locks the person's membership of the platform (creating it on first use), so that
- * acceptances and withdrawals of one person on one platform run one after the other: the
- * check of the latest record and the insert then cannot interleave (two tabs, one row).
+ * Locks the person's membership of the platform, so that acceptances and withdrawals of one
+ * person on one platform run one after the other: the check of the latest record and the
+ * insert then cannot interleave (two tabs, one row). False when the person is not a member:
+ * an agreement never creates a membership (the login's provisioning does), so no one makes
+ * themselves known to a platform, and its events, by accepting its documents.
  */
-export async function lockMembership(db: Db, userId: string, platformId: string): Promise<void> {
-  await db.raw(
-    `INSERT INTO platform_memberships (user_id, platform_id) VALUES (?, ?)
-     ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()`,
+export async function lockMembership(db: Db, userId: string, platformId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `SELECT 1 FROM platform_memberships WHERE user_id = ? AND platform_id = ? FOR UPDATE`,
     [userId, platformId],
   );
+  return rows.length > 0;
 }
 
 /** Platforms (active) the person is a member of that have at least one document. */
