@@ -111,6 +111,10 @@ describe('documents and agreements (issue 25)', () => {
     // The database refuses it too, whatever code writes.
     await expect(db().raw(`UPDATE document_versions SET texts = '{"en":{"title":"x","markdown":"y","sha256":"${'0'.repeat(64)}"}}' WHERE version = 1 AND published_at IS NOT NULL`)).rejects.toThrow(/cannot be changed/);
     await expect(db().raw(`DELETE FROM document_versions WHERE published_at IS NOT NULL`)).rejects.toThrow(/cannot be changed or deleted/);
+    // Nor can a statement empty them (TRUNCATE fires no row trigger), or turn the terms into another kind.
+    await expect(db().raw('TRUNCATE document_versions CASCADE')).rejects.toThrow(/cannot be truncated/);
+    await expect(db().raw('TRUNCATE agreement_records')).rejects.toThrow(/cannot be truncated/);
+    await expect(db().raw(`UPDATE platform_documents SET kind = 'custom' WHERE document_key = 'terms'`)).rejects.toThrow(/keeps its platform, key and kind/);
 
     // One draft at a time; a non-material publication does not raise the requirement version.
     await draft(key, 'terms', { kind: 'terms', material: false, defaultLanguage: 'en', texts: { en: { title: 'Terms', markdown: 'Typo fixed.' } } }).expect(201);
