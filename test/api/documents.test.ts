@@ -221,9 +221,19 @@ describe('documents and agreements (issue 25)', () => {
     expect((await db().raw(`SELECT count(*)::int AS n FROM audit_events WHERE platform_key = ? AND action = 'document.withdraw'`, [key])).rows[0].n).toBe(1);
 
     // The person's Agreements: every platform, the record with the text as it was.
+    const second = await platform();
+    await published(second, 'privacy', 'privacy', true, 'Privacy.');
+    await signedInTo(person, second);
+    await as(person.cookie, app().post(`/v1/agreements/${second}/acceptances`)).send({ documentKey: 'privacy', version: 1, language: 'en', sha256: digest('Privacy.') }).expect(200);
     const mine = await as(person.cookie, app().get('/v1/agreements')).expect(200);
-    expect(mine.body.items).toHaveLength(1);
-    expect(mine.body.items[0].records.map((row: { documentKey: string; action: string }) => `${row.documentKey}:${row.action}`)).toEqual(['newsletter:withdraw', 'newsletter:accept', 'terms:accept']);
+    expect(mine.body.items).toHaveLength(2);
+    // Each platform with its own documents and record (read for every platform at once).
+    const secondItem = mine.body.items.find((item: { platformKey: string }) => item.platformKey === second);
+    expect(secondItem.documents).toMatchObject([{ documentKey: 'privacy', state: 'accepted', acceptedVersion: 1, current: { platformKey: second, version: 1 } }]);
+    expect(secondItem.records.map((row: { documentKey: string }) => row.documentKey)).toEqual(['privacy']);
+    const firstItem = mine.body.items.find((item: { platformKey: string }) => item.platformKey === key);
+    expect(firstItem.documents.map((row: { documentKey: string; state: string }) => `${row.documentKey}:${row.state}`)).toEqual(['newsletter:withdrawn', 'terms:accepted']);
+    expect(firstItem.records.map((row: { documentKey: string; action: string }) => `${row.documentKey}:${row.action}`)).toEqual(['newsletter:withdraw', 'newsletter:accept', 'terms:accept']);
     // The exchange's accepted documents (from the status) no longer carry the withdrawn consent.
     expect((await as(person.cookie, app().get(`/v1/onboarding/${key}/status`)).expect(200)).body.acceptedDocuments).toEqual([{ documentKey: 'terms', kind: 'terms', version: 1 }]);
   });
