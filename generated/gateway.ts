@@ -4767,7 +4767,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED`, or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
-            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND` (no such document, or it has no current version). */
+            /** @description `PLATFORM_NOT_FOUND` (the platform is unknown or inactive, or the caller never signed in to it: an agreement never creates a membership) or `DOCUMENT_NOT_FOUND` (no such document, or it has no current version). */
             404: components["responses"]["NotFound"];
             /** @description `CONFLICT`: `version` is not the current version, `language` is not one of its languages, or `sha256` is not the digest of its text in that language. */
             409: components["responses"]["Conflict"];
@@ -4807,7 +4807,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description `ORIGIN_NOT_ALLOWED`, or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
-            /** @description `PLATFORM_NOT_FOUND` or `DOCUMENT_NOT_FOUND`. */
+            /** @description `PLATFORM_NOT_FOUND` (the platform is unknown or inactive, or the caller never signed in to it) or `DOCUMENT_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
             /** @description `CONFLICT`: the document does not allow withdrawal (terms and privacy notices). */
             409: components["responses"]["Conflict"];

@@ -25,6 +25,7 @@ import * as dataRights from '../../migrations/20261127002500_data_rights.ts';
 import * as onboardingFieldTranslations from '../../migrations/20261127003000_onboarding_field_translations.ts';
 import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 import * as platformDefaultLanguage from '../../migrations/20261127004600_platform_default_language.ts';
+import * as documentsTruncateGuard from '../../migrations/20261127005100_documents_truncate_guard.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127003000_onboarding_field_translations': onboardingFieldTranslations,
   '20261127003500_platform_branding': platformBranding,
   '20261127004600_platform_default_language': platformDefaultLanguage,
+  '20261127005100_documents_truncate_guard': documentsTruncateGuard,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

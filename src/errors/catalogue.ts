@@ -72,9 +72,18 @@ export interface FieldError {
   reason?: FieldErrorReason;
 }
 
+/**
+ * What a way forward says, as a message key of src/web/messages/<language>/errors.json
+ * (`errors.next.<key>`): the page words it in its own language, never by matching English.
+ */
+export type NextStepLabel = { key: 'startAgain' } | { key: 'tryAgain' } | { key: 'backToApplication' } | { key: 'backTo'; platform: string };
+
+/** A heading an error page takes for a case whose code's own words would not fit it (`errors.<key>.title` and `.detail`). */
+export type PageTitleKey = 'signedOut';
+
 /** A link an error page offers: "Start again", "Back to <platform>". */
 export interface NextStep {
-  label: string;
+  label: NextStepLabel;
   href: URL;
   /** The platform the way leads back to: the page shows its name, logo and colour (issue 27). */
   brand?: PlatformPageBrand;
@@ -89,13 +98,13 @@ export class ApiError extends Error {
   readonly headers: Readonly<Record<string, string>> | undefined;
   /** The way forward an HTML error page offers (a link with this label), when there is one. */
   readonly nextStep: NextStep | undefined;
-  /** The heading of the HTML error page when the code's own words would not fit this case; the page then shows `detail`. */
-  readonly pageTitle: string | undefined;
+  /** The heading (and words) of the HTML error page when the code's own would not fit this case. */
+  readonly pageTitle: PageTitleKey | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    extra: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>>; cause?: unknown; nextStep?: NextStep; pageTitle?: string } = {},
+    extra: { errors?: readonly FieldError[]; headers?: Readonly<Record<string, string>>; cause?: unknown; nextStep?: NextStep; pageTitle?: PageTitleKey } = {},
   ) {
     super(detail ?? ERROR_CATALOGUE[code].title, { cause: extra.cause });
     this.name = 'ApiError';

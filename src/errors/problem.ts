@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { escapeHtml, htmlPage } from '../web/page.ts';
 import { pageIntl, pageLanguageOf, type PageLanguage } from '../web/i18n.ts';
-import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type NextStep } from './catalogue.ts';
+import { brandLabel } from '../web/platformBrand.ts';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type NextStep, type PageTitleKey } from './catalogue.ts';
 
 /** RFC 9457 problem details, as the contract's Problem schema describes them. */
 export interface ProblemBody {
@@ -59,21 +60,15 @@ const PAGE_WORDS: Partial<Record<ErrorCode, { title: string; detail?: string }>>
   IDP_ERROR: { title: 'errors.IDP_ERROR.title', detail: 'errors.IDP_ERROR.detail' },
 };
 
-/** Headings a case sets for itself (ApiError.pageTitle), with the words that go with them in every language. */
-const PAGE_TITLES: Readonly<Record<string, { title: string; detail: string }>> = {
-  'You are signed out': { title: 'errors.signedOut.title', detail: 'errors.signedOut.detail' },
-};
-
 /**
- * The way forward's label in the page's language. The services name it in English
- * (src/services/loginFlow.ts, loginWayBack.ts); these are the labels they use.
+ * The way forward's label in the page's language: the services name it by key (NextStepLabel).
+ * "Back to <platform>" names the platform as the frame does (its name in the page's languages).
  */
-function nextStepLabel(language: PageLanguage, label: string): string {
+function nextStepLabel(language: PageLanguage, nextStep: NextStep, languages: readonly string[]): string {
   const intl = pageIntl(language);
-  const fixed: Record<string, string> = { 'Start again': 'errors.next.startAgain', 'Try again': 'errors.next.tryAgain', 'Back to the application': 'errors.next.backToApplication' };
-  if (fixed[label]) return intl.formatMessage({ id: fixed[label] });
-  const back = /^Back to (.+)$/s.exec(label);
-  return back ? intl.formatMessage({ id: 'errors.next.backTo' }, { platform: back[1] }) : label;
+  const { label } = nextStep;
+  if (label.key !== 'backTo') return intl.formatMessage({ id: `errors.next.${label.key}` });
+  return intl.formatMessage({ id: 'errors.next.backTo' }, { platform: nextStep.brand ? brandLabel(nextStep.brand, languages) : label.platform });
 }
 
 /** Where the reference (markup: code elements) goes in its escaped sentence; never in a message. */
@@ -83,25 +78,25 @@ const PLACEHOLDER = '\u0000';
  * `language`: the page's words (src/web/messages); `languages`: the request's Accept-Language
  * list, for which of a branded platform's names the frame shows.
  */
-function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: string | undefined, language: PageLanguage, languages: readonly string[] = []): string {
+function problemPage(problem: ProblemBody, nextStep: NextStep | undefined, pageTitle: PageTitleKey | undefined, language: PageLanguage, languages: readonly string[] = []): string {
   const intl = pageIntl(language);
   const say = (id: string, values?: Record<string, string>) => intl.formatMessage({ id }, values);
   // A case with a heading of its own (pageTitle) says it with its own detail, not the code's words.
-  const known = pageTitle === undefined ? PAGE_WORDS[problem.code] : PAGE_TITLES[pageTitle];
+  const known = pageTitle === undefined ? PAGE_WORDS[problem.code] : { title: `errors.${pageTitle}.title`, detail: `errors.${pageTitle}.detail` };
   let title: string;
   let detail: string | undefined;
   if (known) {
     title = say(known.title);
     detail = known.detail ? say(known.detail) : undefined;
   } else if (language === 'en') {
-    title = pageTitle ?? problem.title;
+    title = problem.title;
     // Validator messages (`/query/platformKey must have …`) are for programs: the page says it in words.
     detail = problem.errors ? undefined : problem.detail;
   } else {
     title = say('errors.other.title');
     detail = say('errors.other.detail');
   }
-  const label = nextStep ? nextStepLabel(language, nextStep.label) : undefined;
+  const label = nextStep ? nextStepLabel(language, nextStep, languages) : undefined;
   const whatToDo = label ? say('errors.whatToDo.next', { label }) : say(problem.status >= 500 ? 'errors.whatToDo.retry' : 'errors.whatToDo.back');
   const reference = `<code>${escapeHtml(problem.code)}</code> · <code>${escapeHtml(problem.requestId)}</code>`;
   return htmlPage(

@@ -8,7 +8,7 @@ export const finishSignOut: OperationHandler<'finishSignOut'> = async ({ query }
   // The sign-out itself happened before the provider sent the browser here: only the way back is lost.
   if (!returnTo) {
     throw new ApiError('VALIDATION_FAILED', 'The address to return to after signing out was missing or has expired: go back to the application you came from.', {
-      pageTitle: 'You are signed out',
+      pageTitle: 'signedOut',
     });
   }
   return { status: 302, location: returnTo, headers: { 'Cache-Control': 'no-store' } };

@@ -233,7 +233,7 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   try {
     requireRequestedAuthentication(tx.authentication, tx.startedAt, login.idToken, deps.config.oidc.secondFactorAmr);
   } catch (error) {
-    throw withNextStep(error, { ...startAgain(deps, tx), label: 'Try again' });
+    throw withNextStep(error, { ...startAgain(deps, tx), label: { key: 'tryAgain' } });
   }
 
   // The platform's registry row was read by the consume statement.
@@ -333,7 +333,7 @@ function startAgain(
   // The page of a login whose platform the statement read shows the platform's face (issue 27).
   const brand = tx.platform ? { brand: pageBrandOf(tx.platform) } : {};
   // Named "Back to …", not "Start again": the person lands on the platform, which starts the login.
-  if (tx.handoffChallenge) return { label: tx.platform ? `Back to ${tx.platform.displayName}` : 'Back to the application', href: new URL(tx.returnTo), ...brand };
+  if (tx.handoffChallenge) return { label: tx.platform ? { key: 'backTo', platform: tx.platform.displayName } : { key: 'backToApplication' }, href: new URL(tx.returnTo), ...brand };
   const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   start.searchParams.set('platformKey', tx.platformKey);
   start.searchParams.set('returnTo', tx.returnTo);
@@ -343,13 +343,13 @@ function startAgain(
       start.searchParams.set(name, value);
     }
   }
-  return { label: 'Start again', href: start, ...brand };
+  return { label: { key: 'startAgain' }, href: start, ...brand };
 }
 
 /** "Back to <platform>": its first allowed return URL, the one place of it the registry vouches for. */
 function backToPlatform(platform: PlatformRow): NextStep | undefined {
   const first = platform.allowedReturnUrls[0];
-  return first && URL.canParse(first) ? { label: `Back to ${platform.displayName}`, href: new URL(first), brand: pageBrandOf(platform) } : undefined;
+  return first && URL.canParse(first) ? { label: { key: 'backTo', platform: platform.displayName }, href: new URL(first), brand: pageBrandOf(platform) } : undefined;
 }
 
 /**

@@ -73,11 +73,11 @@ export async function wayBack(deps: AppDeps, target: LoginTarget): Promise<NextS
     const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
     start.searchParams.set('platformKey', platform.platformKey);
     start.searchParams.set('returnTo', returnTo.href);
-    return { label: 'Start again', href: start, brand: pageBrandOf(platform) };
+    return { label: { key: 'startAgain' }, href: start, brand: pageBrandOf(platform) };
   }
   const first = platform.allowedReturnUrls[0];
   const back = returnTo ?? (first && URL.canParse(first) ? new URL(first) : undefined);
-  return back ? { label: `Back to ${platform.displayName}`, href: back, brand: pageBrandOf(platform) } : undefined;
+  return back ? { label: { key: 'backTo', platform: platform.displayName }, href: back, brand: pageBrandOf(platform) } : undefined;
 }
 
 /**

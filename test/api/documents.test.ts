@@ -48,6 +48,11 @@ describe('documents and agreements (issue 25)', () => {
     return { id: row.id, sub, sessionId: session.id, cookie: `gw_session=${session.token}` };
   }
 
+  /** What signing in to the platform does to the membership (the login's provisioning). */
+  async function signedInTo(person: { id: string }, platformKey: string): Promise<void> {
+    await db().raw(`INSERT INTO platform_memberships (user_id, platform_id) SELECT ?, id FROM platforms WHERE platform_key = ? ON CONFLICT DO NOTHING`, [person.id, platformKey]);
+  }
+
   async function platformCredential(owner: { sessionId: string }, platformKey: string): Promise<string> {
     const token = `gwp_${randomToken()}`;
     await db().raw(`INSERT INTO platform_credentials (session_id, platform_id, token_digest) SELECT ?, id, ? FROM platforms WHERE platform_key = ?`, [owner.sessionId, sha256(token), platformKey]);
@@ -106,6 +111,10 @@ describe('documents and agreements (issue 25)', () => {
     // The database refuses it too, whatever code writes.
     await expect(db().raw(`UPDATE document_versions SET texts = '{"en":{"title":"x","markdown":"y","sha256":"${'0'.repeat(64)}"}}' WHERE version = 1 AND published_at IS NOT NULL`)).rejects.toThrow(/cannot be changed/);
     await expect(db().raw(`DELETE FROM document_versions WHERE published_at IS NOT NULL`)).rejects.toThrow(/cannot be changed or deleted/);
+    // Nor can a statement empty them (TRUNCATE fires no row trigger), or turn the terms into another kind.
+    await expect(db().raw('TRUNCATE document_versions CASCADE')).rejects.toThrow(/cannot be truncated/);
+    await expect(db().raw('TRUNCATE agreement_records')).rejects.toThrow(/cannot be truncated/);
+    await expect(db().raw(`UPDATE platform_documents SET kind = 'custom' WHERE document_key = 'terms'`)).rejects.toThrow(/keeps its platform, key and kind/);
 
     // One draft at a time; a non-material publication does not raise the requirement version.
     await draft(key, 'terms', { kind: 'terms', material: false, defaultLanguage: 'en', texts: { en: { title: 'Terms', markdown: 'Typo fixed.' } } }).expect(201);
@@ -176,6 +185,7 @@ describe('documents and agreements (issue 25)', () => {
     await expect(db().raw(`DELETE FROM agreement_records WHERE user_id = ?`, [person.id])).rejects.toThrow(/append-only/);
     // Once the account is deleted, its rows may go with its purge.
     const gone = await user();
+    await signedInTo(gone, key);
     await as(gone.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send(body).expect(200);
     await db().raw('UPDATE users SET deleted_at = now() WHERE id = ?', [gone.id]);
     expect((await db().raw(`DELETE FROM agreement_records WHERE user_id = ?`, [gone.id])).rowCount).toBe(1);
@@ -194,6 +204,7 @@ describe('documents and agreements (issue 25)', () => {
     await published(key, 'terms', 'terms', true, 'Terms.');
     await published(key, 'newsletter', 'custom', false, 'Newsletter.');
     const person = await user();
+    await signedInTo(person, key);
     const accept = (documentKey: string, text: string) =>
       as(person.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey, version: 1, language: 'en', sha256: digest(text) }).expect(200);
     await accept('terms', 'Terms.');
@@ -210,9 +221,19 @@ describe('documents and agreements (issue 25)', () => {
     expect((await db().raw(`SELECT count(*)::int AS n FROM audit_events WHERE platform_key = ? AND action = 'document.withdraw'`, [key])).rows[0].n).toBe(1);
 
     // The person's Agreements: every platform, the record with the text as it was.
+    const second = await platform();
+    await published(second, 'privacy', 'privacy', true, 'Privacy.');
+    await signedInTo(person, second);
+    await as(person.cookie, app().post(`/v1/agreements/${second}/acceptances`)).send({ documentKey: 'privacy', version: 1, language: 'en', sha256: digest('Privacy.') }).expect(200);
     const mine = await as(person.cookie, app().get('/v1/agreements')).expect(200);
-    expect(mine.body.items).toHaveLength(1);
-    expect(mine.body.items[0].records.map((row: { documentKey: string; action: string }) => `${row.documentKey}:${row.action}`)).toEqual(['newsletter:withdraw', 'newsletter:accept', 'terms:accept']);
+    expect(mine.body.items).toHaveLength(2);
+    // Each platform with its own documents and record (read for every platform at once).
+    const secondItem = mine.body.items.find((item: { platformKey: string }) => item.platformKey === second);
+    expect(secondItem.documents).toMatchObject([{ documentKey: 'privacy', state: 'accepted', acceptedVersion: 1, current: { platformKey: second, version: 1 } }]);
+    expect(secondItem.records.map((row: { documentKey: string }) => row.documentKey)).toEqual(['privacy']);
+    const firstItem = mine.body.items.find((item: { platformKey: string }) => item.platformKey === key);
+    expect(firstItem.documents.map((row: { documentKey: string; state: string }) => `${row.documentKey}:${row.state}`)).toEqual(['newsletter:withdrawn', 'terms:accepted']);
+    expect(firstItem.records.map((row: { documentKey: string; action: string }) => `${row.documentKey}:${row.action}`)).toEqual(['newsletter:withdraw', 'newsletter:accept', 'terms:accept']);
     // The exchange's accepted documents (from the status) no longer carry the withdrawn consent.
     expect((await as(person.cookie, app().get(`/v1/onboarding/${key}/status`)).expect(200)).body.acceptedDocuments).toEqual([{ documentKey: 'terms', kind: 'terms', version: 1 }]);
   });
@@ -223,6 +244,7 @@ describe('documents and agreements (issue 25)', () => {
     await published(key, 'terms', 'terms', true, 'One.');
     await published(other, 'terms', 'terms', true, 'Other.');
     const person = await user();
+    await signedInTo(person, key);
     await as(person.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('One.') }).expect(200);
     await published(key, 'terms', 'terms', true, 'Two.');
     const agreements = await as(person.cookie, app().get(`/v1/agreements/${key}`)).expect(200);
@@ -235,5 +257,23 @@ describe('documents and agreements (issue 25)', () => {
     await app().get('/v1/agreements').set('Cookie', credential).expect(403);
     // Nor may it administer documents, without the schema permission.
     await app().get(`/v1/platforms/${key}/documents`).set('Cookie', credential).expect(403);
+  });
+
+  it('a person who never signed in to a platform can neither accept nor withdraw there, and is not made a member by trying', async () => {
+    const key = await platform();
+    await published(key, 'terms', 'terms', true, 'Terms.');
+    await published(key, 'newsletter', 'custom', false, 'Newsletter.');
+    const stranger = await user();
+    const accepted = await as(stranger.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('Terms.') }).expect(404);
+    expect(accepted.body.code).toBe('PLATFORM_NOT_FOUND');
+    const withdrawn = await as(stranger.cookie, app().post(`/v1/agreements/${key}/withdrawals`)).send({ documentKey: 'newsletter' }).expect(404);
+    expect(withdrawn.body.code).toBe('PLATFORM_NOT_FOUND');
+    const memberships = await db().raw(`SELECT count(*)::int AS n FROM platform_memberships WHERE user_id = ?`, [stranger.id]);
+    expect(memberships.rows[0].n).toBe(0);
+    const records = await db().raw(`SELECT count(*)::int AS n FROM agreement_records WHERE user_id = ?`, [stranger.id]);
+    expect(records.rows[0].n).toBe(0);
+    // Once signed in, the same request records the acceptance.
+    await signedInTo(stranger, key);
+    await as(stranger.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('Terms.') }).expect(200);
   });
 });

@@ -39,6 +39,8 @@ describe('error pages in the platform’s face (issue 27)', () => {
     expect(page.status).toBe(403);
     expect(topBarOf(page)).toBe(`<span class="brand"><img class="brand-logo" src="${logoPath}" alt="">Hafen Logistik</span>`);
     expect(page.text).toContain(`:root{--accent:${TEAL}}`);
+    // The way back is worded in German and names the platform as the frame does.
+    expect(page.text).toContain('Zurück zu Hafen Logistik</a>');
     // English (or no preference): the default display name.
     const english = await new OidcBrowser().get(startUrl(harness, platform.key, 'https://elsewhere.example.test/'), { 'accept-language': 'en' });
     expect(topBarOf(english)).toContain(`>Platform ${platform.key}</span>`);

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
+import type { DocumentStanding } from '../../domain/documents.ts';
 import { findActivePlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
 import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
@@ -9,16 +10,17 @@ import { recordAuditEvent, type Actor } from '../audit.ts';
 import { recordConsentWithdrawn } from '../events/record.ts';
 import { toVersionView } from './administration.ts';
 import {
-  documentStandings,
+  documentStandingsOfPlatforms,
   findCurrentVersion,
   findDocument,
   insertRecord,
   latestRecord,
-  listDocuments,
   listRecords,
-  listVersionsOfPlatform,
+  listVersionsOfPlatforms,
   lockMembership,
   platformsWithDocumentsOfMember,
+  type PlatformVersionRow,
+  type RecordRow,
 } from './repository.ts';
 import { agreementStateOf } from './status.ts';
 import { toRecordView } from './views.ts';
@@ -26,8 +28,9 @@ import { toRecordView } from './views.ts';
 // A person's agreements (issue 25): what a platform's documents ask of them, their record, and
 // the two writes, acceptance and withdrawal. The caller is the person's browser session, a
 // Bearer token, or (for its own platform only, checked by the authorisation step) a platform's
-// credential. Each write locks the person's membership row first, so two tabs, or a retried
-// request, record one row: the check of the latest record and the insert cannot interleave.
+// credential. Each write locks the person's membership row first (and needs one: signing in to
+// the platform creates it), so two tabs, or a retried request, record one row: the check of the
+// latest record and the insert cannot interleave.
 
 export type PlatformAgreementsView = components['schemas']['PlatformAgreements'];
 export type AgreementDocumentView = components['schemas']['AgreementDocument'];
@@ -41,14 +44,11 @@ export async function getPlatformAgreements(db: Db, platformKey: string, princip
   return agreementsOf(db, platform, userId);
 }
 
-/** Every active platform the person is a member of that has documents. */
+/** Every active platform the person is a member of that has documents (four statements, however many platforms). */
 export async function listMyAgreements(db: Db, principal: Principal): Promise<MyAgreementsView> {
   const userId = requireLocalUser(principal);
-  const items: PlatformAgreementsView[] = [];
-  for (const platform of await platformsWithDocumentsOfMember(db, userId)) {
-    items.push(await agreementsOf(db, platform, userId));
-  }
-  return { items };
+  const platforms = await platformsWithDocumentsOfMember(db, userId);
+  return { items: platforms.length === 0 ? [] : await agreementsOfPlatforms(db, platforms, userId) };
 }
 
 /**
@@ -61,7 +61,7 @@ export async function acceptDocument(db: Db, platformKey: string, principal: Pri
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
   return db.transaction(async (trx) => {
-    await lockMembership(trx, userId, platform.id);
+    if (!(await lockMembership(trx, userId, platform.id))) throw notAMember(platformKey);
     const document = await findDocument(trx, platform.id, input.documentKey);
     const current = document && (await findCurrentVersion(trx, document.id));
     if (!document || !current) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${input.documentKey} in effect.`);
@@ -120,7 +120,7 @@ export async function withdrawConsent(
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
   return db.transaction(async (trx) => {
-    await lockMembership(trx, userId, platform.id);
+    if (!(await lockMembership(trx, userId, platform.id))) throw notAMember(platformKey);
     const document = await findDocument(trx, platform.id, documentKey);
     if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${documentKey}.`);
     if (!isWithdrawableKind(document.kind)) {
@@ -143,27 +143,38 @@ export async function withdrawConsent(
       await recordAuditEvent(trx, { action: 'document.withdraw', platformKey: platform.platformKey, documentKey, documentVersion: latest.version, changedFields: [] }, actor);
       withdrawal = { userId, platformId: platform.id, platformKey: platform.platformKey, documentKey, version: latest.version };
       // Only the document's own platform hears (platformId); it is related, since the membership
-      // row was locked (or created) above. Another platform the person uses learns nothing.
+      // row was locked above. Another platform the person uses learns nothing.
       await recordConsentWithdrawn(trx, { userId, documentKey, version: latest.version, platformId: platform.id });
     }
     return { agreement: documentView(await agreementsOf(trx, platform, userId), documentKey), withdrawal };
   });
 }
 
+type AgreementsPlatform = Pick<PlatformRow, 'id' | 'platformKey' | 'displayName'>;
+
 /** The platform's current documents with the person's state, and their record (newest first). */
-async function agreementsOf(db: Db, platform: Pick<PlatformRow, 'id' | 'platformKey' | 'displayName'>, userId: string): Promise<PlatformAgreementsView> {
-  const [standings, documents, versions, records] = [
-    await documentStandings(db, platform.id, userId),
-    await listDocuments(db, platform.id),
-    await listVersionsOfPlatform(db, platform.id),
-    await listRecords(db, userId, platform.id),
+async function agreementsOf(db: Db, platform: AgreementsPlatform, userId: string): Promise<PlatformAgreementsView> {
+  return (await agreementsOfPlatforms(db, [platform], userId))[0]!;
+}
+
+/** agreementsOf for several platforms at once: the same three statements whatever their number. */
+async function agreementsOfPlatforms(db: Db, platforms: readonly AgreementsPlatform[], userId: string): Promise<PlatformAgreementsView[]> {
+  const ids = platforms.map((platform) => platform.id);
+  const [standings, versions, records] = [
+    await documentStandingsOfPlatforms(db, ids, userId),
+    await listVersionsOfPlatforms(db, ids),
+    await listRecords(db, userId, ids.length === 1 ? ids[0]! : null),
   ];
+  return platforms.map((platform) => platformAgreements(platform, standings.get(platform.id) ?? [], versions, records.filter((record) => record.platformId === platform.id)));
+}
+
+function platformAgreements(platform: AgreementsPlatform, standings: readonly DocumentStanding[], versions: readonly PlatformVersionRow[], records: readonly RecordRow[]): PlatformAgreementsView {
   return {
     platformKey: platform.platformKey,
     displayName: platform.displayName,
     documents: standings.map((standing) => {
-      const document = documents.find((row) => row.documentKey === standing.documentKey)!;
-      const current = versions.find((row) => row.documentId === document.id && row.version === standing.currentVersion)!;
+      const current = versions.find((row) => row.documentKey === standing.documentKey && row.platformId === platform.id && row.version === standing.currentVersion)!;
+      const document = { documentKey: standing.documentKey, kind: standing.kind };
       const latest = records.find((record) => record.documentKey === standing.documentKey);
       const accepted = standing.acceptedVersion !== null ? latest : undefined;
       return {
@@ -189,4 +200,9 @@ function documentView(agreements: PlatformAgreementsView, documentKey: string): 
 
 function platformNotFound(platformKey: string): ApiError {
   return new ApiError('PLATFORM_NOT_FOUND', `No active platform has the key ${platformKey}.`);
+}
+
+/** An agreement is recorded only on a platform the person signed in to (it never creates the membership). */
+function notAMember(platformKey: string): ApiError {
+  return new ApiError('PLATFORM_NOT_FOUND', `You have not signed in to the platform ${platformKey}: sign in to it first.`);
 }

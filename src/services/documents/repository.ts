@@ -25,7 +25,11 @@ import type { DocumentKind, DocumentStanding, DocumentText } from '../../domain/
  */
 const CURRENT_MEMBERSHIP_RECORD = `m.user_id = r.user_id AND m.platform_id = r.platform_id AND r.recorded_at >= m.created_at`;
 
-export const DOCUMENT_STANDINGS_JSON = `
+export const DOCUMENT_STANDINGS_JSON = documentStandingsJson(':platformId');
+
+/** The standings statement for the platform named by `platformId` (a binding, or a column of an outer query). */
+function documentStandingsJson(platformId: string): string {
+  return `
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'documentKey', d.document_key, 'kind', d.kind, 'currentVersion', v.current_version,
            'requiredVersion', v.required_version,
@@ -42,7 +46,8 @@ export const DOCUMENT_STANDINGS_JSON = `
         JOIN platform_memberships m ON ${CURRENT_MEMBERSHIP_RECORD}
        WHERE r.user_id = :userId AND r.document_id = d.id
        ORDER BY r.id DESC LIMIT 1) last ON true
-   WHERE d.platform_id = :platformId AND v.current_version IS NOT NULL`;
+   WHERE d.platform_id = ${platformId} AND v.current_version IS NOT NULL`;
+}
 
 export interface DocumentRow {
   id: string;
@@ -103,11 +108,22 @@ export async function listDocuments(db: Db, platformId: string): Promise<Documen
 }
 
 /** Every version of the platform's documents, newest first per document. */
-export async function listVersionsOfPlatform(db: Db, platformId: string): Promise<VersionRow[]> {
-  const { rows } = await db.raw<{ rows: VersionRow[] }>(
-    `SELECT ${VERSION_COLUMNS} FROM document_versions v JOIN platform_documents d ON d.id = v.document_id
-      WHERE d.platform_id = ? ORDER BY d.document_key, v.version DESC`,
-    [platformId],
+export async function listVersionsOfPlatform(db: Db, platformId: string): Promise<PlatformVersionRow[]> {
+  return listVersionsOfPlatforms(db, [platformId]);
+}
+
+/** A version with its document's key and platform. */
+export interface PlatformVersionRow extends VersionRow {
+  documentKey: string;
+  platformId: string;
+}
+
+/** Every version of the documents of several platforms, newest first per document. */
+export async function listVersionsOfPlatforms(db: Db, platformIds: readonly string[]): Promise<PlatformVersionRow[]> {
+  const { rows } = await db.raw<{ rows: PlatformVersionRow[] }>(
+    `SELECT ${VERSION_COLUMNS}, d.document_key AS "documentKey", d.platform_id AS "platformId" FROM document_versions v JOIN platform_documents d ON d.id = v.document_id
+      WHERE d.platform_id = ANY(CAST(? AS uuid[])) ORDER BY d.document_key, v.version DESC`,
+    [[...platformIds]],
   );
   return rows;
 }
@@ -231,7 +247,7 @@ const RECORD_SELECT = `
     JOIN platform_documents d ON d.id = r.document_id
     JOIN document_versions v ON v.id = r.version_id`;
 
-/** A person's record, newest first: for one platform, or every platform when `platformId` is null. */
+/** A person's record, newest first: for one platform, or every platform when `platformId` is null (each row names its platform). */
 export async function listRecords(db: Db, userId: string, platformId: string | null): Promise<RecordRow[]> {
   const { rows } = await db.raw<{ rows: RecordRow[] }>(
     `${RECORD_SELECT}
@@ -277,16 +293,18 @@ export async function insertRecord(db: Db, record: NewRecord): Promise<void> {
 }
 
 /**
- * Locks the person's membership of the platform (creating it on first use), so that
- * acceptances and withdrawals of one person on one platform run one after the other: the
- * check of the latest record and the insert then cannot interleave (two tabs, one row).
+ * Locks the person's membership of the platform, so that acceptances and withdrawals of one
+ * person on one platform run one after the other: the check of the latest record and the
+ * insert then cannot interleave (two tabs, one row). False when the person is not a member:
+ * an agreement never creates a membership (the login's provisioning does), so no one makes
+ * themselves known to a platform, and its events, by accepting its documents.
  */
-export async function lockMembership(db: Db, userId: string, platformId: string): Promise<void> {
-  await db.raw(
-    `INSERT INTO platform_memberships (user_id, platform_id) VALUES (?, ?)
-     ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()`,
+export async function lockMembership(db: Db, userId: string, platformId: string): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `SELECT 1 FROM platform_memberships WHERE user_id = ? AND platform_id = ? FOR UPDATE`,
     [userId, platformId],
   );
+  return rows.length > 0;
 }
 
 /** Platforms (active) the person is a member of that have at least one document. */
@@ -301,11 +319,14 @@ export async function platformsWithDocumentsOfMember(db: Db, userId: string): Pr
   return rows;
 }
 
-/** A person's standing with each current document of a platform (what the onboarding statement reads, on its own). */
-export async function documentStandings(db: Db, platformId: string, userId: string): Promise<DocumentStanding[]> {
-  const { rows } = await db.raw<{ rows: { documents: DocumentStanding[] }[] }>(
-    `SELECT docs.documents FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)`,
-    { platformId, userId },
+/**
+ * A person's standing with each current document of several platforms (what the onboarding
+ * statement reads, on its own), by platform id, in one statement.
+ */
+export async function documentStandingsOfPlatforms(db: Db, platformIds: readonly string[], userId: string): Promise<Map<string, DocumentStanding[]>> {
+  const { rows } = await db.raw<{ rows: { platformId: string; documents: DocumentStanding[] }[] }>(
+    `SELECT p.id AS "platformId", (${documentStandingsJson('p.id')}) AS documents FROM unnest(CAST(:platformIds AS uuid[])) AS p (id)`,
+    { platformIds: [...platformIds], userId },
   );
-  return rows[0]!.documents;
+  return new Map(rows.map((row) => [row.platformId, row.documents]));
 }
