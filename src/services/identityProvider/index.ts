@@ -1,6 +1,7 @@
 // Which adapter of the identity-provider port the gateway uses (research/zitadel-api.md §2):
-// - IDP_ADMIN_TOKEN or IDP_ADMIN_KEY_FILE set: Zitadel's v2 user API at IDP_ADMIN_API_URL
-//   (default OIDC_ISSUER), as a service user with the ORG_USER_MANAGER role;
+// - IDP_ADMIN_TOKEN or IDP_ADMIN_KEY_FILE set: Zitadel's v2 user service at IDP_ADMIN_API_URL
+//   (default OIDC_ISSUER) through Zitadel's own client on the Connect protocol, as a service user
+//   with the ORG_USER_MANAGER role;
 // - else, while the development stack runs: the dev identity provider, in-process;
 // - else none: the account operations answer 503 IDP_UNAVAILABLE.
 
