@@ -9,8 +9,8 @@
 //   apart from the provider's own DEADLINE_EXCEEDED) plus `timeoutMs`, which the transport also
 //   sends as `Connect-Timeout-Ms` so Zitadel can give up on a call the gateway has given up on;
 // - the answer's size: the transport's `readMaxBytes`, checked against Content-Length first, then
-//   while reading. Unlike http.ts it bounds one protobuf message (for a unary call, the body, after
-//   decompression: the transport accepts gzip and br answers);
+//   while reading. Unlike http.ts the transport accepts gzip and br answers: the bound then applies
+//   to the bytes read and again to the message after decompression;
 // - redirects are never followed (node:http does not follow them; the transport takes a 3xx as an
 //   error).
 // The service user's credential is read before each call and sent as a call header, not through an
