@@ -19,6 +19,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, type KeyObject } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
@@ -87,7 +88,9 @@ export type FailureMode =
   /** A reverse proxy's own HTML error page. */
   | { kind: 'html'; status: 502 | 503 }
   /** A 200 answer of this many bytes, chunked (a misbehaving proxy, or a huge list). */
-  | { kind: 'huge'; bytes: number };
+  | { kind: 'huge'; bytes: number }
+  /** A small gzip answer that inflates to this many bytes (a decompression bomb). */
+  | { kind: 'gzip'; bytes: number };
 
 export interface ZitadelServerOptions {
   users?: ZitadelUser[];
@@ -309,6 +312,12 @@ export async function startZitadelServer(options: ZitadelServerOptions = {}): Pr
       res.writeHead(200, { 'Content-Type': 'application/proto' });
       for (let sent = 0; sent < failure.bytes && !res.destroyed; sent += 1024) res.write(Buffer.alloc(1024, 0x0a));
       res.end();
+      return;
+    }
+    if (failure.kind === 'gzip') {
+      const body = gzipSync(Buffer.alloc(failure.bytes, 0x0a));
+      res.writeHead(200, { 'Content-Type': 'application/proto', 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+      res.end(body);
       return;
     }
     if (failure.kind === 'html') {

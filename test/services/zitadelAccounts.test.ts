@@ -229,11 +229,23 @@ describe('Zitadel adapter (v2 user API)', () => {
       expect(logs.lines().some((line) => line.reason === 'too_large')).toBe(true);
     });
 
+    it('a compressed answer that inflates beyond the limit is abandoned too', async () => {
+      logs = memory();
+      const adapter = createZitadelAccounts({ apiUrl: zitadel.url, credential: patCredential(PAT), logger: createLogger('debug', logs.stream), limits: { maxResponseBytes: 4096 } });
+      zitadel.failure = { kind: 'gzip', bytes: 1 << 20 };
+      expect((await apiError(adapter.listAuthenticationMethods('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
+      expect(logs.lines().map((line) => [line.level, line.reason])).toEqual([[40, 'too_large']]);
+    });
+
     it.each([500, 503, 429] as const)('Zitadel failing (INTERNAL, UNAVAILABLE, RESOURCE_EXHAUSTED: HTTP %i)', async (status) => {
       const adapter = fresh();
       zitadel.failure = { kind: 'status', status };
       expect((await apiError(adapter.listAuthenticationMethods('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
       expect((await apiError(adapter.deleteUser('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
+      // Warnings naming Zitadel's code: its RESOURCE_EXHAUSTED (quota) is not the gateway's own size limit.
+      const code = { 500: 'Internal', 503: 'Unavailable', 429: 'ResourceExhausted' }[status];
+      expect(logs.lines().map((line) => [line.level, line.code, line.reason])).toEqual([[40, code, undefined], [40, code, undefined]]);
+      expect(zitadel.users.has('164849494297400001')).toBe(true);
     });
 
     it('a bad admin token (401) is the gateway\'s misconfiguration: 503 and an error log, never the user\'s fault', async () => {

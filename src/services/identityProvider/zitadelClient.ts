@@ -98,18 +98,21 @@ export function createZitadelApi(options: { apiUrl: string; credential: AdminCre
 }
 
 /**
- * Sorts a failed call out by structure, never by message text: our deadline passed; a system error
- * (ECONNREFUSED…) in the cause chain means no answer; an error without response headers was raised
- * by the transport itself (RESOURCE_EXHAUSTED there is readMaxBytes; anything else an unusable
- * answer); everything else is what the provider answered, with its code and detail id.
+ * Sorts a failed call out by structure, never by message text: our deadline passed; an error
+ * without response headers was raised on our side (RESOURCE_EXHAUSTED there is readMaxBytes, also
+ * after decompression; a system error such as ECONNREFUSED in its cause chain means no answer;
+ * anything else an unusable answer, e.g. a corrupt compression); everything else is what the
+ * provider (or a proxy) answered, with its code and detail id.
  */
 function classify(error: unknown, timedOut: boolean): unknown {
   if (timedOut) return new ProviderUnreachable('timeout');
   if (!(error instanceof ConnectError)) return error;
-  const systemCode = systemErrorCode(error);
-  if (systemCode) return new ProviderUnreachable('network', systemCode);
   if ([...error.metadata.keys()].length === 0) {
-    return new ProviderUnreachable(error.code === Code.ResourceExhausted ? 'too_large' : 'server_error');
+    if (error.code === Code.ResourceExhausted) return new ProviderUnreachable('too_large');
+    const nodeCode = nodeErrorCode(error);
+    // System errors (ECONNREFUSED, ECONNRESET, ENOTFOUND…), as opposed to Node's ERR_* and zlib's Z_*.
+    if (nodeCode && /^E[A-Z0-9_]+$/.test(nodeCode) && !nodeCode.startsWith('ERR_')) return new ProviderUnreachable('network', nodeCode);
+    return new ProviderUnreachable('server_error', nodeCode);
   }
   const detail = error.findDetails(DETAILS)[0] as { id?: unknown; message?: unknown } | undefined;
   const id = typeof detail?.id === 'string' && detail.id !== '' ? detail.id : undefined;
@@ -117,12 +120,13 @@ function classify(error: unknown, timedOut: boolean): unknown {
   return new ZitadelRefusal(error.code, id, message);
 }
 
-function systemErrorCode(error: Error): string | undefined {
+/** The `code` of a Node error in the cause chain (ConnectError's own code is a number). */
+function nodeErrorCode(error: Error): string | undefined {
   const seen = new Set<unknown>();
   for (let current: unknown = error; current instanceof Error && !seen.has(current); current = (current as { cause?: unknown }).cause) {
     seen.add(current);
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code; // Node's system and stream errors (ConnectError's code is a number)
+    if (typeof code === 'string' && code !== '') return code;
   }
   return undefined;
 }
