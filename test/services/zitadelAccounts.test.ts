@@ -1,37 +1,26 @@
-// The Zitadel adapter of the identity-provider port over real HTTP, against a local server that
-// answers as Zitadel's v2 user API does (test/helpers/zitadelServer.ts): paths, bodies, status
-// codes, error details, omitted empty lists, int64 strings, and the service user's PAT or
-// JWT-profile authentication. Nothing of the adapter is mocked.
+// The Zitadel adapter of the identity-provider port over real HTTP, against a local server built on
+// Zitadel's own service definitions and served with the Connect protocol (test/helpers/
+// zitadelServer.ts): the RPCs and their decoded requests, the definitions' validate rules, error
+// codes and details, and the service user's personal access token (the JWT-profile key file:
+// zitadelKeyFile.test.ts). Nothing of the adapter is mocked.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { DestinationStream } from 'pino';
+import { randomBytes } from 'node:crypto';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { createUserServiceClient } from '@zitadel/client/v2';
 
 import { startZitadelServer, type ZitadelServer, type ZitadelUser } from '../helpers/zitadelServer.ts';
+import { apiError, memory } from '../helpers/logCapture.ts';
 import { createZitadelAccounts } from '../../src/services/identityProvider/zitadel.ts';
-import { jwtProfileCredential, parseServiceAccountKey, patCredential, readServiceAccountKeyFile } from '../../src/services/identityProvider/zitadelAuth.ts';
-import { identityProviderAccountsFromConfig } from '../../src/services/identityProvider/index.ts';
+import { patCredential } from '../../src/services/identityProvider/zitadelAuth.ts';
 import type { IdentityProviderAccounts } from '../../src/services/identityProvider/port.ts';
-import { ApiError } from '../../src/errors/catalogue.ts';
 import { createLogger } from '../../src/logger.ts';
-import { loadConfig } from '../../src/config/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 
 const PAT = `pat_${randomBytes(16).toString('hex')}`;
 const PAT_WITHOUT_ROLE = `pat_${randomBytes(16).toString('hex')}`;
 const CURRENT = 'Curr3nt-secret-pw';
 const NEXT = 'N3w-secret-password';
-
-function memory(): { stream: DestinationStream; lines: () => Array<Record<string, unknown>>; text: () => string } {
-  const raw: string[] = [];
-  return {
-    stream: { write: (line: string) => void raw.push(line) },
-    lines: () => raw.map((line) => JSON.parse(line) as Record<string, unknown>),
-    text: () => raw.join(''),
-  };
-}
 
 const USERS: ZitadelUser[] = [
   {
@@ -52,17 +41,6 @@ const USERS: ZitadelUser[] = [
   { id: '164849494297400005', password: CURRENT },
   { id: '164849494297400006', password: CURRENT },
 ];
-
-/** The ApiError a promise rejects with. */
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('Zitadel adapter (v2 user API)', () => {
   let zitadel: ZitadelServer;
@@ -102,22 +80,28 @@ describe('Zitadel adapter (v2 user API)', () => {
         { id: '287341200551990001', type: 'passkey', displayName: 'YubiKey 5C', createdAt: null, lastUsedAt: null },
         { id: '2591000000000042:g-10987654321', type: 'idp_link', displayName: 'minnie@gmail.example', createdAt: null, lastUsedAt: null },
       ]);
-      // The calls Zitadel's API publishes, with the service user's token.
-      expect(zitadel.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
-        'GET /v2/users/164849494297477377/authentication_methods',
-        'POST /v2/users/164849494297477377/authentication_factors/_search',
-        'POST /v2/users/164849494297477377/links/_search',
-        'POST /v2/users/164849494297477377/passkeys/_search',
+      // The RPCs of Zitadel's user service, with the service user's token.
+      expect(zitadel.requests.map((r) => `${r.rpc} ${r.message?.userId}`).sort()).toEqual([
+        'ListAuthenticationFactors 164849494297477377',
+        'ListAuthenticationMethodTypes 164849494297477377',
+        'ListIDPLinks 164849494297477377',
+        'ListPasskeys 164849494297477377',
       ]);
-      for (const request of zitadel.requests) expect(request.authorization).toBe(`Bearer ${PAT}`);
-      expect(zitadel.requests.find((r) => r.path.endsWith('/links/_search'))?.body).toEqual({ query: { limit: 100 } });
+      for (const request of zitadel.requests) {
+        expect(request.authorization).toBe(`Bearer ${PAT}`);
+        // Zitadel's client on the Connect protocol: POST {api}/zitadel.user.v2.UserService/{RPC},
+        // binary protobuf, the deadline sent along; nothing the definitions' rules refuse.
+        expect(request).toMatchObject({ method: 'POST', path: `/zitadel.user.v2.UserService/${request.rpc}`, contentType: 'application/proto', connectProtocolVersion: '1', connectTimeoutMs: '2000', invalid: undefined });
+      }
+      expect(zitadel.requests.find((r) => r.rpc === 'ListIDPLinks')?.message).toEqual({ userId: '164849494297477377', query: { offset: '0', limit: 100, asc: false } });
+      expect(zitadel.requests.find((r) => r.rpc === 'ListAuthenticationFactors')?.message).toEqual({ userId: '164849494297477377', authFactors: [], states: [] });
     });
 
     it('a password-only user: one call per method kind the user has, nothing more', async () => {
       expect(await fresh().listAuthenticationMethods('164849494297400001')).toEqual([
         { id: 'password', type: 'password', displayName: null, createdAt: null, lastUsedAt: null },
       ]);
-      expect(zitadel.requests.map((r) => r.path)).toEqual(['/v2/users/164849494297400001/authentication_methods']);
+      expect(zitadel.requests.map((r) => `${r.rpc} ${r.message?.userId}`)).toEqual(['ListAuthenticationMethodTypes 164849494297400001']);
     });
 
     it('a user without methods (Zitadel omits the empty list: `{"details":{…}}`) has none', async () => {
@@ -134,9 +118,9 @@ describe('Zitadel adapter (v2 user API)', () => {
       const adapter = fresh();
       await adapter.changePassword('164849494297400005', { currentPassword: CURRENT, newPassword: NEXT });
       const request = zitadel.requests.at(-1)!;
-      expect(`${request.method} ${request.path}`).toBe('POST /v2/users/164849494297400005/password');
-      expect(request.contentType).toMatch(/^application\/json/);
-      expect(request.body).toEqual({ newPassword: { password: NEXT, changeRequired: false }, currentPassword: CURRENT });
+      expect(`${request.method} ${request.path}`).toBe('POST /zitadel.user.v2.UserService/SetPassword');
+      expect(request.contentType).toBe('application/proto');
+      expect(request.message).toEqual({ userId: '164849494297400005', newPassword: { password: NEXT, changeRequired: false }, currentPassword: CURRENT });
       expect(zitadel.users.get('164849494297400005')?.password).toBe(NEXT);
       expect((await apiError(adapter.changePassword('164849494297400005', { currentPassword: CURRENT, newPassword: 'An0ther-password' }))).code).toBe('FORBIDDEN');
     });
@@ -163,6 +147,15 @@ describe('Zitadel adapter (v2 user API)', () => {
       expect(zitadel.requests).toEqual([]);
     });
 
+    it('a wrong current password reported with a CredentialsCheckError detail (Zitadel\'s detail for failed credential checks) is 403 too', async () => {
+      zitadel.wrongPasswordAsCredentialsCheck = true;
+      try {
+        expect((await apiError(fresh().changePassword('164849494297400001', { currentPassword: 'not-it-at-all', newPassword: NEXT }))).code).toBe('FORBIDDEN');
+      } finally {
+        zitadel.wrongPasswordAsCredentialsCheck = false;
+      }
+    });
+
     it('a user not yet initialised (COMMAND-M9dse) or without a password (COMMAND-Fds3s) is 403; an unknown one 404', async () => {
       const adapter = fresh();
       expect((await apiError(adapter.changePassword('164849494297400004', { currentPassword: CURRENT, newPassword: NEXT }))).code).toBe('FORBIDDEN');
@@ -178,12 +171,12 @@ describe('Zitadel adapter (v2 user API)', () => {
       expect(zitadel.users.get('164849494297400006')?.state).toBe('USER_STATE_INACTIVE');
       await adapter.deactivateUser('164849494297400006');
       await adapter.deactivateUser('164849494297400003');
-      expect(zitadel.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
-        'POST /v2/users/164849494297400006/deactivate',
-        'POST /v2/users/164849494297400006/deactivate',
-        'POST /v2/users/164849494297400003/deactivate',
+      expect(zitadel.requests.map((r) => `${r.rpc} ${r.message?.userId}`)).toEqual([
+        'DeactivateUser 164849494297400006',
+        'DeactivateUser 164849494297400006',
+        'DeactivateUser 164849494297400003',
       ]);
-      expect(zitadel.requests[0]?.body).toEqual({});
+      expect(zitadel.requests[0]?.message).toEqual({ userId: '164849494297400006' });
     });
 
     it('an unknown user (404 COMMAND-5gp2p62iin) is fine', async () => {
@@ -193,9 +186,9 @@ describe('Zitadel adapter (v2 user API)', () => {
     it('a user in state initial cannot be deactivated at Zitadel: it is deleted instead', async () => {
       await fresh().deactivateUser('164849494297400004');
       expect(zitadel.users.has('164849494297400004')).toBe(false);
-      expect(zitadel.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
-        'POST /v2/users/164849494297400004/deactivate',
-        'DELETE /v2/users/164849494297400004',
+      expect(zitadel.requests.map((r) => `${r.rpc} ${r.message?.userId}`)).toEqual([
+        'DeactivateUser 164849494297400004',
+        'DeleteUser 164849494297400004',
       ]);
     });
 
@@ -236,11 +229,23 @@ describe('Zitadel adapter (v2 user API)', () => {
       expect(logs.lines().some((line) => line.reason === 'too_large')).toBe(true);
     });
 
-    it.each([500, 503, 429] as const)('HTTP %i', async (status) => {
+    it('a compressed answer that inflates beyond the limit is abandoned too', async () => {
+      logs = memory();
+      const adapter = createZitadelAccounts({ apiUrl: zitadel.url, credential: patCredential(PAT), logger: createLogger('debug', logs.stream), limits: { maxResponseBytes: 4096 } });
+      zitadel.failure = { kind: 'gzip', bytes: 1 << 20 };
+      expect((await apiError(adapter.listAuthenticationMethods('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
+      expect(logs.lines().map((line) => [line.level, line.reason])).toEqual([[40, 'too_large']]);
+    });
+
+    it.each([500, 503, 429] as const)('Zitadel failing (INTERNAL, UNAVAILABLE, RESOURCE_EXHAUSTED: HTTP %i)', async (status) => {
       const adapter = fresh();
       zitadel.failure = { kind: 'status', status };
       expect((await apiError(adapter.listAuthenticationMethods('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
       expect((await apiError(adapter.deleteUser('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
+      // Warnings naming Zitadel's code: its RESOURCE_EXHAUSTED (quota) is not the gateway's own size limit.
+      const code = { 500: 'Internal', 503: 'Unavailable', 429: 'ResourceExhausted' }[status];
+      expect(logs.lines().map((line) => [line.level, line.code, line.reason])).toEqual([[40, code, undefined], [40, code, undefined]]);
+      expect(zitadel.users.has('164849494297400001')).toBe(true);
     });
 
     it('a bad admin token (401) is the gateway\'s misconfiguration: 503 and an error log, never the user\'s fault', async () => {
@@ -248,14 +253,14 @@ describe('Zitadel adapter (v2 user API)', () => {
       const error = await apiError(adapter.changePassword('164849494297400001', { currentPassword: CURRENT, newPassword: NEXT }));
       expect(error).toMatchObject({ code: 'IDP_UNAVAILABLE', status: 503 });
       const line = logs.lines().find((entry) => entry.level === 50);
-      expect(line).toMatchObject({ status: 401, errorId: 'AUTH-7fs1e', operation: 'changePassword' });
+      expect(line).toMatchObject({ code: 'Unauthenticated', errorId: 'AUTH-7fs1e', operation: 'changePassword' });
       expect(String(line?.msg)).toMatch(/IDP_ADMIN_TOKEN.*ORG_USER_MANAGER/);
     });
 
     it('a service user without the role (403 AUTH-AWfge) is 503 too', async () => {
       const adapter = fresh({ pat: PAT_WITHOUT_ROLE });
       expect((await apiError(adapter.deactivateUser('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
-      expect(logs.lines().find((entry) => entry.level === 50)).toMatchObject({ status: 403, errorId: 'AUTH-AWfge' });
+      expect(logs.lines().find((entry) => entry.level === 50)).toMatchObject({ code: 'PermissionDenied', errorId: 'AUTH-AWfge' });
     });
 
     it('an API URL where Zitadel is not (404 with no error id) is 503, and says so in the log', async () => {
@@ -263,118 +268,46 @@ describe('Zitadel adapter (v2 user API)', () => {
       expect((await apiError(adapter.deactivateUser('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
       expect(String(logs.lines().find((entry) => entry.level === 50)?.msg)).toMatch(/IDP_ADMIN_API_URL/);
     });
-  });
-});
 
-describe('Zitadel adapter with a JWT-profile key file', () => {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const SERVICE_USER = '287340000000000099';
-  const KEY_ID = '287340000000000100';
-  const keyFile = {
-    type: 'serviceaccount',
-    keyId: KEY_ID,
-    // Zitadel writes PKCS#1 ("BEGIN RSA PRIVATE KEY").
-    key: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-    userId: SERVICE_USER,
-  };
-  let zitadel: ZitadelServer;
-  let folder: string;
-
-  beforeAll(async () => {
-    zitadel = await startZitadelServer({ users: [{ id: '1001', password: CURRENT }], serviceAccount: { userId: SERVICE_USER, keyId: KEY_ID, publicKey } });
-    folder = mkdtempSync(path.join(tmpdir(), 'zitadel-key-'));
-  });
-  afterAll(async () => {
-    await zitadel?.close();
-    rmSync(folder, { recursive: true, force: true });
+    it('a proxy\'s HTML error page (502) is the provider failing: 503 and a warning', async () => {
+      const adapter = fresh();
+      zitadel.failure = { kind: 'html', status: 502 };
+      expect((await apiError(adapter.deleteUser('164849494297400001'))).code).toBe('IDP_UNAVAILABLE');
+      expect(logs.lines().map((line) => [line.level, line.code])).toEqual([[40, 'Unavailable']]);
+      expect(zitadel.users.has('164849494297400001')).toBe(true);
+    });
   });
 
-  const adapterWith = (key = parseServiceAccountKey(keyFile)) =>
-    createZitadelAccounts({
-      apiUrl: zitadel.url,
-      credential: jwtProfileCredential({ key, issuer: zitadel.url, limits: { timeoutMs: 2000, maxResponseBytes: 1 << 20 } }),
-      logger: createLogger('silent'),
+  describe('a request Zitadel\'s definitions refuse is refused here too', () => {
+    it('the fake applies the validate rules of @zitadel/proto: INVALID_ARGUMENT without a detail, nothing done', async () => {
+      const client = createUserServiceClient(createConnectTransport({ baseUrl: zitadel.url, httpVersion: '1.1' }));
+      const headers = { Authorization: `Bearer ${PAT}` };
+      const refused = async (call: Promise<unknown>) => {
+        const error = await call.then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(ConnectError);
+        expect((error as ConnectError).code).toBe(Code.InvalidArgument);
+        expect((error as ConnectError).details).toEqual([]);
+        return zitadel.requests.at(-1)!.invalid;
+      };
+      zitadel.requests.length = 0;
+      // SetPasswordRequest: user_id 1..200 characters; current_password 1..200; verification_code 1..20.
+      expect(await refused(client.setPassword({ userId: '', newPassword: { password: NEXT }, verification: { case: 'currentPassword', value: CURRENT } }, { headers }))).toMatch(/SetPasswordRequest\.user_id: value length must be between 1 and 200 runes/);
+      expect(await refused(client.setPassword({ userId: '164849494297400001', newPassword: { password: 'é'.repeat(201) }, verification: { case: 'currentPassword', value: CURRENT } }, { headers }))).toMatch(/Password\.password/);
+      expect(await refused(client.setPassword({ userId: '164849494297400001', newPassword: { password: NEXT }, verification: { case: 'verificationCode', value: 'x'.repeat(21) } }, { headers }))).toMatch(/verification_code/);
+      expect(await refused(client.deactivateUser({ userId: '1'.repeat(201) }, { headers }))).toMatch(/DeactivateUserRequest\.user_id/);
+      // Characters, not bytes: 200 two-byte characters pass the rule (and reach the handler).
+      await client.setPassword({ userId: '164849494297400001', newPassword: { password: 'é'.repeat(200) }, verification: { case: 'currentPassword', value: 'wrong' } }, { headers }).catch((e: unknown) => e);
+      expect(zitadel.requests.at(-1)).toMatchObject({ rpc: 'SetPassword', invalid: undefined });
+      expect(zitadel.users.get('164849494297400001')?.password).toBe(CURRENT);
     });
 
-  it('exchanges an RS256 assertion (iss = sub = the service user, aud = the issuer, at most 1 h) for a token, and caches it across calls', async () => {
-    zitadel.tokenRequests.length = 0;
-    zitadel.requests.length = 0;
-    const adapter = adapterWith();
-    expect(await adapter.listAuthenticationMethods('1001')).toHaveLength(1);
-    await adapter.listAuthenticationMethods('1001');
-    await adapter.deactivateUser('1001');
-
-    expect(zitadel.tokenRequests).toHaveLength(1);
-    const [token] = zitadel.tokenRequests;
-    expect(token).toMatchObject({ outcome: 'issued', form: { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', scope: 'openid urn:zitadel:iam:org:project:id:zitadel:aud' } });
-    expect(token!.header).toMatchObject({ alg: 'RS256', kid: KEY_ID });
-    const claims = token!.claims!;
-    expect(claims).toMatchObject({ iss: SERVICE_USER, sub: SERVICE_USER, aud: zitadel.url });
-    expect(claims.exp! - claims.iat!).toBeGreaterThan(0);
-    expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(3600);
-    // Every API call carried the issued token, never the assertion.
-    const apiCalls = zitadel.requests.filter((r) => r.path.startsWith('/v2/'));
-    expect(apiCalls).toHaveLength(3);
-    const bearer = apiCalls[0]!.authorization;
-    expect(bearer).toMatch(/^Bearer [A-Za-z0-9_-]{20,}$/);
-    for (const call of apiCalls) expect(call.authorization).toBe(bearer);
-  });
-
-  it('a token the API no longer accepts is renewed once and the call goes through', async () => {
-    const adapter = adapterWith();
-    await adapter.listAuthenticationMethods('1001');
-    zitadel.tokenRequests.length = 0;
-    zitadel.revokeIssuedTokens();
-    await adapter.listAuthenticationMethods('1001');
-    expect(zitadel.tokenRequests.map((r) => r.outcome)).toEqual(['issued']);
-  });
-
-  it('an assertion signed by another key is refused at the token endpoint: 503 IDP_UNAVAILABLE', async () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const adapter = adapterWith(parseServiceAccountKey({ ...keyFile, key: other }));
-    zitadel.tokenRequests.length = 0;
-    expect((await apiError(adapter.listAuthenticationMethods('1001'))).code).toBe('IDP_UNAVAILABLE');
-    expect(zitadel.tokenRequests.map((r) => r.outcome)).toEqual(['refused']);
-  });
-
-  it('a failing token endpoint (500) is the provider failing: 503, logged as a warning, not as a misconfiguration', async () => {
-    const logs = memory();
-    const adapter = createZitadelAccounts({
-      apiUrl: zitadel.url,
-      credential: jwtProfileCredential({ key: parseServiceAccountKey(keyFile), issuer: zitadel.url, limits: { timeoutMs: 2000, maxResponseBytes: 1 << 20 } }),
-      logger: createLogger('debug', logs.stream),
+    it('the adapter, sending one (an empty user id), gets 503 and an error log, never a user\'s error', async () => {
+      const error = await apiError(fresh().listAuthenticationMethods(''));
+      expect(error.code).toBe('IDP_UNAVAILABLE');
+      expect(zitadel.requests.at(-1)?.invalid).toMatch(/user_id/);
+      const line = logs.lines().find((entry) => entry.level === 50);
+      expect(line).toMatchObject({ operation: 'listAuthenticationMethods', code: 'InvalidArgument' });
+      expect(line).not.toHaveProperty('errorId');
     });
-    zitadel.failure = { kind: 'status', status: 500 };
-    try {
-      expect((await apiError(adapter.listAuthenticationMethods('1001'))).code).toBe('IDP_UNAVAILABLE');
-    } finally {
-      zitadel.failure = { kind: 'none' };
-    }
-    expect(logs.lines().map((line) => [line.level, line.reason])).toEqual([[40, 'server_error']]);
-    // Once the provider is back, the same adapter works.
-    expect(await adapter.listAuthenticationMethods('1001')).toHaveLength(1);
-  });
-
-  it('reads IDP_ADMIN_KEY_FILE through the factory, and refuses an application key or a broken file at boot', async () => {
-    const file = path.join(folder, 'service-user.json');
-    writeFileSync(file, JSON.stringify(keyFile));
-    const config = loadConfig({ NODE_ENV: 'test', OIDC_ISSUER: zitadel.url, OIDC_CLIENT_ID: 'gateway', OIDC_CLIENT_SECRET: 's', ENCRYPTION_KEYS: 'k1:' + randomBytes(32).toString('base64'), IDP_ADMIN_KEY_FILE: file });
-    const adapter = identityProviderAccountsFromConfig(config, createLogger('silent'));
-    expect(await adapter!.listAuthenticationMethods('1001')).toEqual([{ id: 'password', type: 'password', displayName: null, createdAt: null, lastUsedAt: null }]);
-
-    writeFileSync(file, JSON.stringify({ ...keyFile, type: 'application' }));
-    expect(() => readServiceAccountKeyFile(file)).toThrow(/IDP_ADMIN_KEY_FILE=.*serviceaccount/);
-    writeFileSync(file, '{not json');
-    expect(() => readServiceAccountKeyFile(file)).toThrow(/IDP_ADMIN_KEY_FILE=/);
-    writeFileSync(file, JSON.stringify({ ...keyFile, key: 'not a key' }));
-    expect(() => readServiceAccountKeyFile(file)).toThrow(/not a PEM private key/);
-  });
-
-  it('the factory: a PAT selects Zitadel; no admin credentials and no dev IdP selects nothing', async () => {
-    const base = { NODE_ENV: 'test', OIDC_ISSUER: zitadel.url, OIDC_CLIENT_ID: 'gateway', OIDC_CLIENT_SECRET: 's', ENCRYPTION_KEYS: 'k1:' + randomBytes(32).toString('base64') };
-    expect(identityProviderAccountsFromConfig(loadConfig(base), createLogger('silent'))).toBeNull();
-    const withPat = identityProviderAccountsFromConfig(loadConfig({ ...base, IDP_ADMIN_TOKEN: PAT, IDP_ADMIN_API_URL: zitadel.url }), createLogger('silent'));
-    // The PAT is not the server's: refused, which is 503.
-    expect((await apiError(withPat!.listAuthenticationMethods('1001'))).code).toBe('IDP_UNAVAILABLE');
   });
 });

@@ -1,5 +1,7 @@
-// Outgoing HTTP to the identity provider: every call has a deadline (connect, headers and body
-// alike) and a bound on the size of the answer, follows no redirect, and reads JSON only.
+// Outgoing plain HTTP to the identity provider (discovery and the token endpoint of the admin
+// credential; the user service goes through Zitadel's client, zitadelClient.ts, with the same
+// limits): every call has a deadline (connect, headers and body alike) and a bound on the size of
+// the answer, follows no redirect, and reads JSON only.
 // Nothing here logs: the callers log what they may (never a password, a token or a body).
 
 export interface HttpLimits {

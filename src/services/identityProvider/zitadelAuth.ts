@@ -8,6 +8,12 @@
 //   request fetches it for every caller waiting at that moment.
 // The service user needs the ORG_USER_MANAGER role on the users' organisation (or
 // IAM_USER_MANAGER on the instance): user.read, user.write (password, deactivate), user.delete.
+//
+// Discovery and the token endpoint stay hand-written HTTP (http.ts): they are OAuth endpoints, not
+// RPCs of Zitadel's service definitions, and @zitadel/client has no call for them. Its
+// `newSystemToken` signs a token for Zitadel's system API users (configured in the runtime
+// configuration of a self-hosted Zitadel, sent as a bearer as is), not a service user's JWT-profile
+// grant; its `createServerTransport` takes a fixed token, which a renewed access token is not.
 
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
