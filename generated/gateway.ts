@@ -466,7 +466,9 @@ export interface paths {
          *     (`translations`), the default texts otherwise; `language` says which translation was
          *     used. The language is decided by the first of these that is present: the `language`
          *     parameter (the account center sends the language it shows), the profile's `locale`,
-         *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed). The one that decides is
+         *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed; a header whose only ranges
+         *     are the wildcard `*`, as Node's `fetch` sends, names no language and counts as
+         *     absent). The one that decides is
          *     matched against the tags the fields translate to (`de-AT` takes `de-AT`, else `de`,
          *     else another `de-…`). When the profile or `Accept-Language` decides and matches
          *     nothing (or neither is present), the platform's `defaultLanguage` is matched the same
