@@ -400,8 +400,9 @@ export interface paths {
          *
          *     A code that is invalid, expired, already used, issued for another platform, or whose
          *     `handoffVerifier` does not match the login's `handoffChallenge` gives the same
-         *     `404 HANDOFF_CODE_INVALID`. Bad or missing credentials give
-         *     `401 INVALID_CLIENT_CREDENTIALS` with `WWW-Authenticate: Basic realm="auth-gateway"`.
+         *     `404 HANDOFF_CODE_INVALID`. Bad or missing credentials, and the credentials of a
+         *     deactivated platform (its codes stay unspent), give `401 INVALID_CLIENT_CREDENTIALS`
+         *     with `WWW-Authenticate: Basic realm="auth-gateway"`.
          */
         post: operations["exchangeAuthenticationHandoff"];
         delete?: never;
@@ -1327,9 +1328,16 @@ export interface paths {
          *     member whose name is one of `SecurityEventType`. No `exp`: a SET states a fact, and a
          *     pending one is offered until it is taken.
          *
-         *     Not rate limited (valid credentials are never refused because of what others sent);
-         *     bad or missing credentials give `401 INVALID_CLIENT_CREDENTIALS`. Errors are
-         *     problem+json, as everywhere in this API.
+         *     Not rate limited (valid credentials are never refused because of what others sent).
+         *     The credentials are checked exactly as the exchange checks them: bad or missing
+         *     credentials, the dev stack's published demo secrets on a gateway that is not the dev
+         *     stack, and a deactivated platform give `401 INVALID_CLIENT_CREDENTIALS`, before
+         *     anything in `ack` or `setErrs` is applied. While a platform is deactivated no event is
+         *     recorded for it (nor pushed); its events pending at the deactivation wait for a
+         *     reactivation 90 days after the event (the time settled delivery records are kept),
+         *     then are purged. Reactivated sooner, its next poll gets them; what happened while it
+         *     was deactivated is never recorded for it. Errors are problem+json, as everywhere in
+         *     this API.
          */
         post: operations["pollSecurityEvents"];
         delete?: never;
@@ -2077,7 +2085,7 @@ export interface components {
          *     | `SESSION_COOKIE_AMBIGUOUS` | 400 | The request carries the session cookie more than once (cookie tossing from a sibling subdomain, or a stale cookie with another path): refused rather than guessed. Clear the site's cookies and sign in again. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
-         *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials. |
+         *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials, or a deactivated platform's. |
          *     | `IDP_ERROR` | 401 | The identity provider returned an error. |
          *     | `IDP_CODE_EXCHANGE_FAILED` | 401 | The authorization code could not be exchanged. |
          *     | `ID_TOKEN_INVALID` | 401 | The ID token failed verification. |
@@ -3787,7 +3795,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `INVALID_CLIENT_CREDENTIALS`: the platform Basic credentials are missing or wrong. */
+        /** @description `INVALID_CLIENT_CREDENTIALS`: the platform Basic credentials are missing or wrong, or the platform is deactivated. */
         InvalidClientCredentials: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticateBasic"];
