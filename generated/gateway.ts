@@ -3148,7 +3148,7 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description `user`: an API caller (cookie or Bearer); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
+                 * @description `user`: an API caller acting as a user (browser session, Bearer, or a platform's own credential acting for the user: see `via`); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
                  * @enum {string}
                  */
                 type: "user" | "cli" | "devstack";
