@@ -400,8 +400,9 @@ export interface paths {
          *
          *     A code that is invalid, expired, already used, issued for another platform, or whose
          *     `handoffVerifier` does not match the login's `handoffChallenge` gives the same
-         *     `404 HANDOFF_CODE_INVALID`. Bad or missing credentials give
-         *     `401 INVALID_CLIENT_CREDENTIALS` with `WWW-Authenticate: Basic realm="auth-gateway"`.
+         *     `404 HANDOFF_CODE_INVALID`. Bad or missing credentials, and the credentials of a
+         *     deactivated platform (its codes stay unspent), give `401 INVALID_CLIENT_CREDENTIALS`
+         *     with `WWW-Authenticate: Basic realm="auth-gateway"`.
          */
         post: operations["exchangeAuthenticationHandoff"];
         delete?: never;
@@ -466,7 +467,9 @@ export interface paths {
          *     (`translations`), the default texts otherwise; `language` says which translation was
          *     used. The language is decided by the first of these that is present: the `language`
          *     parameter (the account center sends the language it shows), the profile's `locale`,
-         *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed). The one that decides is
+         *     the `Accept-Language` header (RFC 9110 §12.5.4, weighed; a header whose only ranges
+         *     are the wildcard `*`, as Node's `fetch` sends, names no language and counts as
+         *     absent). The one that decides is
          *     matched against the tags the fields translate to (`de-AT` takes `de-AT`, else `de`,
          *     else another `de-…`). When the profile or `Accept-Language` decides and matches
          *     nothing (or neither is present), the platform's `defaultLanguage` is matched the same
@@ -662,16 +665,26 @@ export interface paths {
          * @description Records that the caller accepted `version` of `documentKey`, as shown in `language`
          *     (one of the version's languages) whose text has the digest `sha256` (the digest the
          *     version gives for that language: the client proves it showed the text it was given).
-         *     One explicit request per document; nothing is ever accepted on the person's behalf.
+         *     One explicit request per document, each for something the person did: nothing is
+         *     accepted without the person's own action.
          *
          *     Only the current version can be accepted: an older one, or a digest that does not
          *     match, is `409 CONFLICT` (reload and show the current text). Idempotent: accepting the
          *     version the person's latest record already accepts records nothing new (two tabs, or a
          *     retried request, give one row), and answers the same. Each new row is audited as
          *     `document.accept`. Accepting does not complete onboarding; the account center then
-         *     calls `completeOnboarding` and resumes the login. A platform in `platform` mode that
-         *     shows its own documents records the acceptance it collected with its own credential
-         *     (its own platform only), the same way.
+         *     calls `completeOnboarding` and resumes the login.
+         *
+         *     **Who records it.** The person, with their browser session or a Bearer token. A
+         *     platform whose onboarding mode (`defaultOnboardingMode`) is `platform` shows its
+         *     documents on its own pages and records the acceptance the person gave there with its
+         *     own credential (its own platform only; another platform's key is `403 FORBIDDEN`). A
+         *     platform in `central` (or `none`) mode has its people accept in the account center:
+         *     its credential gets `403 AGREEMENT_RECORDING_NOT_ALLOWED`. Every row says who recorded
+         *     it (`AgreementRecord.recordedVia`: `session`, `bearer`, `platform` with
+         *     `recordedByPlatformKey`), so does its audit event (`actor.via`, `actor.platformKey`),
+         *     and the person's Agreements page in the account center marks the ones a platform
+         *     recorded.
          */
         post: operations["acceptAgreement"];
         delete?: never;
@@ -705,6 +718,11 @@ export interface paths {
          *     `getPlatformAgreements` and in the next exchange's `onboarding.acceptedDocuments`.
          *     Idempotent: withdrawing what is not accepted records nothing, sends no event, and
          *     answers the current state (two tabs withdrawing at once record one row and one event).
+         *
+         *     Who records it follows the rule of `acceptAgreement`: the person (browser session,
+         *     Bearer), or the credential of a platform in `platform` onboarding mode recording a
+         *     withdrawal the person made on its own pages (`recordedVia: platform`); a `central` or
+         *     `none` platform's credential gets `403 AGREEMENT_RECORDING_NOT_ALLOWED`.
          */
         post: operations["withdrawAgreement"];
         delete?: never;
@@ -1325,9 +1343,16 @@ export interface paths {
          *     member whose name is one of `SecurityEventType`. No `exp`: a SET states a fact, and a
          *     pending one is offered until it is taken.
          *
-         *     Not rate limited (valid credentials are never refused because of what others sent);
-         *     bad or missing credentials give `401 INVALID_CLIENT_CREDENTIALS`. Errors are
-         *     problem+json, as everywhere in this API.
+         *     Not rate limited (valid credentials are never refused because of what others sent).
+         *     The credentials are checked exactly as the exchange checks them: bad or missing
+         *     credentials, the dev stack's published demo secrets on a gateway that is not the dev
+         *     stack, and a deactivated platform give `401 INVALID_CLIENT_CREDENTIALS`, before
+         *     anything in `ack` or `setErrs` is applied. While a platform is deactivated no event is
+         *     recorded for it (nor pushed); its events pending at the deactivation wait for a
+         *     reactivation 90 days after the event (the time settled delivery records are kept),
+         *     then are purged. Reactivated sooner, its next poll gets them; what happened while it
+         *     was deactivated is never recorded for it. Errors are problem+json, as everywhere in
+         *     this API.
          */
         post: operations["pollSecurityEvents"];
         delete?: never;
@@ -2075,7 +2100,7 @@ export interface components {
          *     | `SESSION_COOKIE_AMBIGUOUS` | 400 | The request carries the session cookie more than once (cookie tossing from a sibling subdomain, or a stale cookie with another path): refused rather than guessed. Clear the site's cookies and sign in again. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
-         *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials. |
+         *     | `INVALID_CLIENT_CREDENTIALS` | 401 | Wrong or missing platform Basic credentials, or a deactivated platform's. |
          *     | `IDP_ERROR` | 401 | The identity provider returned an error. |
          *     | `IDP_CODE_EXCHANGE_FAILED` | 401 | The authorization code could not be exchanged. |
          *     | `ID_TOKEN_INVALID` | 401 | The ID token failed verification. |
@@ -2090,6 +2115,7 @@ export interface components {
          *     | `ORIGIN_NOT_ALLOWED` | 403 | Cookie-authenticated write from an origin that is not allowed. |
          *     | `RETURN_TO_NOT_ALLOWED` | 403 | `returnTo` outside the platform's allowlist. |
          *     | `ONBOARDING_MODE_MISMATCH` | 403 | `onboardingMode` differs from the registry. |
+         *     | `AGREEMENT_RECORDING_NOT_ALLOWED` | 403 | A platform credential recording an agreement for a platform not in `platform` onboarding mode. |
          *     | `NOT_FOUND` | 404 | No such resource or route. |
          *     | `PLATFORM_NOT_FOUND` | 404 | Unknown platform, or inactive where an active one is needed. |
          *     | `TRANSACTION_NOT_FOUND` | 404 | Invalid, expired or used login transaction. |
@@ -2119,7 +2145,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -2679,6 +2705,18 @@ export interface components {
              * @description The gateway session it happened in; `null` when made with a Bearer token.
              */
             sessionId: string | null;
+            /**
+             * @description Who recorded it: `session`, the person in their browser (the account center);
+             *     `bearer`, an app holding the person's access token; `platform`, the platform's own
+             *     back end with its platform credential, recording what the person did on the
+             *     platform's own pages (only a platform in `platform` onboarding mode may, and only on
+             *     its own documents). `null` for rows recorded before the gateway kept this: the record
+             *     is append-only and nothing is guessed into it.
+             * @enum {string|null}
+             */
+            recordedVia: "session" | "bearer" | "platform" | null;
+            /** @description The platform that recorded it when `recordedVia` is `platform` (always the record's own platform); `null` otherwise. */
+            recordedByPlatformKey: string | null;
             text: components["schemas"]["DocumentText"];
         };
         /** @description A platform's current documents with the caller's state, and the caller's record (newest first). */
@@ -3110,7 +3148,7 @@ export interface components {
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description `user`: an API caller (cookie or Bearer); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
+                 * @description `user`: an API caller acting as a user (browser session, Bearer, or a platform's own credential acting for the user: see `via`); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
                  * @enum {string}
                  */
                 type: "user" | "cli" | "devstack";
@@ -3121,6 +3159,13 @@ export interface components {
                 userId: string | null;
                 /** @description Identity-provider subject; `null` for the command line. */
                 sub: string | null;
+                /**
+                 * @description For `user`, the credential the change came with; `session` (the person's browser), `bearer` (an access token) or `platform` (a platform's own credential acting for the person, see `platformKey`); `null` for the command line, the dev stack and events recorded before this was kept.
+                 * @enum {string|null}
+                 */
+                via?: "session" | "bearer" | "platform" | null;
+                /** @description The platform whose own credential made the change (`via` is `platform`); `null` otherwise. */
+                platformKey?: string | null;
             };
             /** @description Names of the changed properties (for example `displayName`, or `clientSecret` on rotation). */
             changedFields: string[];
@@ -3210,7 +3255,8 @@ export interface components {
              * @description The person's agreement record, every row oldest first, also of platforms the person
              *     has left: `platformKey`, `platformName`, `documentKey`, `kind`, `version`, `title`
              *     (in the language shown), `language`, `action` (`accept` or `withdraw`),
-             *     `recordedAt`, `sessionId` (the gateway session it happened in) and `sha256`, the
+             *     `recordedAt`, `sessionId` (the gateway session it happened in), `recordedVia` (who
+             *     recorded it, as `AgreementRecord.recordedVia`) and `sha256`, the
              *     digest of the public text shown (not a secret: it lets the person check the
              *     platform's published text). Written as it is read, like sessions.
              */
@@ -3785,7 +3831,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `INVALID_CLIENT_CREDENTIALS`: the platform Basic credentials are missing or wrong. */
+        /** @description `INVALID_CLIENT_CREDENTIALS`: the platform Basic credentials are missing or wrong, or the platform is deactivated. */
         InvalidClientCredentials: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticateBasic"];
@@ -4765,7 +4811,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`, or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED`, `FORBIDDEN` (a platform credential of another platform, or a caller with no local user), or `AGREEMENT_RECORDING_NOT_ALLOWED` (the credential of a platform whose onboarding mode is not `platform`). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND` (the platform is unknown or inactive, or the caller never signed in to it: an agreement never creates a membership) or `DOCUMENT_NOT_FOUND` (no such document, or it has no current version). */
             404: components["responses"]["NotFound"];
@@ -4805,7 +4851,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED`, or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED`, `FORBIDDEN` (a platform credential of another platform, or a caller with no local user), or `AGREEMENT_RECORDING_NOT_ALLOWED` (the credential of a platform whose onboarding mode is not `platform`). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND` (the platform is unknown or inactive, or the caller never signed in to it) or `DOCUMENT_NOT_FOUND`. */
             404: components["responses"]["NotFound"];

@@ -56,7 +56,11 @@ export function createSecurityHandlers(deps: AppDeps) {
       };
     },
 
-    /** Only parses: the secret is checked in the exchange's single SQL statement. */
+    /**
+     * Only parses: every operation with this scheme (exchangeAuthenticationHandoff,
+     * pollSecurityEvents) checks the credentials with withPlatformClient
+     * (services/registry/platformClient.ts), inside its own SQL statement.
+     */
     platformBasicAuth(c: Context, req: Request): BasicCredentials | undefined {
       return parseBasic(req.headers.authorization);
     },

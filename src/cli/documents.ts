@@ -138,7 +138,7 @@ export function parseDocumentsCommand(action: string | undefined, args: string[]
       return async (db, _io, json) => {
         const record = await listAcceptancesOfPerson(db, positionals[0]!, values.sub!);
         if (json) io.stdout(toJson(record));
-        else io.stdout(record.records.length === 0 ? 'No acceptance recorded.\n' : `${record.records.map((row) => `${row.recordedAt}  ${row.action.padEnd(8)} ${row.documentKey} v${row.version} (${row.language}) sha256 ${row.sha256}`).join('\n')}\n`);
+        else io.stdout(record.records.length === 0 ? 'No acceptance recorded.\n' : `${record.records.map((row) => `${row.recordedAt}  ${row.action.padEnd(8)} ${row.documentKey} v${row.version} (${row.language}) sha256 ${row.sha256}${row.recordedVia === 'platform' ? `  recorded by platform ${row.recordedByPlatformKey ?? '?'}` : ''}`).join('\n')}\n`);
       };
     }
     default:

@@ -104,7 +104,8 @@ export function formatAuditList(page: AuditEventList): string {
       e.platformKey ?? (e.sessionId ? `session ${e.sessionId}` : '-'),
       e.fieldKey ?? '-',
       // cli and devstack (the dev stack's seeding) have no user; only a user actor has a subject.
-      e.actor.type === 'user' ? `user ${e.actor.sub ?? e.actor.userId ?? '?'}` : e.actor.type,
+      // A platform's own credential acting for the user is named: the change came from its back end.
+      e.actor.type === 'user' ? `user ${e.actor.sub ?? e.actor.userId ?? '?'}${e.actor.via === 'platform' ? ` by platform ${e.actor.platformKey ?? '?'}` : ''}` : e.actor.type,
       e.changedFields.join(',') || '-',
       e.requestId ?? '-',
     ]),

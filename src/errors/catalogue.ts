@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   ORIGIN_NOT_ALLOWED: { status: 403, title: 'The request origin is not allowed' },
   RETURN_TO_NOT_ALLOWED: { status: 403, title: 'The return address is not allowed for this platform' },
   ONBOARDING_MODE_MISMATCH: { status: 403, title: 'The onboarding mode does not match the platform' },
+  AGREEMENT_RECORDING_NOT_ALLOWED: { status: 403, title: 'This platform may not record agreements for its people' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   PLATFORM_NOT_FOUND: { status: 404, title: 'The platform does not exist or is inactive' },
   TRANSACTION_NOT_FOUND: { status: 404, title: 'The login transaction is unknown, expired or already used' },

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { escapeHtml, htmlPage } from '../web/page.ts';
-import { pageIntl, pageLanguageOf, type PageLanguage } from '../web/i18n.ts';
+import { pageIntl, pageLanguageOf, preferredLanguages, type PageLanguage } from '../web/i18n.ts';
 import { brandLabel } from '../web/platformBrand.ts';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type NextStep, type PageTitleKey } from './catalogue.ts';
 
@@ -136,7 +136,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError, operat
     const platformDefault = error.nextStep?.brand?.defaultLanguage ?? null;
     const language = pageLanguageOf(req, platformDefault);
     res.set({ 'Content-Language': language, Vary: 'Accept-Language' });
-    const languages = platformDefault ? [...req.acceptsLanguages(), platformDefault] : req.acceptsLanguages();
+    const languages = platformDefault ? [...preferredLanguages(req), platformDefault] : preferredLanguages(req);
     res.type('text/html; charset=utf-8').send(problemPage(problem, error.nextStep, error.pageTitle, language, languages));
     return;
   }

@@ -6,7 +6,8 @@ import type { Config } from '../config/index.ts';
  * here and in docs/getting-started.md, so they protect nothing. The dev stack seeds its demo platforms with
  * them (src/devstack/seed.ts) so a person can use them without rotating anything, and the
  * gateway accepts them only while it runs its own dev stack (acceptsPublishedDevCredentials):
- * any gateway with DATABASE_URL set, and every production gateway, refuses them at the exchange.
+ * any gateway with DATABASE_URL set, and every production gateway, refuses them at the exchange
+ * and the event poll (the one check of Basic credentials, services/registry/platformClient.ts).
  */
 export interface PublishedPlatformCredentials {
   readonly clientId: string;

@@ -37,6 +37,13 @@ export interface Actor {
   sub: string | null;
   /** Correlation id of the request; null for the CLI. */
   requestId: string | null;
+  /**
+   * For an API caller, the credential it used: the person's browser session, a Bearer access
+   * token, or a platform's own credential (acting for the person); absent for the CLI and the dev stack.
+   */
+  via?: Principal['via'] | null;
+  /** The platform whose own credential made the change (via `platform`). */
+  platformKey?: string | null;
 }
 
 export const CLI_ACTOR: Actor = Object.freeze({ type: 'cli', userId: null, sub: null, requestId: null });
@@ -45,7 +52,14 @@ export const DEVSTACK_ACTOR: Actor = Object.freeze({ type: 'devstack', userId: n
 
 /** The actor of an authenticated API request (the security handlers guarantee a principal on admin routes). */
 export function actorFromPrincipal(principal: Principal | null, requestId: string): Actor {
-  return { type: 'user', userId: principal?.userId ?? null, sub: principal?.sub ?? null, requestId };
+  return {
+    type: 'user',
+    userId: principal?.userId ?? null,
+    sub: principal?.sub ?? null,
+    requestId,
+    via: principal?.via ?? null,
+    platformKey: principal?.via === 'platform' ? (principal.platform?.key ?? null) : null,
+  };
 }
 
 /**
@@ -68,6 +82,8 @@ export async function recordAuditEvent(
     actorType: actor.type,
     actorUserId: actor.userId,
     actorSub: actor.sub,
+    actorVia: actor.via ?? null,
+    actorPlatformKey: actor.platformKey ?? null,
     changedFields: [...event.changedFields],
     requestId: actor.requestId,
   });
@@ -124,7 +140,7 @@ function toView(row: AuditEventRow): AuditEventView {
     sessionId: row.sessionId,
     // Only on document.* events (the properties are optional in the contract).
     ...(row.documentKey ? { documentKey: row.documentKey, documentVersion: row.documentVersion ?? null } : {}),
-    actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub },
+    actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub, via: row.actorVia ?? null, platformKey: row.actorPlatformKey ?? null },
     changedFields: row.changedFields,
     requestId: row.requestId,
   };

@@ -1,14 +1,14 @@
 import type { AppDeps } from '../deps.ts';
 import { statementDeadline, type Db } from '../db/knex.ts';
 import type { Permission } from '../domain/types.ts';
-import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
+import { ApiError } from '../errors/catalogue.ts';
 import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
 import { findRedeemedHandoff, insertHandoff, redeemHandoff, type RedeemedHandoff } from '../db/repositories/handoffs.ts';
 import { isDatabaseUnavailable, isOutcomeUnknown } from '../db/errors.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';
 import { outcomeOf } from '../observability/metrics.ts';
-import { acceptsPublishedDevCredentials, isPublishedDevSecret } from '../security/devCredentials.ts';
+import { withPlatformClient } from './registry/platformClient.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
@@ -105,33 +105,30 @@ async function redeem(
   credentials: { clientId: string; clientSecret: string },
   input: { code: string; handoffVerifier?: string | undefined },
 ): Promise<ExchangeResult> {
-  // The dev stack's published demo secrets (src/security/devCredentials.ts) work only there:
-  // refused before anything is read or consumed, whatever a database holds.
-  if (isPublishedDevSecret(credentials.clientSecret) && !acceptsPublishedDevCredentials(deps.config)) {
-    throw invalidClientCredentials('This is a published development secret of the dev stack: it is accepted only by `npm start` with its embedded database. Rotate the platform\'s credentials.');
-  }
   const platformCredential = newPlatformCredential();
-  const statement = {
-    clientId: credentials.clientId,
-    secretDigest: sha256(credentials.clientSecret),
-    codeDigest: sha256(input.code),
-    handoffChallenge: input.handoffVerifier === undefined ? null : s256Challenge(input.handoffVerifier),
-    credentialDigest: sha256(platformCredential),
-  };
-  let row: RedeemedHandoff;
-  try {
-    row = await redeemHandoff(deps.db, statement);
-  } catch (error) {
-    // The connection died after the statement was sent (a primary killed under a failover): it
-    // may have committed, and the code is then spent, so a 503 would lose the login (the BFF's
-    // retry gets 404). Ask the server that takes over whether it did; 503 only when it did not
-    // (nothing spent) or when no server answers within the window (the outcome stays unknown).
-    if (!isOutcomeUnknown(error)) throw error;
-    const committed = await committedRedeem(deps.db, statement);
-    if (!committed) throw error;
-    row = committed;
-  }
-  if (row.platformKey === null) throw invalidClientCredentials('The platform client id or secret is not valid.');
+  // The platform's credentials go through the one check of Basic credentials (a published dev
+  // secret off the dev stack, an unknown or wrong secret, a deactivated platform: 401), matched
+  // inside the redeem's own statement.
+  const row = await withPlatformClient(deps.config, credentials, async (client) => {
+    const statement = {
+      ...client,
+      codeDigest: sha256(input.code),
+      handoffChallenge: input.handoffVerifier === undefined ? null : s256Challenge(input.handoffVerifier),
+      credentialDigest: sha256(platformCredential),
+    };
+    try {
+      return await redeemHandoff(deps.db, statement);
+    } catch (error) {
+      // The connection died after the statement was sent (a primary killed under a failover): it
+      // may have committed, and the code is then spent, so a 503 would lose the login (the BFF's
+      // retry gets 404). Ask the server that takes over whether it did; 503 only when it did not
+      // (nothing spent) or when no server answers within the window (the outcome stays unknown).
+      if (!isOutcomeUnknown(error)) throw error;
+      const committed = await committedRedeem(deps.db, statement);
+      if (!committed) throw error;
+      return committed;
+    }
+  });
   // Unknown, expired, used, other-platform and challenge-mismatched codes all look the same to the caller.
   if (!row.sessionId || !row.userId || !row.sub || !row.onboarding || !row.returnTo) {
     deps.metrics?.handoffsInvalid.inc({ platform: row.platformKey });

@@ -32,12 +32,30 @@ export function pageIntl(language: PageLanguage): IntlShape {
  * request already read (the error's way back), never from a query of its own.
  */
 export function pageLanguageOf(req: Pick<Request, 'acceptsLanguages' | 'headers'>, platformDefault?: string | null): PageLanguage {
-  // Without the header, express's negotiator would answer the first language on offer.
-  const accepted = req.headers['accept-language'] ? req.acceptsLanguages([...PAGE_LANGUAGES]) : false;
+  const accepted = negotiateLanguage(req, PAGE_LANGUAGES);
   const spoken = PAGE_LANGUAGES.find((language) => language === accepted);
   if (spoken) return spoken;
   const primary = platformDefault?.split('-')[0]?.toLowerCase();
   return PAGE_LANGUAGES.find((language) => language === primary) ?? DEFAULT_PAGE_LANGUAGE;
+}
+
+/**
+ * The one place the gateway reads Accept-Language (RFC 9110 §12.5.4): the most preferred of
+ * `available`, or undefined when the request states no preference. No preference is no header,
+ * and a header whose only ranges are the wildcard `*` (with or without a weight: Node's fetch
+ * sends `Accept-Language: *`): express's negotiator answers the first language on offer to
+ * both, which would make whatever happens to be listed first (a translation) look chosen, over
+ * the platform's default language or the default texts.
+ */
+export function negotiateLanguage(req: Pick<Request, 'acceptsLanguages' | 'headers'>, available: readonly string[]): string | undefined {
+  if (preferredLanguages(req).length === 0) return undefined;
+  return req.acceptsLanguages([...available]) || undefined;
+}
+
+/** The languages a request names, most preferred first, without the wildcard (none: no preference). */
+export function preferredLanguages(req: Pick<Request, 'acceptsLanguages' | 'headers'>): string[] {
+  if (!req.headers['accept-language']) return [];
+  return req.acceptsLanguages().filter((language) => language !== '*');
 }
 
 /** The formatter for a request's language. */

@@ -149,12 +149,12 @@ describe('audit log', () => {
         platformKey: key,
         fieldKey: null,
         sessionId: null, // set only on session.revoke
-        actor: { type: 'user', userId: ctx.cookieAdmin.userId, sub: 'cookie-admin' },
+        actor: { type: 'user', userId: ctx.cookieAdmin.userId, sub: 'cookie-admin', via: 'session', platformKey: null },
         changedFields: ['clientSecret'],
         requestId: expect.any(String),
       });
-      expect(update).toMatchObject({ actor: { type: 'user', userId: null, sub: 'dev-user-admin' }, changedFields: ['displayName'], requestId: patched.headers['x-request-id'] });
-      expect(creation).toMatchObject({ actor: { type: 'cli', userId: null, sub: null }, requestId: null });
+      expect(update).toMatchObject({ actor: { type: 'user', userId: null, sub: 'dev-user-admin', via: 'bearer', platformKey: null }, changedFields: ['displayName'], requestId: patched.headers['x-request-id'] });
+      expect(creation).toMatchObject({ actor: { type: 'cli', userId: null, sub: null, via: null, platformKey: null }, requestId: null });
       expect(Date.parse(rotation.occurredAt)).toBeGreaterThanOrEqual(Date.parse(update.occurredAt));
 
       const onlyUpdates = await ctx.bearerAdmin.apply(api().get('/v1/audit-events').query({ platformKey: key, action: 'platform.update' })).expect(200);

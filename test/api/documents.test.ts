@@ -35,9 +35,9 @@ describe('documents and agreements (issue 25)', () => {
 
   const db = () => database.db;
 
-  async function platform(): Promise<string> {
+  async function platform(defaultOnboardingMode: 'central' | 'platform' = 'central'): Promise<string> {
     const key = `DOC_${++seq}_${randomBytes(2).toString('hex').toUpperCase()}`;
-    await createPlatform(db(), { platformKey: key, displayName: key, callbackUrl: 'https://p.example/cb', allowedReturnUrls: ['https://p.example/app/'], defaultOnboardingMode: 'central' }, CLI_ACTOR);
+    await createPlatform(db(), { platformKey: key, displayName: key, callbackUrl: 'https://p.example/cb', allowedReturnUrls: ['https://p.example/app/'], defaultOnboardingMode }, CLI_ACTOR);
     return key;
   }
 
@@ -275,5 +275,71 @@ describe('documents and agreements (issue 25)', () => {
     // Once signed in, the same request records the acceptance.
     await signedInTo(stranger, key);
     await as(stranger.cookie, app().post(`/v1/agreements/${key}/acceptances`)).send({ documentKey: 'terms', version: 1, language: 'en', sha256: digest('Terms.') }).expect(200);
+  });
+
+  it('who recorded it: a central platform\'s credential is refused (403), a platform-mode platform records and is named, in the record, its views and the audit log', async () => {
+    const central = await platform('central');
+    await published(central, 'terms', 'terms', true, 'Central terms.');
+    await published(central, 'newsletter', 'custom', false, 'Central news.');
+    const own = await platform('platform');
+    await published(own, 'terms', 'terms', true, 'Own terms.');
+    await published(own, 'newsletter', 'custom', false, 'Own news.');
+    const person = await user();
+    await signedInTo(person, central);
+    await signedInTo(person, own);
+    const accept = (documentKey: string, text: string) => ({ documentKey, version: 1, language: 'en', sha256: digest(text) });
+
+    // A central platform's people accept in the account center: its credential cannot speak for them.
+    const centralCredential = await platformCredential(person, central);
+    const refused = await app().post(`/v1/agreements/${central}/acceptances`).set('Cookie', centralCredential).send(accept('terms', 'Central terms.')).expect(403);
+    expect(refused.body.code).toBe('AGREEMENT_RECORDING_NOT_ALLOWED');
+    await as(person.cookie, app().post(`/v1/agreements/${central}/acceptances`)).send(accept('newsletter', 'Central news.')).expect(200);
+    expect((await app().post(`/v1/agreements/${central}/withdrawals`).set('Cookie', centralCredential).send({ documentKey: 'newsletter' }).expect(403)).body.code).toBe('AGREEMENT_RECORDING_NOT_ALLOWED');
+    expect((await db().raw(`SELECT r.action, r.recorded_via FROM agreement_records r JOIN platforms p ON p.id = r.platform_id WHERE p.platform_key = ?`, [central])).rows).toEqual([{ action: 'accept', recorded_via: 'session' }]);
+
+    // A platform-mode platform records what the person did on its pages, and is named for it.
+    const ownCredential = await platformCredential(person, own);
+    await app().post(`/v1/agreements/${own}/acceptances`).set('Cookie', ownCredential).send(accept('terms', 'Own terms.')).expect(200);
+    await app().post(`/v1/agreements/${own}/acceptances`).set('Cookie', ownCredential).send(accept('newsletter', 'Own news.')).expect(200);
+    await app().post(`/v1/agreements/${own}/withdrawals`).set('Cookie', ownCredential).send({ documentKey: 'newsletter' }).expect(200);
+    const bearer = await idp.signJwt({ iss: idp.issuer, aud: GATEWAY_CLIENT, client_id: GATEWAY_CLIENT, sub: person.sub, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 300, scope: 'openid' });
+    await app().post(`/v1/agreements/${own}/acceptances`).set('Authorization', `Bearer ${bearer}`).send(accept('newsletter', 'Own news.')).expect(200);
+
+    const expected = [
+      { documentKey: 'newsletter', action: 'accept', recordedVia: 'bearer', recordedByPlatformKey: null },
+      { documentKey: 'newsletter', action: 'withdraw', recordedVia: 'platform', recordedByPlatformKey: own },
+      { documentKey: 'newsletter', action: 'accept', recordedVia: 'platform', recordedByPlatformKey: own },
+      { documentKey: 'terms', action: 'accept', recordedVia: 'platform', recordedByPlatformKey: own },
+    ];
+    const pick = (records: Record<string, unknown>[]) => records.map(({ documentKey, action, recordedVia, recordedByPlatformKey }) => ({ documentKey, action, recordedVia, recordedByPlatformKey }));
+    // The person's own views, the platform's view, and the administrator's view of the person.
+    const mine = (await as(person.cookie, app().get('/v1/agreements')).expect(200)).body.items;
+    expect(pick(mine.find((item: { platformKey: string }) => item.platformKey === own).records)).toEqual(expected);
+    expect(pick(mine.find((item: { platformKey: string }) => item.platformKey === central).records)).toEqual([{ documentKey: 'newsletter', action: 'accept', recordedVia: 'session', recordedByPlatformKey: null }]);
+    expect(pick((await app().get(`/v1/agreements/${own}`).set('Cookie', ownCredential).expect(200)).body.records)).toEqual(expected);
+    const schemaAdmin = await user(['onboarding:schema:read']);
+    expect(pick((await as(schemaAdmin.cookie, app().get(`/v1/platforms/${own}/acceptances?sub=${person.sub}`)).expect(200)).body.records)).toEqual(expected);
+
+    // The audit log says the same: which credential, and which platform's.
+    const audit = (await db().raw(
+      `SELECT action, document_key, actor_type, actor_user_id, actor_via, actor_platform_key FROM audit_events WHERE platform_key = ? AND action LIKE 'document.%' AND action <> 'document.publish' ORDER BY occurred_at, id`,
+      [own],
+    )).rows;
+    expect(audit).toEqual([
+      { action: 'document.accept', document_key: 'terms', actor_type: 'user', actor_user_id: person.id, actor_via: 'platform', actor_platform_key: own },
+      { action: 'document.accept', document_key: 'newsletter', actor_type: 'user', actor_user_id: person.id, actor_via: 'platform', actor_platform_key: own },
+      { action: 'document.withdraw', document_key: 'newsletter', actor_type: 'user', actor_user_id: person.id, actor_via: 'platform', actor_platform_key: own },
+      { action: 'document.accept', document_key: 'newsletter', actor_type: 'user', actor_user_id: person.id, actor_via: 'bearer', actor_platform_key: null },
+    ]);
+    const operator = await user(['platforms:admin']);
+    const events = (await as(operator.cookie, app().get(`/v1/audit-events?platformKey=${own}&action=document.withdraw`)).expect(200)).body.items;
+    expect(events.map((event: { actor: unknown }) => event.actor)).toEqual([{ type: 'user', userId: person.id, sub: person.sub, via: 'platform', platformKey: own }]);
+
+    // A row without who recorded it is refused from now on (rows from before the migration keep NULL).
+    await expect(db().raw(
+      `INSERT INTO agreement_records (user_id, platform_id, document_id, version_id, version, action, text_digest, language)
+       SELECT user_id, platform_id, document_id, version_id, version, 'accept', text_digest, language FROM agreement_records WHERE user_id = ? LIMIT 1`,
+      [person.id],
+    )).rejects.toThrow(/agreement_records_recorded_via_required/);
   });
 });

@@ -166,6 +166,16 @@ describe('onboarding field translations (issue 27)', () => {
       expect(texts(response.body)[1]![1]).toBe('Team size');
     });
 
+    it('a wildcard alone (Node\'s fetch sends `Accept-Language: *`) is no preference: the default texts, not the first translation', async () => {
+      for (const wildcard of ['*', '*;q=0.5', '*, *;q=0.1', ' * ']) {
+        const response = await requirements(await user(), wildcard);
+        expect(response.body.language, wildcard).toBeNull();
+        expect(texts(response.body)[1]![1], wildcard).toBe('Team size');
+      }
+      // A named language before the wildcard still decides.
+      expect((await requirements(await user(), 'de, *;q=0.1')).body.language).toBe('de');
+    });
+
     it('refuses a language parameter that is not a tag', async () => {
       const response = await as(await user(), 'get', `/v1/onboarding/${key}/requirements?language=${encodeURIComponent('<script>')}`).expect(400);
       expect(response.body.code).toBe('VALIDATION_FAILED');
@@ -203,6 +213,8 @@ describe('onboarding field translations (issue 27)', () => {
       expect(unmatched.fields[0].label).toBe('Teamgröße');
       expect((await requirements(await user([], 'fr'), 'it')).language).toBe('de');
       expect((await requirements(await user())).language).toBe('de');
+      // A wildcard alone names no language: the platform's default, as without the header.
+      expect((await requirements(await user(), '*')).language).toBe('de');
       // A match of the person's own sources still wins, and so does the caller's language.
       expect((await requirements(await user([], 'de-CH'), 'fr')).language).toBe('de-CH');
       expect((await requirements(await user(), 'fr', '?language=en')).language).toBeNull();

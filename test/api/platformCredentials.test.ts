@@ -97,17 +97,22 @@ describe('registry changes take effect on the handoff exchange at once', () => {
     expect(rows[0].n).toBe(codes.length - redeemed.length);
   });
 
-  it('deactivation: start gives 404 and an outstanding code gives 404 at the exchange, even with valid credentials', async () => {
+  it('deactivation: start gives 404 and the exchange refuses the valid credentials with 401 (as the event poll does), leaving an outstanding code unspent', async () => {
     const platform = await seedPlatform(database.db);
     const code = await issueTestHandoff(ctx.gateway, platform.key);
     await ctx.cookieAdmin.apply(request(ctx.gateway.app).delete(`/v1/platforms/${platform.key}`)).expect(200);
 
     const start = await request(ctx.gateway.app).get('/v1/auth/start').query({ platformKey: platform.key, returnTo: 'https://bff.example.test/' }).expect(404);
     expect(start.body.code).toBe('PLATFORM_NOT_FOUND');
-    const res = await exchange(ctx.gateway.app, basic(platform.clientId, platform.clientSecret), code).expect(404);
-    expect(res.body.code).toBe('HANDOFF_CODE_INVALID');
-    // Wrong credentials still say 401, so a deactivated platform does not become a secret oracle.
-    await exchange(ctx.gateway.app, basic(platform.clientId, 'pcs_wrong-secret-wrong-secret-wrong-secret-xx'), code).expect(401);
+    const res = await exchange(ctx.gateway.app, basic(platform.clientId, platform.clientSecret), code).expect(401);
+    expect(res.body.code).toBe('INVALID_CLIENT_CREDENTIALS');
+    expect(res.body.detail).toContain('deactivated');
+    // Wrong credentials say 401 without the reason, so a deactivated platform does not become a secret oracle.
+    const wrong = await exchange(ctx.gateway.app, basic(platform.clientId, 'pcs_wrong-secret-wrong-secret-wrong-secret-xx'), code).expect(401);
+    expect(wrong.body.detail).not.toContain('deactivated');
+    // Nothing was consumed: reactivated within the code's lifetime, the same code redeems.
+    await ctx.cookieAdmin.apply(request(ctx.gateway.app).post(`/v1/platforms/${platform.key}/activate`)).expect(200);
+    await exchange(ctx.gateway.app, basic(platform.clientId, platform.clientSecret), code).expect(200);
   });
 });
 

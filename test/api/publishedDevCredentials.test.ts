@@ -50,6 +50,18 @@ describe('the published development credentials', () => {
     expect(redeemed.body.session.gatewayToken).toMatch(/^gwp_/);
   });
 
+  it('are refused by the event poll as by the exchange (one check of Basic credentials), and accepted by the dev stack', async () => {
+    const platform = await platformWithPublishedSecret();
+    const gateway = await createTestApp({ db: database.db, env: { DATABASE_URL: database.url, ENCRYPTION_KEYS: generateKeyRingSpec('t') } });
+    const refused = await request(gateway.app).post('/v1/events/poll').set('Authorization', basic(platform.clientId, published.clientSecret)).send({}).expect(401);
+    expect(refused.body.code).toBe('INVALID_CLIENT_CREDENTIALS');
+    expect(refused.body.detail).toContain('published development secret');
+
+    const devStack = await createTestApp({ db: database.db, env: { NODE_ENV: 'development' } });
+    const polled = await request(devStack.app).post('/v1/events/poll').set('Authorization', basic(platform.clientId, published.clientSecret)).send({}).expect(200);
+    expect(polled.body).toEqual({ sets: {}, moreAvailable: false });
+  });
+
   it('are never accepted in production', () => {
     expect(acceptsPublishedDevCredentials({ isProduction: true, databaseUrl: null })).toBe(false);
     expect(acceptsPublishedDevCredentials({ isProduction: true, databaseUrl: 'postgres://db/gateway' })).toBe(false);

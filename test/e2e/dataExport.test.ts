@@ -96,11 +96,13 @@ describe('download my data', () => {
     expect(document.onboarding).toEqual([
       { platformKey: platform.key, completedRequirementVersion: 2, currentRequirementVersion: 2, values: [expect.objectContaining({ fieldKey: 'company', label: 'Company', type: 'TEXT', value: 'Acme', archived: false })] },
     ]);
-    const agreement = { platformKey: platform.key, platformName: expect.any(String), documentKey: 'newsletter', kind: 'custom', version: newsletter.version, title: 'Rundbrief', language: 'de', sha256: shownSha256, sessionId: again.sessionId, recordedAt: expect.any(String) };
+    const agreement = { platformKey: platform.key, platformName: expect.any(String), documentKey: 'newsletter', kind: 'custom', version: newsletter.version, title: 'Rundbrief', language: 'de', sha256: shownSha256, sessionId: again.sessionId, recordedAt: expect.any(String), recordedVia: 'session' };
     expect(document.agreements).toEqual([{ ...agreement, action: 'accept' }, { ...agreement, action: 'withdraw' }]);
     expect(document.sessions.map((s: { id: string }) => s.id).sort()).toEqual([alice.sessionId, again.sessionId].sort());
     expect(document.sessions.find((s: { id: string }) => s.id === alice.sessionId)).toMatchObject({ endReason: 'revoked', platforms: [platform.key] });
     expect(document.auditEvents.map((e: { action: string }) => e.action)).toEqual(['session.revoke', 'document.accept', 'document.withdraw', 'data_export.start']);
+    // Each says which credential it came with (the browser session here).
+    expect(document.auditEvents.filter((e: { action: string }) => e.action.startsWith('document.')).map((e: { actorVia: string; actorPlatformKey: string | null }) => [e.actorVia, e.actorPlatformKey])).toEqual([['session', null], ['session', null]]);
 
     // No secret: none of the values that the person's sign-ins left in the database, nor any property named like one.
     const { rows: stored } = await db().raw(

@@ -28,7 +28,7 @@ describe("the gateway pages' message catalogues", () => {
 
 describe('pageLanguageOf', () => {
   const app = express().get('/', (req, res) => {
-    res.send(pageLanguageOf(req));
+    res.send(pageLanguageOf(req, typeof req.query.platform === 'string' ? req.query.platform : null));
   });
   const ask = async (acceptLanguage?: string) => {
     const call = request(app).get('/');
@@ -42,5 +42,16 @@ describe('pageLanguageOf', () => {
     expect(await ask('fr-FR,it')).toBe('en');
     expect(await ask()).toBe('en');
     expect(await ask('*;q=0.1, ,;;garbage')).toBe('en');
+  });
+
+  it("takes a wildcard alone (Node's fetch sends `Accept-Language: *`) as no preference: the platform's default language, as without the header", async () => {
+    const withPlatform = async (acceptLanguage?: string) => {
+      const call = request(app).get('/').query({ platform: 'de-AT' });
+      return (await (acceptLanguage === undefined ? call : call.set('Accept-Language', acceptLanguage))).text;
+    };
+    expect(await withPlatform()).toBe('de');
+    for (const wildcard of ['*', '*;q=0.5', '*, *;q=0.2']) expect(await withPlatform(wildcard), wildcard).toBe('de');
+    // A language named before the wildcard still decides.
+    expect(await withPlatform('en, *;q=0.1')).toBe('en');
   });
 });

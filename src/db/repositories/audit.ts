@@ -18,6 +18,10 @@ export interface NewAuditEvent {
   actorType: ActorType;
   actorUserId: string | null;
   actorSub: string | null;
+  /** The credential an API caller used (session, bearer, platform); null for the CLI, the dev stack and older rows. */
+  actorVia?: 'session' | 'bearer' | 'platform' | null;
+  /** The platform whose own credential made the change. */
+  actorPlatformKey?: string | null;
   /** Names of changed properties only; never values. */
   changedFields: string[];
   requestId: string | null;
@@ -34,15 +38,15 @@ const AUDIT_COLUMNS = `
   id, occurred_at AS "occurredAt",
   to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "occurredAtExact",
   action, platform_key AS "platformKey", field_key AS "fieldKey", session_id AS "sessionId", document_key AS "documentKey", document_version AS "documentVersion", actor_type AS "actorType", actor_user_id AS "actorUserId",
-  actor_sub AS "actorSub", changed_fields AS "changedFields", request_id AS "requestId"`;
+  actor_sub AS "actorSub", actor_via AS "actorVia", actor_platform_key AS "actorPlatformKey", changed_fields AS "changedFields", request_id AS "requestId"`;
 
 /** Append only: there is no update or delete of audit rows anywhere in the service. */
 export async function insertAuditEvent(db: Db, event: NewAuditEvent): Promise<AuditEventRow> {
   const { rows } = await db.raw<{ rows: AuditEventRow[] }>(
-    `INSERT INTO audit_events (action, platform_key, field_key, session_id, document_key, document_version, actor_type, actor_user_id, actor_sub, changed_fields, request_id)
-     VALUES (:action, :platformKey, :fieldKey, :sessionId, :documentKey, :documentVersion, :actorType, :actorUserId, :actorSub, CAST(:changedFields AS text[]), :requestId)
+    `INSERT INTO audit_events (action, platform_key, field_key, session_id, document_key, document_version, actor_type, actor_user_id, actor_sub, actor_via, actor_platform_key, changed_fields, request_id)
+     VALUES (:action, :platformKey, :fieldKey, :sessionId, :documentKey, :documentVersion, :actorType, :actorUserId, :actorSub, :actorVia, :actorPlatformKey, CAST(:changedFields AS text[]), :requestId)
      RETURNING ${AUDIT_COLUMNS}`,
-    { documentKey: null, documentVersion: null, ...event },
+    { documentKey: null, documentVersion: null, actorVia: null, actorPlatformKey: null, ...event },
   );
   return rows[0]!;
 }

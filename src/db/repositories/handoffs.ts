@@ -1,6 +1,7 @@
 import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
 import type { Permission } from '../../domain/types.ts';
 import type { OnboardingStatus } from '../../domain/types.ts';
+import { PLATFORM_CLIENT_MATCH } from './platforms.ts';
 
 export interface NewHandoff {
   codeDigest: Buffer;
@@ -38,6 +39,8 @@ export async function insertHandoff(db: Db, handoff: NewHandoff): Promise<boolea
 export interface RedeemedHandoff {
   /** The platform of the credentials presented (whatever became of the code); null: unknown client id or wrong secret. */
   platformKey: string | null;
+  /** Whether that platform is active (null: none matched); an inactive one's code is not consumed. */
+  platformActive: boolean | null;
   /** The rest is null unless the code was redeemed. */
   sessionId: string | null;
   sessionExpiresAt: Date | null;
@@ -85,8 +88,7 @@ export async function redeemHandoff(
     db,
     'gw_redeem_handoff',
     `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
-       SELECT id, platform_key, active, handoff_challenge_required FROM platforms
-        WHERE client_id = :clientId AND client_secret_digest = :secretDigest
+       SELECT id, platform_key, active, handoff_challenge_required FROM platforms WHERE ${PLATFORM_CLIENT_MATCH}
      ), used AS (
        UPDATE handoff_codes h SET consumed_at = now()
          FROM platform p, auth_transactions t
@@ -105,7 +107,7 @@ export async function redeemHandoff(
        INSERT INTO platform_credentials (session_id, platform_id, token_digest)
        SELECT session.id, used.platform_id, :credentialDigest FROM session JOIN used ON used.session_id = session.id
      )
-     SELECT (SELECT platform_key FROM platform) AS "platformKey",
+     SELECT (SELECT platform_key FROM platform) AS "platformKey", (SELECT active FROM platform) AS "platformActive",
             session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
             used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
             session.auth_time AS "authTime", session.amr, session.acr, used.max_age_seconds AS "maxAgeSeconds",
@@ -132,12 +134,12 @@ export async function findRedeemedHandoff(
   input: { clientId: string; secretDigest: Buffer; codeDigest: Buffer; credentialDigest: Buffer },
 ): Promise<RedeemedHandoff | null> {
   const { rows } = await db.raw<{ rows: RedeemedHandoff[] }>(
-    `SELECT p.platform_key AS "platformKey", s.id AS "sessionId", s.expires_at AS "sessionExpiresAt", s.permissions,
+    `SELECT p.platform_key AS "platformKey", true AS "platformActive", s.id AS "sessionId", s.expires_at AS "sessionExpiresAt", s.permissions,
             h.user_id AS "userId", u.sub, h.onboarding, t.return_to AS "returnTo",
             s.auth_time AS "authTime", s.amr, s.acr, t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
             t.second_factor_required AS "secondFactor", t.step_up_sub IS NOT NULL AS "stepUp"
        FROM platform_credentials c
-       JOIN platforms p ON p.id = c.platform_id AND p.client_id = :clientId AND p.client_secret_digest = :secretDigest
+       JOIN platforms p ON p.id = c.platform_id AND p.id IN (SELECT id FROM platforms WHERE ${PLATFORM_CLIENT_MATCH})
        JOIN handoff_codes h ON h.session_id = c.session_id AND h.platform_id = c.platform_id AND h.code_digest = :codeDigest AND h.consumed_at IS NOT NULL
        JOIN auth_transactions t ON t.id = h.transaction_id
        JOIN gateway_sessions s ON s.id = c.session_id

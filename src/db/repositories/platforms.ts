@@ -53,6 +53,16 @@ export const PLATFORM_COLUMNS = `
   brand_color AS "brandColor", display_names AS "displayNames", logo_id AS "logoId"`;
 
 /**
+ * The platform whose Basic credentials a request presents, as a condition on `platforms`
+ * (bindings `:clientId`, `:secretDigest`): the secret is compared as its SHA-256 digest (a
+ * 256-bit secret needs no slow hash, GUIDE §5), against the committed row, so a rotation that
+ * has committed refuses the old secret at once. Every statement that authenticates a platform
+ * (the exchange's redeem, the event poll's read) selects with it, inside its own round trip;
+ * src/services/registry/platformClient.ts turns what it found into the answer.
+ */
+export const PLATFORM_CLIENT_MATCH = 'client_id = :clientId AND client_secret_digest = :secretDigest';
+
+/**
  * The registry row of a platform as one jsonb value, for statements that read the platform
  * alongside their own work (the callback's consume): `alias` names the platforms row.
  * platformFromJson turns it back into a PlatformRow.

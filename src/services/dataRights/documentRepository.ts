@@ -72,7 +72,7 @@ export async function readPersonSnapshot<T>(db: Db, userId: string, work: (reade
           cursor(trx, 'export_agreements', userId,
             `SELECT p.platform_key AS "platformKey", p.display_name AS "platformName", d.document_key AS "documentKey", d.kind,
                     r.version, v.texts -> r.language ->> 'title' AS title, r.language, r.action, r.recorded_at AS "recordedAt",
-                    r.text_digest AS sha256, r.session_id AS "sessionId"
+                    r.text_digest AS sha256, r.session_id AS "sessionId", r.recorded_via AS "recordedVia"
                FROM agreement_records r
                JOIN platforms p ON p.id = r.platform_id
                JOIN platform_documents d ON d.id = r.document_id
@@ -91,6 +91,7 @@ export async function readPersonSnapshot<T>(db: Db, userId: string, work: (reade
           cursor(trx, 'export_audit_events', userId,
             `SELECT id, occurred_at AS "occurredAt", action, platform_key AS "platformKey", field_key AS "fieldKey",
                     session_id AS "sessionId", actor_type AS "actorType", actor_user_id AS "actorUserId",
+                    actor_via AS "actorVia", actor_platform_key AS "actorPlatformKey",
                     changed_fields AS "changedFields", request_id AS "requestId"
                FROM audit_events
               WHERE actor_user_id = $1

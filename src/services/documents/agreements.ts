@@ -27,8 +27,9 @@ import { toRecordView } from './views.ts';
 
 // A person's agreements (issue 25): what a platform's documents ask of them, their record, and
 // the two writes, acceptance and withdrawal. The caller is the person's browser session, a
-// Bearer token, or (for its own platform only, checked by the authorisation step) a platform's
-// credential. Each write locks the person's membership row first (and needs one: signing in to
+// Bearer token, or (for its own platform only, checked by the authorisation step, and only in
+// `platform` onboarding mode, refuseRecordingByCentralPlatform) a platform's credential; each
+// row says which (recorded_via). Each write locks the person's membership row first (and needs one: signing in to
 // the platform creates it), so two tabs, or a retried request, record one row: the check of the
 // latest record and the insert cannot interleave.
 
@@ -60,6 +61,7 @@ export async function acceptDocument(db: Db, platformKey: string, principal: Pri
   const userId = requireLocalUser(principal);
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
+  refuseRecordingByCentralPlatform(principal, platform, 'accept');
   return db.transaction(async (trx) => {
     if (!(await lockMembership(trx, userId, platform.id))) throw notAMember(platformKey);
     const document = await findDocument(trx, platform.id, input.documentKey);
@@ -83,6 +85,7 @@ export async function acceptDocument(db: Db, platformKey: string, principal: Pri
         textDigest: shown.sha256,
         language: input.language,
         sessionId: principal.session?.id ?? null,
+        recordedVia: principal.via,
       });
       await recordAuditEvent(trx, { action: 'document.accept', platformKey: platform.platformKey, documentKey: document.documentKey, documentVersion: current.version, changedFields: [] }, actor);
     }
@@ -119,6 +122,7 @@ export async function withdrawConsent(
   const userId = requireLocalUser(principal);
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
+  refuseRecordingByCentralPlatform(principal, platform, 'withdraw');
   return db.transaction(async (trx) => {
     if (!(await lockMembership(trx, userId, platform.id))) throw notAMember(platformKey);
     const document = await findDocument(trx, platform.id, documentKey);
@@ -139,6 +143,7 @@ export async function withdrawConsent(
         textDigest: latest.textDigest,
         language: latest.language,
         sessionId: principal.session?.id ?? null,
+        recordedVia: principal.via,
       });
       await recordAuditEvent(trx, { action: 'document.withdraw', platformKey: platform.platformKey, documentKey, documentVersion: latest.version, changedFields: [] }, actor);
       withdrawal = { userId, platformId: platform.id, platformKey: platform.platformKey, documentKey, version: latest.version };
@@ -196,6 +201,24 @@ function documentView(agreements: PlatformAgreementsView, documentKey: string): 
   const document = agreements.documents.find((item) => item.documentKey === documentKey);
   if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `The platform has no document ${documentKey} in effect.`);
   return document;
+}
+
+/**
+ * Who may record a person's acceptance or withdrawal. The person, always (browser session,
+ * Bearer). A platform's own credential only when the platform's onboarding mode is `platform`:
+ * such a platform shows its documents on its own pages and records what the person did there
+ * (the record and the audit log say the platform recorded it, and the account center shows it
+ * so). A `central` (or `none`) platform sends its people to the account center, which asks them
+ * itself; its back end has nothing of the person's to record, so its credential is refused
+ * rather than trusted to speak for the person. The platform row is the one already read.
+ */
+function refuseRecordingByCentralPlatform(principal: Principal, platform: Pick<PlatformRow, 'platformKey' | 'defaultOnboardingMode'>, what: 'accept' | 'withdraw'): void {
+  if (principal.via !== 'platform' || platform.defaultOnboardingMode === 'platform') return;
+  const verb = what === 'accept' ? 'acceptances' : 'withdrawals';
+  throw new ApiError(
+    'AGREEMENT_RECORDING_NOT_ALLOWED',
+    `The platform ${platform.platformKey} onboards people in ${platform.defaultOnboardingMode} mode: they record their own ${verb} in the account center. Only a platform in platform mode records what a person did on its own pages.`,
+  );
 }
 
 function platformNotFound(platformKey: string): ApiError {

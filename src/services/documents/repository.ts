@@ -233,6 +233,10 @@ export interface RecordRow {
   textDigest: string;
   recordedAt: Date;
   sessionId: string | null;
+  /** Who recorded it (null: recorded before this was kept, migration 20261128002000). */
+  recordedVia: RecordedVia | null;
+  /** The recording platform's key when a platform's credential recorded it (the record's own platform). */
+  recordedByPlatformKey: string | null;
   versionId: string;
   platformId: string;
   /** The version's text in the language shown. */
@@ -242,6 +246,8 @@ export interface RecordRow {
 const RECORD_SELECT = `
   SELECT r.id::text AS id, d.document_key AS "documentKey", d.kind, r.version, r.action, r.language, r.text_digest AS "textDigest",
          r.recorded_at AS "recordedAt", r.session_id AS "sessionId", r.version_id AS "versionId", r.platform_id AS "platformId",
+         r.recorded_via AS "recordedVia",
+         CASE WHEN r.recorded_via = 'platform' THEN (SELECT rp.platform_key FROM platforms rp WHERE rp.id = r.platform_id) END AS "recordedByPlatformKey",
          v.texts -> r.language AS text
     FROM agreement_records r
     JOIN platform_documents d ON d.id = r.document_id
@@ -281,13 +287,18 @@ export interface NewRecord {
   textDigest: string;
   language: string;
   sessionId: string | null;
+  /** Who records it: the person's browser session, a Bearer token, or the platform's own credential. */
+  recordedVia: RecordedVia;
 }
+
+/** Who recorded a row of the record (agreement_records.recorded_via). */
+export type RecordedVia = 'session' | 'bearer' | 'platform';
 
 /** Appends one row (the caller holds the person's membership row locked, so two tabs queue). */
 export async function insertRecord(db: Db, record: NewRecord): Promise<void> {
   await db.raw(
-    `INSERT INTO agreement_records (user_id, platform_id, document_id, version_id, version, action, text_digest, language, session_id)
-     VALUES (:userId, :platformId, :documentId, :versionId, :version, :action, :textDigest, :language, :sessionId)`,
+    `INSERT INTO agreement_records (user_id, platform_id, document_id, version_id, version, action, text_digest, language, session_id, recorded_via)
+     VALUES (:userId, :platformId, :documentId, :versionId, :version, :action, :textDigest, :language, :sessionId, :recordedVia)`,
     { ...record },
   );
 }

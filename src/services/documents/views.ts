@@ -14,6 +14,8 @@ export function toRecordView(row: RecordRow): AgreementRecordView {
     sha256: row.textDigest,
     recordedAt: row.recordedAt.toISOString(),
     sessionId: row.sessionId,
+    recordedVia: row.recordedVia,
+    recordedByPlatformKey: row.recordedByPlatformKey,
     text: row.text,
   };
 }

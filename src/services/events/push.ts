@@ -69,7 +69,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * database, keys, issuer and outbound rules): reads the event and the platform's current registration, signs the
  * SET, posts it. An event no longer pending (a poll took it) is done. A platform that no longer
  * pushes (switched to poll, or to none, or lost its credentials) leaves the event pending: a poll
- * can still fetch it, and the record shows it was never taken.
+ * can still fetch it, and the record shows it was never taken. So does a deactivated platform.
  */
 export function securityEventPushTask(context: DeliveryContext): Task {
   return async (rawPayload: unknown, helpers: JobHelpers) => {
@@ -84,6 +84,12 @@ export function securityEventPushTask(context: DeliveryContext): Task {
     const log = { jti: eventId, platformKey: target.platformKey, eventType: target.eventType, attempt: job.attempts, maxAttempts: job.max_attempts };
     if (target.eventDelivery !== 'push' || !target.receiverUrl || !target.clientId) {
       context.logger.info(log, 'security event not pushed: the platform no longer receives pushed events; it stays pending (a poll can fetch it)');
+      return;
+    }
+    if (!target.platformActive) {
+      // A deactivated platform is told nothing; the event stays pending for a poll after a
+      // reactivation, until the purge removes it (docs/operations.md#security-events).
+      context.logger.info(log, 'security event not pushed: the platform is deactivated; it stays pending (a poll after reactivation can fetch it)');
       return;
     }
     if ((await countPushAttempt(context.db, eventId)) === undefined) return;

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex.ts';
+import { PLATFORM_CLIENT_MATCH } from '../../db/repositories/platforms.ts';
 import type { SecurityEventPayload, SecurityEventRow, SecurityEventStatus } from './types.ts';
 
 // The statements of the security events domain: recording events (and queueing their push
@@ -20,13 +21,21 @@ const EVENT_COLUMNS = `e.id, e.platform_id AS "platformId", e.user_id AS "userId
   e.created_at AS "createdAt", e.delivered_at AS "deliveredAt", e.failed_at AS "failedAt"`;
 
 /**
+ * Which platforms receive events at all: those that chose a delivery (event_delivery not 'none'),
+ * have credentials (the SET's `aud` is the client id) and are active. A deactivated platform has
+ * nothing recorded about anyone while it is deactivated (it can neither poll nor be trusted with
+ * news of people): what happens then is not kept for it, also after a reactivation.
+ */
+const RECEIVES_EVENTS = `p.event_delivery <> 'none' AND p.client_id IS NOT NULL AND p.active`;
+
+/**
  * The platforms that hear about a person: those the person has a membership of (created at the
  * first sign-in through it, removed when the person leaves it or is erased) that receive events
- * (event_delivery not 'none') and have credentials (the SET's `aud` is the client id).
+ * (RECEIVES_EVENTS).
  */
 const RELATED_PLATFORMS = `
   SELECT p.id, p.event_delivery FROM platform_memberships m JOIN platforms p ON p.id = m.platform_id
-   WHERE m.user_id = :userId AND p.event_delivery <> 'none' AND p.client_id IS NOT NULL
+   WHERE m.user_id = :userId AND ${RECEIVES_EVENTS}
      AND (CAST(:platformId AS uuid) IS NULL OR p.id = CAST(:platformId AS uuid))`;
 
 /**
@@ -71,7 +80,7 @@ export async function insertEventForPlatform(
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
     `WITH targets AS (
        SELECT p.id, p.event_delivery, CAST(:payload AS jsonb) AS payload FROM platforms p
-        WHERE p.id = CAST(:platformId AS uuid) AND p.event_delivery <> 'none' AND p.client_id IS NOT NULL
+        WHERE p.id = CAST(:platformId AS uuid) AND ${RECEIVES_EVENTS}
      ),
      ${INSERT_AND_QUEUE}`,
     { ...queueBindings, userId: input.userId, eventType: input.eventType, payload: JSON.stringify(input.payload), platformId: input.platformId },
@@ -107,13 +116,14 @@ export interface PushTarget extends SecurityEventRow {
   clientId: string | null;
   eventDelivery: 'none' | 'push' | 'poll';
   receiverUrl: string | null;
+  platformActive: boolean;
 }
 
 /** The event with its platform's current registration (its URL may have been corrected since). */
 export async function findPushTarget(db: Db, eventId: string): Promise<PushTarget | undefined> {
   const { rows } = await db.raw<{ rows: PushTarget[] }>(
     `SELECT ${EVENT_COLUMNS}, p.platform_key AS "platformKey", p.client_id AS "clientId", p.event_delivery AS "eventDelivery",
-            p.event_receiver_url AS "receiverUrl"
+            p.event_receiver_url AS "receiverUrl", p.active AS "platformActive"
        FROM security_events e JOIN platforms p ON p.id = e.platform_id WHERE e.id = ?`,
     [eventId],
   );
@@ -152,18 +162,24 @@ export async function recordAttemptError(db: Db, eventId: string, lastError: str
 // ---------------------------------------------------------------- poll
 
 export interface PollingPlatform {
-  id: string;
-  platformKey: string;
-  clientId: string;
+  id: string | null;
+  platformKey: string | null;
+  clientId: string | null;
+  platformActive: boolean | null;
 }
 
-/** The platform whose Basic credentials these are (the secret compared as its SHA-256 digest, as the exchange does). */
-export async function findPlatformByCredentials(db: Db, clientId: string, secretDigest: Buffer): Promise<PollingPlatform | undefined> {
+/**
+ * The platform whose Basic credentials these are (PLATFORM_CLIENT_MATCH, the exchange's
+ * condition), active or not: the one check (registry/platformClient.ts) decides. A row of nulls
+ * when none matches.
+ */
+export async function findPollingPlatform(db: Db, lookup: { clientId: string; secretDigest: Buffer }): Promise<PollingPlatform> {
   const { rows } = await db.raw<{ rows: PollingPlatform[] }>(
-    `SELECT id, platform_key AS "platformKey", client_id AS "clientId" FROM platforms WHERE client_id = ? AND client_secret_digest = ?`,
-    [clientId, secretDigest],
+    `SELECT p.id, p.platform_key AS "platformKey", p.client_id AS "clientId", p.active AS "platformActive"
+       FROM (SELECT 1) AS one LEFT JOIN (SELECT * FROM platforms WHERE ${PLATFORM_CLIENT_MATCH}) p ON true`,
+    lookup,
   );
-  return rows[0];
+  return rows[0]!;
 }
 
 /** Marks the platform's own pending events among `ids` delivered; another platform's ids match nothing. */
@@ -238,21 +254,29 @@ export async function deletionAcknowledgements(db: Db, receiptDigest: Buffer, ev
 
 // ---------------------------------------------------------------- purge
 
-/** How long a delivered or failed event's record is kept for operators (the delivery record). */
+/**
+ * How long a delivered or failed event's record is kept for operators (the delivery record), and
+ * how long a deactivated platform's pending events wait for its reactivation: the same 90 days
+ * after the event.
+ */
 export const SETTLED_EVENT_RETENTION_DAYS = 90;
 
 /**
- * Removes settled delivery records (delivered or failed) older than `days`, in bounded batches,
- * for the periodic purge; pending ones stay (a poll may still fetch them), and so do those of a
- * deleted account still in its retention: the deleting browser follows them
- * (getAccountDeletion), and ACCOUNT_RETENTION_DAYS may be longer than `days`. Returns how many went.
+ * Removes, older than `days` after the event and in bounded batches, for the periodic purge:
+ * settled delivery records (delivered or failed), and the pending events of a platform that is
+ * deactivated (it cannot poll, nothing is pushed to it: they wait for a reactivation that long,
+ * then go, as its settled records would). An active platform's pending events stay (a poll may
+ * still fetch them), and so do the events of a deleted account still in its retention: the
+ * deleting browser follows them (getAccountDeletion), and ACCOUNT_RETENTION_DAYS may be longer
+ * than `days`. Returns how many went.
  */
 export async function purgeSettledEvents(db: Db, days: number, batch = 5000): Promise<number> {
   let total = 0;
   for (;;) {
     const { rowCount } = await db.raw<{ rowCount: number | null }>(
       `DELETE FROM security_events WHERE id IN (
-         SELECT e.id FROM security_events e WHERE e.status <> 'pending' AND e.created_at < now() - make_interval(days => ?)
+         SELECT e.id FROM security_events e WHERE e.created_at < now() - make_interval(days => ?)
+            AND (e.status <> 'pending' OR EXISTS (SELECT 1 FROM platforms p WHERE p.id = e.platform_id AND NOT p.active))
             AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = e.user_id AND u.deleted_at IS NOT NULL AND u.purged_at IS NULL)
           LIMIT ?)`,
       [days, batch],

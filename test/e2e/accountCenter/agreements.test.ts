@@ -43,11 +43,11 @@ describe.skipIf(!hasChromium)(`documents and agreements in Chromium${hasChromium
 
   const gateway = () => stack.harness.baseUrl;
 
-  async function platformWithDocuments(platformKey: string, displayName: string) {
+  async function platformWithDocuments(platformKey: string, displayName: string, defaultOnboardingMode: 'central' | 'platform' = 'central') {
     const db = stack.harness.database.db;
     const created = await createPlatform(
       db,
-      { platformKey, displayName, callbackUrl: `${platformUrl}/auth/callback`, allowedReturnUrls: [`${platformUrl}/`], defaultOnboardingMode: 'central', centralOnboardingEnabled: true, handoffChallengeRequired: false },
+      { platformKey, displayName, callbackUrl: `${platformUrl}/auth/callback`, allowedReturnUrls: [`${platformUrl}/`], defaultOnboardingMode, centralOnboardingEnabled: defaultOnboardingMode === 'central', handoffChallengeRequired: false },
       CLI_ACTOR,
     );
     for (const [documentKey, kind, title, markdown] of [['terms', 'terms', 'Terms of use', TERMS], ['privacy', 'privacy', 'Privacy notice', 'We keep **little**.']] as const) {
@@ -133,6 +133,50 @@ describe.skipIf(!hasChromium)(`documents and agreements in Chromium${hasChromium
     await updated.getByRole('link', { name: 'See your agreements' }).click();
     await page.getByRole('region', { name: 'Harbour Terms' }).getByText('Updated', { exact: true }).waitFor();
     await expectAccessible(page, 'agreements page, updated');
+    expect(unexpected(errors)).toEqual([]);
+    await context.close();
+  });
+
+  it('a platform in platform mode records an acceptance with its own credential; the Agreements page says the platform recorded it, not the person', { timeout: 120_000 }, async () => {
+    const platform = await platformWithDocuments('TERMS_OWN', 'Harbour Own', 'platform');
+    const { context, page } = await stack.newPage();
+    const errors = collectPageErrors(page);
+    // The person signs in to the platform (platform mode: straight back to its callback with a code).
+    const start = new URL('/v1/auth/start', gateway());
+    start.searchParams.set('platformKey', platform.key);
+    start.searchParams.set('returnTo', `${platformUrl}/home`);
+    await page.goto(start.href);
+    await page.getByLabel('Username').fill(USERS.alice.username);
+    await page.getByLabel('Password').fill(USERS.alice.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.href.startsWith(`${platformUrl}/auth/callback`));
+    const exchanged = await fetch(`${gateway()}/v1/auth/exchange`, {
+      method: 'POST',
+      headers: { Authorization: platform.basic, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code: new URL(page.url()).searchParams.get('code') }),
+    });
+    const { session } = (await exchanged.json()) as { session: { gatewayToken: string } };
+    // The platform showed its terms on its own page, and records the person's acceptance with its credential.
+    const asPlatform = { Cookie: `gw_session=${session.gatewayToken}`, 'Content-Type': 'application/json' };
+    const agreements = (await (await fetch(`${gateway()}/v1/agreements/${platform.key}`, { headers: asPlatform })).json()) as { documents: { documentKey: string; current: { version: number; texts: { en: { sha256: string } } } }[] };
+    const terms = agreements.documents.find((document) => document.documentKey === 'terms')!;
+    const accepted = await fetch(`${gateway()}/v1/agreements/${platform.key}/acceptances`, {
+      method: 'POST',
+      headers: asPlatform,
+      body: JSON.stringify({ documentKey: 'terms', version: terms.current.version, language: 'en', sha256: terms.current.texts.en.sha256 }),
+    });
+    expect(accepted.status).toBe(200);
+
+    await page.goto(`${stack.url}/agreements`);
+    const section = page.getByRole('region', { name: 'Harbour Own' });
+    await section.waitFor();
+    await section.getByText('Harbour Own recorded that you accepted version 1').waitFor();
+    const row = section.getByRole('listitem').filter({ hasText: 'Harbour Own recorded that you accepted “Terms of use”, version 1' });
+    await row.getByText('Recorded by Harbour Own, from what you did on its own pages, not here.').waitFor();
+    // The privacy notice, still to accept, is the person's own to accept here.
+    expect(await section.getByRole('button', { name: 'Accept “Privacy notice” (version 1)' }).count()).toBe(1);
+    await expectAccessible(page, 'agreements page, recorded by the platform');
+    await screenshots(page, 'agreements-by-platform');
     expect(unexpected(errors)).toEqual([]);
     await context.close();
   });

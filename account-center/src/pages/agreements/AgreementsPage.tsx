@@ -65,13 +65,13 @@ export function AgreementsPage() {
             {platform.documents.map((document) => (
               <CurrentDocument
                 key={document.documentKey}
-                platformKey={platform.platformKey}
+                platform={platform}
                 document={document}
                 busy={busy === `${platform.platformKey}/${document.documentKey}`}
                 onAct={(action) => void act(platform.platformKey, document, action)}
               />
             ))}
-            <History platformKey={platform.platformKey} records={platform.records} />
+            <History platform={platform} />
           </section>
         ))}
       </LoadState>
@@ -79,9 +79,13 @@ export function AgreementsPage() {
   );
 }
 
-function CurrentDocument({ platformKey, document, busy, onAct }: { platformKey: string; document: AgreementDocument; busy: boolean; onAct: (action: 'accept' | 'withdraw') => void }) {
+function CurrentDocument({ platform, document, busy, onAct }: { platform: PlatformAgreements; document: AgreementDocument; busy: boolean; onAct: (action: 'accept' | 'withdraw') => void }) {
   const intl = useIntl();
+  const platformKey = platform.platformKey;
   const language = languageToShow(document.current, intl.locale);
+  // The row that records the acceptance in force (the record is newest first): did the platform record it?
+  const acceptance = platform.records.find((record) => record.documentKey === document.documentKey && record.action === 'accept' && record.version === document.acceptedVersion);
+  const byPlatform = acceptance?.recordedVia === 'platform';
   const text = document.current.texts[language]!;
   const titleId = `agreement-${platformKey}-${document.documentKey}`;
   const canAccept = document.state !== 'accepted';
@@ -94,7 +98,10 @@ function CurrentDocument({ platformKey, document, busy, onAct }: { platformKey: 
       </h3>
       <p className="agreement-meta">
         {document.acceptedVersion !== null && document.acceptedAt
-          ? intl.formatMessage({ id: 'agreements.page.acceptedFact' }, { version: document.acceptedVersion, when: intl.formatDate(document.acceptedAt, { dateStyle: 'long', timeStyle: 'short' }), current: document.current.version })
+          ? intl.formatMessage(
+              { id: byPlatform ? 'agreements.page.acceptedFactByPlatform' : 'agreements.page.acceptedFact' },
+              { version: document.acceptedVersion, when: intl.formatDate(document.acceptedAt, { dateStyle: 'long', timeStyle: 'short' }), current: document.current.version, platform: platform.displayName },
+            )
           : intl.formatMessage({ id: 'agreements.page.currentFact' }, { version: document.current.version })}
       </p>
       <details>
@@ -119,10 +126,21 @@ function CurrentDocument({ platformKey, document, busy, onAct }: { platformKey: 
   );
 }
 
-/** The record, newest first, each entry with the text as it was shown. */
-function History({ platformKey, records }: { platformKey: string; records: AgreementRecord[] }) {
+/** A row of the record in words: the person's own, or one the platform recorded. */
+const HISTORY_MESSAGES = {
+  accept: { person: 'agreements.history.accepted', platform: 'agreements.history.acceptedByPlatform' },
+  withdraw: { person: 'agreements.history.withdrew', platform: 'agreements.history.withdrewByPlatform' },
+} as const;
+
+/**
+ * The record, newest first, each entry with the text as it was shown. A row the platform's own
+ * back end recorded (recordedVia `platform`: the person acted on the platform's pages, not here)
+ * says so, naming the platform, so the person can tell it from their own clicks.
+ */
+function History({ platform }: { platform: PlatformAgreements }) {
   const intl = useIntl();
-  const headingId = `agreement-history-${platformKey}`;
+  const records: AgreementRecord[] = platform.records;
+  const headingId = `agreement-history-${platform.platformKey}`;
   return (
     <div className="agreement-record" aria-labelledby={headingId}>
       <h3 id={headingId}>{intl.formatMessage({ id: 'agreements.history.title' })}</h3>
@@ -132,10 +150,13 @@ function History({ platformKey, records }: { platformKey: string; records: Agree
             <li key={`${record.recordedAt}-${index}`}>
               <p>
                 {intl.formatMessage(
-                  { id: record.action === 'accept' ? 'agreements.history.accepted' : 'agreements.history.withdrew' },
-                  { title: record.text.title, version: record.version, when: intl.formatDate(record.recordedAt, { dateStyle: 'long', timeStyle: 'short' }), language: record.language },
+                  { id: HISTORY_MESSAGES[record.action][record.recordedVia === 'platform' ? 'platform' : 'person'] },
+                  { title: record.text.title, version: record.version, when: intl.formatDate(record.recordedAt, { dateStyle: 'long', timeStyle: 'short' }), language: record.language, platform: platform.displayName },
                 )}
               </p>
+              {record.recordedVia === 'platform' ? (
+                <p className="agreement-meta agreement-recorded-by">{intl.formatMessage({ id: 'agreements.history.recordedByPlatform' }, { platform: platform.displayName })}</p>
+              ) : null}
               <details>
                 <summary>{intl.formatMessage({ id: 'agreements.history.textAsShown' })}</summary>
                 <div className="agreement-text" lang={record.language}><DocumentBody text={record.text} /></div>

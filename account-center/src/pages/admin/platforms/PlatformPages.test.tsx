@@ -223,7 +223,12 @@ describe('platform page', { timeout: 20_000 }, () => {
       platformKey: 'DEMO_APP',
       fieldKey: null,
       sessionId: null,
-      actor: i === 0 ? { type: 'user', userId: ME.user.id, sub: ME.user.sub } : i === 1 ? { type: 'cli', userId: null, sub: null } : i === 2 ? { type: 'devstack', userId: null, sub: null } : { type: 'user', userId: null, sub: 'someone-else' },
+      actor:
+        i === 0 ? { type: 'user', userId: ME.user.id, sub: ME.user.sub }
+        : i === 1 ? { type: 'cli', userId: null, sub: null }
+        : i === 2 ? { type: 'devstack', userId: null, sub: null }
+        : i === 5 ? { type: 'user', userId: 'u-5', sub: 'someone-else', via: 'platform', platformKey: 'DEMO_APP' }
+        : { type: 'user', userId: null, sub: 'someone-else' },
       changedFields: i === 0 ? ['clientSecret'] : ['displayName'],
       requestId: null,
     }));
@@ -238,6 +243,8 @@ describe('platform page', { timeout: 20_000 }, () => {
     // The dev stack's own seeding is neither a person nor an anonymous API caller.
     expect(within(rows[3]!).getAllByRole('cell')[2]!.textContent).toBe('Dev stack (npm start)');
     expect(within(rows[4]!).getAllByRole('cell')[2]!.textContent).toBe('User someone-else');
+    // A platform's own credential acting for a person is named as the platform, not shown as the person.
+    expect(within(rows[6]!).getAllByRole('cell')[2]!.textContent).toBe('DEMO_APP (its own credential), for user someone-else');
     await user.click(within(panel).getByRole('button', { name: 'Load more' }));
     await within(panel).findByText('Showing 23 events (all of them), newest first.');
     expect(within(panel).getAllByRole('row')).toHaveLength(24);
