@@ -111,7 +111,7 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
   const codeVerifier = randomToken(32); // 43 characters, RFC 7636 §4.1
   const browserBinding = randomToken(32);
   const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier, authentication });
-  await insertTransaction(deps.db, {
+  const inserted = await insertTransaction(deps.db, {
     id,
     platformId: platform.id,
     stateDigest: sha256(state),
@@ -128,6 +128,8 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
+  // 6a. checked by that insert: a step-up's challenge without its token (`stepUp=` removed)
+  if (!inserted) throw new ApiError('STEP_UP_TOKEN_MISSING', 'This confirmation link is incomplete: it was issued to confirm who you are, and part of it was removed. Go back to the application and try again.');
   // 7.
   const target = { platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: Boolean(input.handoffChallenge) };
   return { authorizeUrl, transactionId: id, browserBinding: bindingCookieValue(deps.keyRing, id, browserBinding, target) };
@@ -339,7 +341,7 @@ function startAgain(
   start.searchParams.set('returnTo', tx.returnTo);
   // The same request again (never a weaker login than the platform asked for).
   if (tx.authentication) {
-    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds))) {
+    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds, null))) {
       start.searchParams.set(name, value);
     }
   }
