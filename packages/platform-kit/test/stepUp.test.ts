@@ -90,7 +90,7 @@ describe("the kit's step-up, against the real gateway", () => {
   async function toCallback(browser: OidcBrowser, start: string, otp?: boolean): Promise<BrowserResponse> {
     let followed = await browser.followRedirects(await browser.get(start), { stopWhen: (url) => !isGatewayOrProvider(url), maxHops: 10 });
     if (!followed.stoppedAt) {
-      const extra = otp ? { otp: totp(base32Decode(DEV_TOTP_SECRETS[ALICE.sub]!), Date.now() / 1000) } : {};
+      const extra: Record<string, string> = otp ? { otp: totp(base32Decode(DEV_TOTP_SECRETS[ALICE.sub]!), Date.now() / 1000) } : {};
       followed = await browser.followRedirects(await browser.loginAtDevIdp(followed.response, ALICE.username, ALICE.password, extra), { stopWhen: (url) => !isGatewayOrProvider(url), maxHops: 10 });
     }
     expect(followed.stoppedAt).toMatch(new RegExp(`^${appUrl}/auth/callback\\?`));
@@ -148,7 +148,8 @@ describe('stepUpShortfall: each field of the exchange against what the step-up a
   const startedAt = 1_800_000_000;
   const at = (seconds: number) => new Date(seconds * 1000).toISOString();
   const asked: StepUpAsked = { sub: 'user-1', maxAge: 60, forceLogin: false, secondFactor: true };
-  const exchanged = (authentication: Partial<Session['authentication']> & { requested?: Partial<Session['authentication']['requested']> }, sub = 'user-1') => ({
+  type Reported = Session['authentication'];
+  const exchanged = (authentication: Partial<Omit<Reported, 'requested'>> & { requested?: Partial<Reported['requested']> }, sub = 'user-1') => ({
     user: { id: 'u', sub },
     authentication: {
       authTime: at(startedAt + 5), amr: ['pwd', 'otp', 'mfa'], acr: null,
