@@ -188,6 +188,15 @@ export function openStepUp(keyRing: KeyRing, platformKey: string, token: string,
   return { maxAgeSeconds: claims.maxAge, forceLogin: claims.forceLogin, secondFactor: claims.secondFactor, stepUpSub: claims.sub };
 }
 
+/**
+ * A start that presents a step-up's handoff challenge without its token (`stepUp=` removed from
+ * the address, hoping for a plain single sign-on the platform would take for a confirmation):
+ * refused by the start's insert (repositories/stepUpChallenges.ts), nothing written.
+ */
+export function stepUpTokenMissing(): ApiError {
+  return new ApiError('STEP_UP_TOKEN_MISSING', 'This confirmation link is incomplete: it was issued to confirm who you are, and part of it was removed. Go back to the application and try again.');
+}
+
 function stepUpRefused(): ApiError {
   return new ApiError('VALIDATION_FAILED', 'This confirmation link is invalid or has expired. Go back to the application and try again.', {
     errors: [{ pointer: '/query/stepUp', message: 'is invalid, for another platform or handoff challenge, or expired' }],

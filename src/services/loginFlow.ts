@@ -19,7 +19,7 @@ import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
 import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
 import { pageBrandOf } from '../web/platformBrand.ts';
-import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
+import { requestedAtStart, requireRequestedAuthentication, startParameters, stepUpTokenMissing, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -128,8 +128,7 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
-  // 6a. checked by that insert: a step-up's challenge without its token (`stepUp=` removed)
-  if (!inserted) throw new ApiError('STEP_UP_TOKEN_MISSING', 'This confirmation link is incomplete: it was issued to confirm who you are, and part of it was removed. Go back to the application and try again.');
+  if (!inserted) throw stepUpTokenMissing(); // 6a. refused by that insert: a step-up's challenge without its token
   // 7.
   const target = { platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: Boolean(input.handoffChallenge) };
   return { authorizeUrl, transactionId: id, browserBinding: bindingCookieValue(deps.keyRing, id, browserBinding, target) };
