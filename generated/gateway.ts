@@ -38,12 +38,18 @@ export interface paths {
          *        sent to someone else's browser (login CSRF). Nothing is written.
          *     5b. What the platform asks of the authentication (all optional): `maxAge`, `forceLogin`,
          *        `requireSecondFactor`, and a `stepUp` token from `createStepUpLogin` (which carries
-         *        those and the person who must sign in; an invalid, other-platform or expired one gives
+         *        those and the person who must sign in, bound to the step-up's `handoffChallenge`; an
+         *        invalid, expired one, or one for another platform or another `handoffChallenge`, gives
          *        `400 VALIDATION_FAILED`, pointer `/query/stepUp`). Given both, the stricter of each wins.
          *        The request is stored with the transaction and checked at the callback.
          *     6. Persist the authentication transaction (`AUTH_TRANSACTION_TTL_SECONDS`, default 10
          *        minutes) with the optional `handoffChallenge`, and bind it to this browser: a cookie
-         *        `{GATEWAY_COOKIE_NAME}_login_{transactionId}` that the callback requires.
+         *        `{GATEWAY_COOKIE_NAME}_login_{transactionId}` that the callback requires. The same
+         *        statement refuses a `handoffChallenge` that a step-up was issued for when the start
+         *        carries no `stepUp` token (someone removed it from the address, hoping for a plain
+         *        single sign-on that the platform would take for a confirmation): `400
+         *        STEP_UP_TOKEN_MISSING`, nothing written. That holds after the step-up's token expired,
+         *        and after its honest start (the challenge stays a step-up's for a day past its expiry).
          *     7. Answer `302` to the identity provider's authorize endpoint with `client_id` (the
          *        central OIDC client), `redirect_uri` (the fixed `AUTH_CALLBACK_URL`),
          *        `response_type=code`, the configured scopes, `state`, `nonce`, `code_challenge` and
@@ -53,8 +59,10 @@ export interface paths {
          *        none, and only the callback's `amr` check applies).
          *
          *     The browser carries this URL, so it could drop a parameter: a platform that asked for a
-         *     fresh sign-in checks `authentication` in the exchange response (or uses `stepUp`, whose
-         *     request the browser cannot read or weaken).
+         *     fresh sign-in checks `authentication` in the exchange response. A `stepUp` token cannot
+         *     be read or weakened, and cannot be dropped beside its `handoffChallenge` (step 6); the
+         *     platform still compares `authentication.requested` with what it asked, as the platform
+         *     kit does.
          *
          *     `HEAD` is answered `405` with `Allow: GET`: it must never create a login.
          *
@@ -432,8 +440,11 @@ export interface paths {
          *     `authentication` carries the fresh `authTime` and `amr` and `requested.stepUp: true`.
          *
          *     The URL carries a `stepUp` token: the request and the person, sealed by the gateway, for
-         *     this platform, until `expiresAt` (`AUTH_TRANSACTION_TTL_SECONDS`). It grants nothing, so
-         *     it may travel in the browser. Nothing is written. Only a platform credential may call
+         *     this platform and this `handoffChallenge`, until `expiresAt` (`AUTH_TRANSACTION_TTL_SECONDS`).
+         *     It grants nothing, so it may travel in the browser. The `handoffChallenge` is recorded as
+         *     this step-up's: a start that presents it without the token is refused with
+         *     `400 STEP_UP_TOKEN_MISSING`, also once the token has expired. Use a fresh challenge for
+         *     every step-up (a challenge is never shared with a plain login). Only a platform credential may call
          *     this (a browser session or Bearer token gives `403 FORBIDDEN`); `returnTo` and
          *     `handoffChallenge` are checked as at start (`400 INVALID_REDIRECT`,
          *     `400 HANDOFF_CHALLENGE_REQUIRED`, `403 RETURN_TO_NOT_ALLOWED`).
@@ -2097,6 +2108,7 @@ export interface components {
          *     | `INVALID_REDIRECT` | 400 | `returnTo` has an unusable shape. |
          *     | `MALFORMED_REQUEST` | 400 | The request could not be read. |
          *     | `HANDOFF_CHALLENGE_REQUIRED` | 400 | The platform requires `handoffChallenge` at start. |
+         *     | `STEP_UP_TOKEN_MISSING` | 400 | A start with a step-up's `handoffChallenge` but without its `stepUp` token. |
          *     | `SESSION_COOKIE_AMBIGUOUS` | 400 | The request carries the session cookie more than once (cookie tossing from a sibling subdomain, or a stale cookie with another path): refused rather than guessed. Clear the site's cookies and sign in again. |
          *     | `UNAUTHENTICATED` | 401 | No valid gateway cookie or Bearer token. |
          *     | `SESSION_EXPIRED` | 401 | The gateway session has expired. |
@@ -2145,7 +2157,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -4183,8 +4195,10 @@ export interface operations {
                 /**
                  * @description A step-up token from `createStepUpLogin`: the login must be completed by the person of
                  *     that session (another person gives `403 STEP_UP_SUBJECT_MISMATCH` at the callback) and
-                 *     meet what it asked. Opaque, sealed by the gateway, for this platform only, valid
-                 *     `AUTH_TRANSACTION_TTL_SECONDS`.
+                 *     meet what it asked. Opaque, sealed by the gateway, for this platform and the
+                 *     `handoffChallenge` it was issued with only, valid `AUTH_TRANSACTION_TTL_SECONDS`. A
+                 *     start with that `handoffChallenge` but without this token is refused
+                 *     (`400 STEP_UP_TOKEN_MISSING`).
                  */
                 stepUp?: string;
                 /**
@@ -4215,6 +4229,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `VALIDATION_FAILED`, `INVALID_REDIRECT`, `HANDOFF_CHALLENGE_REQUIRED`, or `STEP_UP_TOKEN_MISSING`: the `handoffChallenge` of a step-up without its `stepUp` token. */
             400: components["responses"]["BrowserBadRequest"];
             403: components["responses"]["BrowserForbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */

@@ -96,7 +96,7 @@ export async function startAccountCenterServer(options: AccountCenterServerOptio
     cookiePrefix: 'ac',
     ...(options.secureCookies !== undefined ? { secureCookies: options.secureCookies } : {}),
     renderFailure: (failure: SignInFailure) =>
-      page(failure.reason === 'unreachable' ? 'The gateway could not be reached' : 'Sign-in did not complete', `<p>${escapeHtml(failure.message)}</p><p><a href="${escapeHtml(failure.startAgain)}">Start again</a></p>`),
+      page(failure.reason === 'unreachable' ? 'The gateway could not be reached' : 'Sign-in did not complete', `<p>${escapeHtml(failure.message)}</p><p><a href="${escapeHtml(failure.startAgain)}">${escapeHtml(failure.label)}</a></p>`),
   });
   // The kit's pages and redirects get the account center's security headers too.
   const withHeaders = (res: ServerResponse) => {

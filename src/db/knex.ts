@@ -26,6 +26,7 @@ import * as onboardingFieldTranslations from '../../migrations/20261127003000_on
 import * as platformBranding from '../../migrations/20261127003500_platform_branding.ts';
 import * as platformDefaultLanguage from '../../migrations/20261127004600_platform_default_language.ts';
 import * as documentsTruncateGuard from '../../migrations/20261127005100_documents_truncate_guard.ts';
+import * as stepUpChallenges from '../../migrations/20261128001000_step_up_challenges.ts';
 import * as agreementRecordedVia from '../../migrations/20261128002000_agreement_recorded_via.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127003500_platform_branding': platformBranding,
   '20261127004600_platform_default_language': platformDefaultLanguage,
   '20261127005100_documents_truncate_guard': documentsTruncateGuard,
+  '20261128001000_step_up_challenges': stepUpChallenges,
   '20261128002000_agreement_recorded_via': agreementRecordedVia,
 };
 

@@ -117,7 +117,7 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     if (!how || !cookie) return '';
     // Said once: the cookie, which names no session any more, is cleared with this page.
     ended.delete(cookie);
-    res.append('Set-Cookie', `${site.kit.sessionCookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
+    site.kit.clearSessionCookie(res);
     const why = how === 'back-channel' ? ': the gateway session ended (back-channel logout).' : '.';
     return `<p class="status" id="status-${key}">You were signed out of ${escapeHtml(site.platform.name)}${why}</p>`;
   }

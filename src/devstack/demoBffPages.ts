@@ -54,10 +54,10 @@ export function accessHtml(session: Session): string {
   return `<ul class="facts"><li id="onboarding">Onboarding: ${escapeHtml(onboarding)}</li><li id="permissions">Permissions: ${permissions}</li></ul>`;
 }
 
-/** A sign-in that could not finish (the kit says why), in the BFF's look, with "Start again". */
+/** A sign-in that could not finish (the kit says why), in the BFF's look, with its way forward ("Start again", or "Try again" for a confirmation). */
 export function failureHtml(failure: SignInFailure): string {
   const code = failure.code ? ` (<code>${escapeHtml(failure.code)}</code>)` : '';
   const id = failure.reason === 'no-login' || failure.reason === 'expired' ? ' id="no-verifier"' : '';
   return page('Sign-in failed', `<h1>Sign-in failed</h1><p${id}>${escapeHtml(failure.message)}${code}</p>
-<p><a class="button" href="${escapeHtml(failure.startAgain)}">Start again</a></p>`);
+<p><a class="button" href="${escapeHtml(failure.startAgain)}">${escapeHtml(failure.label)}</a></p>`);
 }

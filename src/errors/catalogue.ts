@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   IMAGE_INVALID: { status: 400, title: 'The image is not valid' },
   MALFORMED_REQUEST: { status: 400, title: 'The request could not be read' },
   HANDOFF_CHALLENGE_REQUIRED: { status: 400, title: 'The platform requires a handoff challenge' },
+  STEP_UP_TOKEN_MISSING: { status: 400, title: 'The start lacks the step-up token its handoff challenge was issued with' },
   SESSION_COOKIE_AMBIGUOUS: { status: 400, title: 'The session cookie is sent more than once' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication is required' },
   SESSION_EXPIRED: { status: 401, title: 'The session has expired' },

@@ -46,24 +46,28 @@ export interface StartAuthenticationInput {
   stepUp?: string;
 }
 
-/** What a start asks: its parameters, and a step-up token's request on top (each asks at least what either does). */
-export function requestedAtStart(keyRing: KeyRing, platformKey: string, input: StartAuthenticationInput): AuthenticationRequest {
+/**
+ * What a start asks: its parameters, and a step-up token's request on top (each asks at least
+ * what either does). A token opens only beside the handoff challenge it was issued with.
+ */
+export function requestedAtStart(keyRing: KeyRing, platformKey: string, input: StartAuthenticationInput & { handoffChallenge?: string }): AuthenticationRequest {
   const asked: AuthenticationRequest = {
     maxAgeSeconds: input.maxAge ?? null,
     forceLogin: input.forceLogin === true,
     secondFactor: input.requireSecondFactor === true,
     stepUpSub: null,
   };
-  return input.stepUp === undefined ? asked : combineRequests(openStepUp(keyRing, platformKey, input.stepUp), asked);
+  return input.stepUp === undefined ? asked : combineRequests(openStepUp(keyRing, platformKey, input.stepUp, input.handoffChallenge ?? null), asked);
 }
 
 /**
  * The start parameters that ask for `request` again (a start URL, "Try again" after a refusal):
- * a step-up as a fresh token, anything else as plain parameters.
+ * a step-up as a fresh token bound to `handoffChallenge` (the one the start will carry, or
+ * null), anything else as plain parameters.
  */
-export function startParameters(keyRing: KeyRing, platformKey: string, request: AuthenticationRequest, ttlSeconds: number): Record<string, string> {
+export function startParameters(keyRing: KeyRing, platformKey: string, request: AuthenticationRequest, ttlSeconds: number, handoffChallenge: string | null): Record<string, string> {
   if (request.stepUpSub !== null) {
-    return { stepUp: sealStepUp(keyRing, platformKey, { ...request, sub: request.stepUpSub }, ttlSeconds).token };
+    return { stepUp: sealStepUp(keyRing, platformKey, { ...request, sub: request.stepUpSub, handoffChallenge }, ttlSeconds).token };
   }
   return {
     ...(request.maxAgeSeconds !== null ? { maxAge: String(request.maxAgeSeconds) } : {}),
@@ -127,12 +131,14 @@ export function requireSecondFactor(request: AuthenticationRequest, amr: readonl
 
 // ---------------------------------------------------------------- the step-up token
 
-/** What a step-up token carries: the request, bound to one platform, until `exp` (seconds). */
+/** What a step-up token carries: the request, bound to one platform and one handoff challenge, until `exp` (seconds). */
 interface StepUpClaims {
   sub: string;
   maxAge: number | null;
   forceLogin: boolean;
   secondFactor: boolean;
+  /** The handoff challenge of the step-up (null: the platform sent none); a start must present the same. */
+  ch: string | null;
   exp: number;
 }
 
@@ -141,23 +147,36 @@ const stepUpAad = (platformKey: string) => `step_up:${platformKey}`;
 
 /**
  * The `stepUp` parameter of a start URL: the request and the session's subject, sealed with the
- * key ring (nothing stored, no extra statement at start). It grants nothing: it only narrows who
- * may complete the login and what the login must meet, so it may travel in the browser's URL;
- * sealed, the browser can neither read the subject nor weaken the request.
+ * key ring (no extra statement at start). It grants nothing: it only narrows who may complete
+ * the login and what the login must meet, so it may travel in the browser's URL; sealed, the
+ * browser can neither read the subject nor weaken the request. It is bound to the login's handoff
+ * challenge: moved beside another challenge it does not open. Dropping it altogether is what the
+ * step-up's reserved challenge refuses (stepUpChallenges.ts).
  */
 export function sealStepUp(
   keyRing: KeyRing,
   platformKey: string,
-  request: { sub: string; maxAgeSeconds: number | null; forceLogin: boolean; secondFactor: boolean },
+  request: { sub: string; maxAgeSeconds: number | null; forceLogin: boolean; secondFactor: boolean; handoffChallenge: string | null },
   ttlSeconds: number,
 ): { token: string; expiresAt: Date } {
   const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
-  const claims: StepUpClaims = { sub: request.sub, maxAge: request.maxAgeSeconds, forceLogin: request.forceLogin, secondFactor: request.secondFactor, exp };
+  const claims: StepUpClaims = {
+    sub: request.sub,
+    maxAge: request.maxAgeSeconds,
+    forceLogin: request.forceLogin,
+    secondFactor: request.secondFactor,
+    ch: request.handoffChallenge,
+    exp,
+  };
   return { token: keyRing.seal(JSON.stringify(claims), stepUpAad(platformKey)), expiresAt: new Date(exp * 1000) };
 }
 
-/** The request a `stepUp` parameter carries; 400 when it is not this platform's, is tampered with or has expired. */
-export function openStepUp(keyRing: KeyRing, platformKey: string, token: string): AuthenticationRequest {
+/**
+ * The request a `stepUp` parameter carries; 400 when it is not this platform's, is tampered with,
+ * has expired, or was issued with another handoff challenge than the start's (a token of before
+ * the binding, which has none, opens only beside none).
+ */
+export function openStepUp(keyRing: KeyRing, platformKey: string, token: string, handoffChallenge: string | null): AuthenticationRequest {
   let claims: StepUpClaims;
   try {
     claims = JSON.parse(keyRing.open(token, stepUpAad(platformKey))) as StepUpClaims;
@@ -165,12 +184,21 @@ export function openStepUp(keyRing: KeyRing, platformKey: string, token: string)
     if (!(error instanceof DecryptionError) && !(error instanceof SyntaxError)) throw error;
     throw stepUpRefused();
   }
-  if (claims.exp * 1000 <= Date.now()) throw stepUpRefused();
+  if (claims.exp * 1000 <= Date.now() || (claims.ch ?? null) !== handoffChallenge) throw stepUpRefused();
   return { maxAgeSeconds: claims.maxAge, forceLogin: claims.forceLogin, secondFactor: claims.secondFactor, stepUpSub: claims.sub };
+}
+
+/**
+ * A start that presents a step-up's handoff challenge without its token (`stepUp=` removed from
+ * the address, hoping for a plain single sign-on the platform would take for a confirmation):
+ * refused by the start's insert (repositories/stepUpChallenges.ts), nothing written.
+ */
+export function stepUpTokenMissing(): ApiError {
+  return new ApiError('STEP_UP_TOKEN_MISSING', 'This confirmation link is incomplete: it was issued to confirm who you are, and part of it was removed. Go back to the application and try again.');
 }
 
 function stepUpRefused(): ApiError {
   return new ApiError('VALIDATION_FAILED', 'This confirmation link is invalid or has expired. Go back to the application and try again.', {
-    errors: [{ pointer: '/query/stepUp', message: 'is invalid, for another platform, or expired' }],
+    errors: [{ pointer: '/query/stepUp', message: 'is invalid, for another platform or handoff challenge, or expired' }],
   });
 }

@@ -19,7 +19,7 @@ import { refuseIfLimitReached } from './rateLimits.ts';
 import { refuseInsecureLoginUrls } from './platformUrls.ts';
 import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
 import { pageBrandOf } from '../web/platformBrand.ts';
-import { requestedAtStart, requireRequestedAuthentication, startParameters, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
+import { requestedAtStart, requireRequestedAuthentication, startParameters, stepUpTokenMissing, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -111,7 +111,7 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
   const codeVerifier = randomToken(32); // 43 characters, RFC 7636 §4.1
   const browserBinding = randomToken(32);
   const authorizeUrl = await oidc.authorizationUrl({ state, nonce, codeVerifier, authentication });
-  await insertTransaction(deps.db, {
+  const inserted = await insertTransaction(deps.db, {
     id,
     platformId: platform.id,
     stateDigest: sha256(state),
@@ -128,6 +128,7 @@ async function startLoginFor(deps: AppDeps, oidc: RelyingParty, platform: Platfo
     ...authentication,
     ttlSeconds: deps.config.authTransactionTtlSeconds,
   });
+  if (!inserted) throw stepUpTokenMissing(); // 6a. refused by that insert: a step-up's challenge without its token
   // 7.
   const target = { platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: Boolean(input.handoffChallenge) };
   return { authorizeUrl, transactionId: id, browserBinding: bindingCookieValue(deps.keyRing, id, browserBinding, target) };
@@ -339,7 +340,7 @@ function startAgain(
   start.searchParams.set('returnTo', tx.returnTo);
   // The same request again (never a weaker login than the platform asked for).
   if (tx.authentication) {
-    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds))) {
+    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds, null))) {
       start.searchParams.set(name, value);
     }
   }

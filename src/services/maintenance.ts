@@ -6,6 +6,7 @@ import { endTimedOutSessions, endUnreachedSessions } from './sessions/ending.ts'
 import { purgeExpiredLogoutTokenJtis } from './backchannel/logoutIn.ts';
 import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from './events/repository.ts';
 import { purgeExpiredExports } from './dataRights/exportRepository.ts';
+import { purgeExpiredStepUpChallenges } from '../db/repositories/stepUpChallenges.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
 export const PURGE_GRACE_SECONDS = 24 * 3600;
@@ -16,7 +17,8 @@ const PURGE_EVERY_MS = 5 * 60 * 1000;
  * Periodic clean-up: sessions that expired or idled out are ended (their platforms are told),
  * so are sessions whose login reached no platform and whose cookie was never used (sessions/ending.ts),
  * expired login transactions, handoff codes and sessions (with their platform credentials)
- * are removed, expired avatar upload tickets and replay records of logout tokens too, expired
+ * are removed, expired avatar upload tickets, replay records of logout tokens and step-ups'
+ * handoff challenges (a day after their token's expiry) too, expired
  * data exports with their documents (at once: no grace, they are personal data), and deleted accounts (the provider
  * deactivations still owed, and the data of those past ACCOUNT_RETENTION_DAYS). One instance
  * at a time (an advisory lock: the others skip their run), in bounded batches. Returns a stop
@@ -35,6 +37,7 @@ export function schedulePurge(deps: AppDeps): () => void {
         uploadTickets: await purgeExpiredTickets(db, PURGE_GRACE_SECONDS),
         ...(await purgeDeletedAccounts(deps, deps.config.accountRetentionDays)),
         logoutTokenJtis: await purgeExpiredLogoutTokenJtis(db),
+        stepUpChallenges: await purgeExpiredStepUpChallenges(db, PURGE_GRACE_SECONDS),
         securityEvents: await purgeSettledEvents(db, SETTLED_EVENT_RETENTION_DAYS),
         dataExports: await purgeExpiredExports(db),
       }));

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/catalogue.ts';
 import { findActivePlatformById } from '../db/repositories/platforms.ts';
 import { requireReturnTo } from '../security/returnTo.ts';
 import { startParameters } from './freshSignIn.ts';
+import { reserveStepUpChallenge } from '../db/repositories/stepUpChallenges.ts';
 
 export interface StepUpInput {
   returnTo: string;
@@ -17,8 +18,11 @@ export interface StepUpInput {
 /**
  * POST /v1/auth/step-up: the start URL of a fresh sign-in that only the person of the caller's
  * session may complete (RFC 9470's step-up, for a platform that holds a session rather than an
- * access token). Nothing is written: the request and the person travel sealed in the URL's
- * `stepUp` token (freshSignIn.ts), and the start and callback do the rest.
+ * access token). The request and the person travel sealed in the URL's `stepUp` token
+ * (freshSignIn.ts), bound to the platform's handoff challenge, and the start and callback do the
+ * rest. One row is written: the challenge, marked as a step-up's, so that a start that presents
+ * it without the token (`stepUp=` removed from the address: a plain single sign-on, which the
+ * platform's verifier would otherwise exchange as if confirmed) is refused.
  */
 export async function createStepUpLogin(deps: AppDeps, principal: Principal, input: StepUpInput): Promise<{ url: string; expiresAt: string }> {
   // The platform's own credential: its platform, and the session's person. The person's own
@@ -41,12 +45,17 @@ export async function createStepUpLogin(deps: AppDeps, principal: Principal, inp
     forceLogin: input.forceLogin === true || asksNothing,
     secondFactor: input.requireSecondFactor === true,
     stepUpSub: principal.sub,
-  }, ttlSeconds);
+  }, ttlSeconds, input.handoffChallenge ?? null);
+  // Before the URL is answered: no one can present the challenge at a start before it is marked.
+  // (Without a challenge there is nothing to bind; such a platform relies on its own check of
+  // the exchange's `authentication.requested`.)
+  const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+  if (input.handoffChallenge) await reserveStepUpChallenge(deps.db, { handoffChallenge: input.handoffChallenge, platformId: platform.id, expiresAt });
   const url = new URL('/v1/auth/start', deps.config.publicBaseUrl);
   url.searchParams.set('platformKey', platform.platformKey);
   url.searchParams.set('returnTo', returnTo.href);
   for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
   if (input.handoffChallenge) url.searchParams.set('handoffChallenge', input.handoffChallenge);
   if (input.platformState) url.searchParams.set('platformState', input.platformState);
-  return { url: url.href, expiresAt: new Date(Date.now() + ttlSeconds * 1000).toISOString() };
+  return { url: url.href, expiresAt: expiresAt.toISOString() };
 }

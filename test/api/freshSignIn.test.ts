@@ -54,9 +54,9 @@ interface Attempt {
  * One login through `startPath` (a start URL's path and query, without the handoff challenge):
  * start, the fake's /authorize (tokens scripted), the callback from the same browser.
  */
-async function login(app: Express, fake: FakeIdp, startPath: string, options: { tokens?: TokenScript; accept?: string } = {}): Promise<Attempt> {
-  const verifier = randomToken();
-  // This login's own challenge (a step-up URL's is replaced: the verifier is made here).
+async function login(app: Express, fake: FakeIdp, startPath: string, options: { tokens?: TokenScript; accept?: string; verifier?: string } = {}): Promise<Attempt> {
+  // This login's own challenge; a step-up's URL keeps the one it was issued with (the test's `verifier`).
+  const verifier = options.verifier ?? randomToken();
   const path = new URL(startPath, 'http://gateway.test');
   path.searchParams.set('handoffChallenge', s256Challenge(verifier));
   const started = await request(app).get(`${path.pathname}${path.search}`).expect(302);
@@ -173,7 +173,8 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
 
     it('answers a start URL whose login only the same person completes; another person is refused with 403 STEP_UP_SUBJECT_MISMATCH', async () => {
       const credential = await platformCredential();
-      const res = await stepUp(credential, { returnTo: '/account', maxAge: 60, requireSecondFactor: true, handoffChallenge: s256Challenge(randomToken()) }).expect(200);
+      const verifier = randomToken();
+      const res = await stepUp(credential, { returnTo: '/account', maxAge: 60, requireSecondFactor: true, handoffChallenge: s256Challenge(verifier) }).expect(200);
       const url = new URL(res.body.url as string);
       expect(url.pathname).toBe('/v1/auth/start');
       expect(url.searchParams.get('stepUp')).toMatch(/^v1\./);
@@ -184,11 +185,13 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
 
       const someoneElse = await login(gateway.app, fake, path, {
         tokens: { idToken: { claims: { sub: 'someone-else', amr: ['pwd', 'otp', 'mfa'] } }, accessToken: { claims: { sub: 'someone-else' } } },
+        verifier,
       });
       expectRefused(someoneElse, 403, 'STEP_UP_SUBJECT_MISMATCH');
       const page = await login(gateway.app, fake, path, {
         tokens: { idToken: { claims: { sub: 'someone-else', amr: ['pwd', 'otp', 'mfa'] } }, accessToken: { claims: { sub: 'someone-else' } } },
         accept: 'text/html',
+        verifier,
       });
       expect(page.res.status).toBe(403);
       expect(page.res.text).toContain('Try again');
@@ -196,10 +199,10 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
       expect(rows[0].n).toBe(0);
 
       // The sealed request holds: the same person without a second factor is refused.
-      const weak = await login(gateway.app, fake, path, { tokens: idToken({ amr: ['pwd'] }) });
+      const weak = await login(gateway.app, fake, path, { tokens: idToken({ amr: ['pwd'] }), verifier });
       expectRefused(weak, 401, 'SECOND_FACTOR_MISSING');
 
-      const same = await login(gateway.app, fake, path, { tokens: idToken({ amr: ['pwd', 'otp', 'mfa'] }) });
+      const same = await login(gateway.app, fake, path, { tokens: idToken({ amr: ['pwd', 'otp', 'mfa'] }), verifier });
       const body = (await exchange(gateway.app, platform, same)).body;
       expect(body.user.sub).toBe(SUB);
       expect(body.authentication.requested).toEqual({ maxAge: 60, forceLogin: false, secondFactor: true, stepUp: true });
@@ -207,18 +210,61 @@ describe('fresh sign-in and step-up, checked by the gateway whatever the provide
 
     it('a step-up that asks nothing else forces a sign-in; its token works for its own platform only', async () => {
       const credential = await platformCredential();
-      const res = await stepUp(credential, { returnTo: `${PLATFORM_ROOT}account`, handoffChallenge: s256Challenge(randomToken()) }).expect(200);
+      const verifier = randomToken();
+      const res = await stepUp(credential, { returnTo: `${PLATFORM_ROOT}account`, handoffChallenge: s256Challenge(verifier) }).expect(200);
       const url = new URL(res.body.url as string);
-      const attempt = await login(gateway.app, fake, `${url.pathname}${url.search}`);
+      const attempt = await login(gateway.app, fake, `${url.pathname}${url.search}`, { verifier });
       expect(attempt.authorize.searchParams.get('prompt')).toBe('login');
       await exchange(gateway.app, platform, attempt);
 
       const other = await addPlatform(database);
       url.searchParams.set('platformKey', other.key);
-      url.searchParams.set('handoffChallenge', s256Challenge(randomToken()));
       const refused = await request(gateway.app).get(`${url.pathname}${url.search}`).expect(400);
       expect(refused.body.code).toBe('VALIDATION_FAILED');
       expect(refused.body.errors[0].pointer).toBe('/query/stepUp');
+    });
+
+    it('binds the step-up to its handoff challenge: that challenge without the token is refused (400 STEP_UP_TOKEN_MISSING, a page for browsers), before, after and beside an honest start', async () => {
+      const credential = await platformCredential();
+      const verifier = randomToken();
+      const challenge = s256Challenge(verifier);
+      const res = await stepUp(credential, { returnTo: '/account', requireSecondFactor: true, handoffChallenge: challenge }).expect(200);
+      const url = new URL(res.body.url as string);
+      expect(url.searchParams.get('handoffChallenge')).toBe(challenge);
+      const transactions = async () => (await database.db.raw('SELECT count(*)::int AS n FROM auth_transactions WHERE handoff_challenge = ?', [challenge])).rows[0].n as number;
+
+      // Someone at the person's signed-in browser removes stepUp= (and keeps the rest): refused, nothing written.
+      const stripped = new URL(url);
+      stripped.searchParams.delete('stepUp');
+      const refused = await request(gateway.app).get(`${stripped.pathname}${stripped.search}`).expect(400);
+      expect(refused.body.code).toBe('STEP_UP_TOKEN_MISSING');
+      expect(refused.headers['set-cookie']).toBeUndefined();
+      const page = await request(gateway.app).get(`${stripped.pathname}${stripped.search}`).set('Accept', 'text/html').expect(400);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain(`href="${PLATFORM_ROOT}"`);
+      // Asking for the same things as plain parameters does not make it a step-up either.
+      stripped.searchParams.set('requireSecondFactor', 'true');
+      expect((await request(gateway.app).get(`${stripped.pathname}${stripped.search}`).expect(400)).body.code).toBe('STEP_UP_TOKEN_MISSING');
+      expect(await transactions()).toBe(0);
+
+      // The token beside another challenge does not open (it cannot carry a login the step-up did not start).
+      const moved = new URL(url);
+      moved.searchParams.set('handoffChallenge', s256Challenge(randomToken()));
+      expect((await request(gateway.app).get(`${moved.pathname}${moved.search}`).expect(400)).body.errors[0].pointer).toBe('/query/stepUp');
+
+      // The honest step-up still works; afterwards (a replay of the address, stripped) the challenge is still refused.
+      const honest = await login(gateway.app, fake, `${url.pathname}${url.search}`, { tokens: idToken({ amr: ['pwd', 'otp', 'mfa'] }), verifier });
+      expect((await exchange(gateway.app, platform, honest)).body.authentication.requested).toMatchObject({ secondFactor: true, stepUp: true });
+      stripped.searchParams.delete('requireSecondFactor');
+      expect((await request(gateway.app).get(`${stripped.pathname}${stripped.search}`).expect(400)).body.code).toBe('STEP_UP_TOKEN_MISSING');
+
+      // And once the token has expired (the mark outlives it).
+      await database.db.raw("UPDATE step_up_challenges SET expires_at = now() - interval '1 hour' WHERE handoff_challenge = ?", [challenge]);
+      expect((await request(gateway.app).get(`${stripped.pathname}${stripped.search}`).expect(400)).body.code).toBe('STEP_UP_TOKEN_MISSING');
+      expect(await transactions()).toBe(1);
+
+      // A plain login with a challenge of its own is not affected.
+      await exchange(gateway.app, platform, await login(gateway.app, fake, startPath(platform.key)));
     });
 
     it('only a platform credential may ask, for a returnTo its platform allows', async () => {

@@ -9,6 +9,7 @@ import { createSession } from '../../src/services/sessions/create.ts';
 import { issueHandoff } from '../../src/services/handoff.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
+import { purgeExpiredStepUpChallenges, reserveStepUpChallenge } from '../../src/db/repositories/stepUpChallenges.ts';
 
 const DAY = 24 * 3600;
 const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] };
@@ -102,6 +103,18 @@ describe('purging expired login data', () => {
     for (const old of logins) await age(old, 3 * DAY);
     expect(await purge(2)).toEqual({ handoffCodes: 5, transactions: 5, sessions: 5 });
     for (const old of logins) expect(await exists('gateway_sessions', old.sessionId)).toBe(false);
+  });
+
+  it("keeps a step-up's handoff challenge a day past its token's expiry (a stripped start stays refused), then removes it", async () => {
+    const challenge = (n: number) => `${String(n).repeat(43)}`;
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3600_000);
+    await reserveStepUpChallenge(database.db, { handoffChallenge: challenge(1), platformId, expiresAt: hoursAgo(25) });
+    await reserveStepUpChallenge(database.db, { handoffChallenge: challenge(2), platformId, expiresAt: hoursAgo(23) });
+    // Asked again (a retried step-up): the later expiry is kept.
+    await reserveStepUpChallenge(database.db, { handoffChallenge: challenge(2), platformId, expiresAt: hoursAgo(30) });
+    expect(await purgeExpiredStepUpChallenges(database.db, DAY, 1)).toBe(1);
+    const { rows } = await database.db.raw('SELECT handoff_challenge FROM step_up_challenges');
+    expect(rows).toEqual([{ handoff_challenge: challenge(2) }]);
   });
 
   it('runs on one instance at a time: a second run while one holds the lock is skipped', async () => {

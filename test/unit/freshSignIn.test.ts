@@ -47,18 +47,25 @@ describe('fresh sign-in rules', () => {
     expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: null }, ['mfa']))).toBe('SECOND_FACTOR_MISSING');
   });
 
-  it('a step-up binds the person; its token opens for its platform only, and not once expired', () => {
-    const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true }, 600);
-    const opened = openStepUp(keyRing, 'PLATFORM_A', token);
+  it('a step-up binds the person; its token opens for its platform and its handoff challenge only, and not once expired', () => {
+    const challenge = 'c'.repeat(43);
+    const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true, handoffChallenge: challenge }, 600);
+    const opened = openStepUp(keyRing, 'PLATFORM_A', token, challenge);
     expect(opened).toEqual({ maxAgeSeconds: 60, forceLogin: false, secondFactor: true, stepUpSub: 'user-1' });
     expect(codeOf(() => requireRequestedAuthentication(opened, startedAt, { ...person, sub: 'user-2', amr: ['mfa'] }, ['mfa']))).toBe('STEP_UP_SUBJECT_MISMATCH');
-    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_B', token))).toBe('VALIDATION_FAILED');
-    const expired = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: null, forceLogin: true, secondFactor: false }, -1).token;
-    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', expired))).toBe('VALIDATION_FAILED');
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_B', token, challenge))).toBe('VALIDATION_FAILED');
+    // Beside another challenge, or none, it does not open (a token moved to another login).
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', token, 'd'.repeat(43)))).toBe('VALIDATION_FAILED');
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', token, null))).toBe('VALIDATION_FAILED');
+    const unbound = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: null, forceLogin: true, secondFactor: false, handoffChallenge: null }, 600).token;
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', unbound, challenge))).toBe('VALIDATION_FAILED');
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', unbound, null))).toBeNull();
+    const expired = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: null, forceLogin: true, secondFactor: false, handoffChallenge: challenge }, -1).token;
+    expect(codeOf(() => openStepUp(keyRing, 'PLATFORM_A', expired, challenge))).toBe('VALIDATION_FAILED');
   });
 
   it("a start's parameters only add to a step-up token's request", () => {
-    const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true }, 600);
+    const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true, handoffChallenge: null }, 600);
     expect(requestedAtStart(keyRing, 'PLATFORM_A', { stepUp: token, maxAge: 3600, requireSecondFactor: false })).toEqual({
       maxAgeSeconds: 60, forceLogin: false, secondFactor: true, stepUpSub: 'user-1',
     });

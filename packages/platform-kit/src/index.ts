@@ -7,4 +7,6 @@ export { MemorySessionStore, type Session, type SessionStore } from './sessions.
 export { clientWithCredential, clientWithPlatformSecret, anonymousClient, type GatewayClient, type ClientOptions, type Exchanged, type OnboardingRequirements, type Problem, type paths, type components } from './client.ts';
 export { gatewayKeySet, verifyGatewayToken, verifyLogoutToken, GatewayTokenError, BACKCHANNEL_LOGOUT_EVENT, type GatewayKeySet, type GatewayTokenChecks } from './verify.ts';
 export { failurePage, escapeHtml, type SignInFailure } from './pages.ts';
+export { AmbiguousCookieError } from './cookies.ts';
+export { CLOCK_SKEW_SECONDS, stepUpShortfall, type StepUpAsked } from './stepUp.ts';
 export { createSecurityEventReceiver, SecurityEventRefused, type SecurityEvent, type SecurityEventType, type SecurityEventPayloads, type SecurityEventReceiver, type SecurityEventReceiverOptions, type SetErrorCode, type PollOptions, type PollOutcome } from './events.ts';

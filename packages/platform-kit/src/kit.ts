@@ -3,13 +3,14 @@
 //   signIn     GET   one login: a fresh handoff verifier and correlation value, kept in a sealed
 //                    cookie of its own, then the browser to the gateway's start
 //   callback   GET   that login's verifier found by the correlation value the gateway hands
-//                    back; the code exchanged with the platform's credentials; the session kept
+//                    back; the code exchanged with the platform's credentials; a step-up's
+//                    exchange checked against what it asked (stepUp.ts); the session kept
 //                    server side; the browser to returnTo (or a page with "Start again")
 //   backchannelLogout POST  the gateway's logout token verified; the sessions of its sid ended
 //   signOut    POST  the gateway's one-step sign-out (a sign-out token, then its logout page)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { appendSetCookie, readCookies, serializeCookie } from './cookies.ts';
+import { AmbiguousCookieError, appendSetCookie, HOST_PREFIX, readCookies, serializeCookie } from './cookies.ts';
 import { loginCookieName, loginSeal, newLogin, sameState, type LoginInFlight } from './logins.ts';
 import { MemorySessionStore, type Session, type SessionStore } from './sessions.ts';
 import { clientWithCredential, clientWithPlatformSecret, type Exchanged, type GatewayClient } from './client.ts';
@@ -17,6 +18,7 @@ import { needsOnboarding, onboardingToDo, type OnboardingToDo } from './onboardi
 import { gatewayKeySet, verifyLogoutToken, type GatewayKeySet } from './verify.ts';
 import { failurePage, type SignInFailure } from './pages.ts';
 import { readForm, localPath, sameOriginRequest } from './requests.ts';
+import { stepUpAsked, stepUpShortfall } from './stepUp.ts';
 
 export interface KitPaths {
   signIn: string;
@@ -41,7 +43,7 @@ export interface PlatformKitOptions {
   paths?: Partial<KitPaths>;
   /** Where a sign-in without a returnTo ends, and the sign-out's way back (default '/'). */
   defaultReturnTo?: string;
-  /** Cookie names start with it (default 'pk'): one kit per platform in one back end needs one each. */
+  /** Cookie names start with it (default 'pk'; after `__Host-` when the cookies are Secure): one kit per platform in one back end needs one each. */
   cookiePrefix?: string;
   /** The gateway's cookie name (GATEWAY_COOKIE_NAME), default gw_session. */
   gatewayCookieName?: string;
@@ -49,7 +51,7 @@ export interface PlatformKitOptions {
   loginTtlSeconds?: number;
   /** Logins one browser may have in flight (default 5); starting one more drops the oldest. */
   maxLogins?: number;
-  /** Secure cookies (default: publicUrl is https). */
+  /** Secure cookies (default: publicUrl is https); their names then start with `__Host-`, with Path=/. */
   secureCookies?: boolean;
   /** The gateway's signing keys (default: its JWKS, cached). */
   keys?: GatewayKeySet;
@@ -85,13 +87,20 @@ export interface PlatformKit {
   signOut: Handler;
   /** Starts a login from any handler of yours (what signIn does with ?returnTo=). */
   startLogin(req: IncomingMessage, res: ServerResponse, options?: StartOptions): Promise<void>;
-  /** "Confirm it's you": a fresh sign-in of this session's person (POST /v1/auth/step-up), bound like any login. */
+  /**
+   * "Confirm it's you": a fresh sign-in of this session's person (POST /v1/auth/step-up), bound like
+   * any login. What it asks is sealed into the login's cookie; the callback refuses an exchange that
+   * does not meet it (a page with "Try again" at `returnTo`), and the session stays as it was.
+   */
   stepUp(req: IncomingMessage, res: ServerResponse, session: Session, options?: StepUpOptions): Promise<{ problem: string } | undefined>;
-  /** This browser's session, or undefined. */
+  /** This browser's session, or undefined. Rejects with AmbiguousCookieError (status 400) when the request carries the session cookie twice. */
   session(req: IncomingMessage): Promise<Session | undefined>;
-  /** The session cookie's value (also after its session ended). */
+  /** The session cookie's value (also after its session ended); throws AmbiguousCookieError as session() does. */
   sessionId(req: IncomingMessage): string | undefined;
+  /** `__Host-{cookiePrefix}_session` when the cookies are Secure, else `{cookiePrefix}_session`. */
   sessionCookieName: string;
+  /** Lets the browser forget the session cookie (with the attributes it was set with, which a `__Host-` cookie needs). */
+  clearSessionCookie(res: ServerResponse): void;
   /** The typed client, calling as the session's person with its platform credential. */
   client(session: Session): GatewayClient;
   /**
@@ -113,9 +122,12 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   const publicUrl = new URL(options.publicUrl);
   const gatewayUrl = options.gatewayUrl.replace(/\/+$/, '');
   const paths: KitPaths = { signIn: '/auth/login', callback: '/auth/callback', backchannelLogout: '/auth/backchannel-logout', signOut: '/auth/logout', ...options.paths };
-  const prefix = options.cookiePrefix ?? 'pk';
-  const sessionCookieName = `${prefix}_session`;
   const secure = options.secureCookies ?? publicUrl.protocol === 'https:';
+  // `__Host-` whenever Secure: no sibling subdomain (Domain=) and no other path can set a cookie
+  // of these names beside the kit's (cookie tossing: a login cookie of the attacker's own login,
+  // tossed into a victim's browser, would sign the victim in as the attacker).
+  const prefix = `${secure ? HOST_PREFIX : ''}${options.cookiePrefix ?? 'pk'}`;
+  const sessionCookieName = `${prefix}_session`;
   const loginTtl = options.loginTtlSeconds ?? 600;
   const maxLogins = options.maxLogins ?? 5;
   const defaultReturnTo = options.defaultReturnTo ?? '/';
@@ -124,8 +136,9 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   const keys = options.keys ?? gatewayKeySet(gatewayUrl);
   const clientOptions = { gatewayUrl, cookieName: options.gatewayCookieName ?? 'gw_session' };
   const asPlatform = clientWithPlatformSecret(clientOptions, options);
-  // Login cookies go to both the sign-in route (which counts them) and the callback.
-  const loginCookiePath = commonPath(paths.signIn, paths.callback);
+  // Login cookies go to both the sign-in route (which counts them) and the callback; a `__Host-`
+  // cookie must have Path=/, so Secure ones go with every request to this site while in flight.
+  const loginCookiePath = secure ? '/' : commonPath(paths.signIn, paths.callback);
   const loginCookiePrefix = `${prefix}_login_`;
   const render = options.renderFailure ?? failurePage;
 
@@ -134,9 +147,20 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     res.writeHead(status, { Location: location, 'Cache-Control': 'no-store' });
     res.end();
   };
-  const fail = (res: ServerResponse, failure: Omit<SignInFailure, 'startAgain'> & { returnTo?: string }) => {
+  /** A page with a way forward: "Start again" (a sign-in returning to returnTo), or "Try again" at `tryAgainAt` (a step-up's page). */
+  const fail = (res: ServerResponse, { returnTo, tryAgainAt, ...failure }: Omit<SignInFailure, 'startAgain' | 'label'> & { returnTo?: string; tryAgainAt?: string }) => {
     res.writeHead(failure.status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
-    res.end(render({ ...failure, startAgain: signInHref(failure.returnTo) }));
+    res.end(render({ ...failure, ...(tryAgainAt ? { startAgain: tryAgainAt, label: 'Try again' } : { startAgain: signInHref(returnTo), label: 'Start again' }) }));
+  };
+  /** The kit's routes refuse a request that carries one of its cookies twice (cookies.ts), having done nothing. */
+  const refusingAmbiguous = (handler: Handler): Handler => async (req, res) => {
+    try {
+      await handler(req, res);
+    } catch (error) {
+      if (!(error instanceof AmbiguousCookieError) || res.headersSent) throw error;
+      res.removeHeader('Set-Cookie');
+      fail(res, { status: 400, reason: 'ambiguous-cookie', message: error.message });
+    }
   };
 
   /**
@@ -146,11 +170,10 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
    * common) and fail every callback. The gateway hands the returnTo back in the exchange anyway;
    * the cookie's is the fallback and the failure page's "Start again".
    */
-  async function keepLogin(req: IncomingMessage, res: ServerResponse, started: Omit<LoginInFlight, 'expiresAt'>): Promise<void> {
+  async function keepLogin(req: IncomingMessage, res: ServerResponse, started: Omit<LoginInFlight, 'expiresAt' | 'startedAt'>): Promise<void> {
     const login = started.returnTo.length <= MAX_CARRIED_RETURN_TO ? started : { ...started, returnTo: defaultReturnTo };
     const held: Array<{ name: string; expiresAt: number }> = [];
-    for (const [name, value] of readCookies(req)) {
-      if (!name.startsWith(loginCookiePrefix)) continue;
+    for (const [name, value] of readCookies(req).startingWith(loginCookiePrefix)) {
       const opened = await seal.open(value);
       held.push({ name, expiresAt: typeof opened === 'object' ? opened.expiresAt : 0 });
     }
@@ -186,7 +209,10 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     const state = query.get('platformState');
     if (!code) return fail(res, { status: 400, reason: 'incomplete', message: 'The sign-in link is incomplete.' });
     const cookieName = state ? loginCookieName(prefix, state) : undefined;
-    const sealed = cookieName ? readCookies(req).get(cookieName) : undefined;
+    const cookies = readCookies(req);
+    const sealed = cookieName ? cookies.get(cookieName) : undefined;
+    // Read before the code is spent: a session cookie sent twice is refused with nothing exchanged.
+    const previous = sessions ? cookies.get(sessionCookieName) : undefined;
     const opened = sealed ? await seal.open(sealed) : undefined;
     const login = typeof opened === 'object' && state !== null && sameState(opened.state, state) ? opened : undefined;
     // No login of this browser with this correlation value: it expired, the browser dropped the
@@ -222,10 +248,13 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     } catch {
       return fail(res, { status: 502, reason: 'unreachable', message: 'The sign-in service could not be reached. Try again in a moment.', returnTo: login.returnTo });
     }
+    // A step-up: the exchange must meet what it asked, or nothing is signed in or upgraded (the
+    // session stays as it was; the new credential is dropped unused) and the page that asked offers it again.
+    const shortfall = login.stepUp ? stepUpShortfall(login.stepUp, exchanged, login.startedAt) : undefined;
+    if (shortfall) return fail(res, { status: 403, reason: 'not-confirmed', message: `${shortfall} Nothing was confirmed.`, tryAgainAt: login.returnTo });
     if (sessions) {
       const client = clientWithCredential(clientOptions, exchanged.session.gatewayToken);
       const data = options.onSignIn ? await options.onSignIn(exchanged, client) : {};
-      const previous = readCookies(req).get(sessionCookieName);
       if (previous) await sessions.delete(previous);
       const id = randomBytes(32).toString('base64url');
       await sessions.set({
@@ -302,13 +331,14 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   }
 
   async function currentSession(req: IncomingMessage): Promise<Session | undefined> {
+    // Throws (the promise rejects) on a session cookie sent twice: never a guess between two sessions.
     const id = readCookies(req).get(sessionCookieName);
     return id && sessions ? sessions.get(id) : undefined;
   }
 
   async function stepUp(req: IncomingMessage, res: ServerResponse, session: Session, step: StepUpOptions = {}): Promise<{ problem: string } | undefined> {
     const returnTo = localPath(step.returnTo ?? null, publicUrl) ?? defaultReturnTo;
-    const login = newLogin(returnTo);
+    const login = { ...newLogin(returnTo), stepUp: stepUpAsked(session.user.sub, step) };
     const answer = await clientWithCredential(clientOptions, session.platformCredential)
       .POST('/v1/auth/step-up', {
         body: {
@@ -330,15 +360,16 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   return {
     paths,
     sessions,
-    signIn: (req, res) => startLogin(req, res, { returnTo: new URL(req.url ?? '/', publicUrl).searchParams.get('returnTo') ?? defaultReturnTo }),
-    callback,
+    signIn: refusingAmbiguous((req, res) => startLogin(req, res, { returnTo: new URL(req.url ?? '/', publicUrl).searchParams.get('returnTo') ?? defaultReturnTo })),
+    callback: refusingAmbiguous(callback),
     backchannelLogout,
-    signOut,
+    signOut: refusingAmbiguous(signOut),
     startLogin,
     stepUp,
     session: currentSession,
     sessionId: (req) => readCookies(req).get(sessionCookieName),
     sessionCookieName,
+    clearSessionCookie: (res) => appendSetCookie(res, [serializeCookie(sessionCookieName, '', { path: '/', secure, maxAge: 0 })]),
     client: (session) => clientWithCredential(clientOptions, session.platformCredential),
     needsOnboarding,
     onboardingRequirements: (session) => onboardingToDo(clientWithCredential(clientOptions, session.platformCredential), options.platformKey),

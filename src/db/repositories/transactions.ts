@@ -2,6 +2,7 @@ import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, t
 import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
 import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
 import type { AuthenticationRequest } from '../../domain/authentication.ts';
+import { NO_STRIPPED_STEP_UP } from './stepUpChallenges.ts';
 
 /** What the platform asked of the authentication (freshSignIn.ts) rides along; absent members ask nothing. */
 export interface NewTransaction extends Partial<AuthenticationRequest> {
@@ -30,9 +31,12 @@ export interface NewTransaction extends Partial<AuthenticationRequest> {
  * person starts again, as after an expired one. Nothing single-use depends on this row being
  * durable: the callback's consumption and the exchange commit synchronously, as every other
  * statement does. docs/scaling.md gives the measurements.
+ *
+ * False, with nothing written, when the start presents the handoff challenge of a step-up
+ * without that step-up's token (stepUpChallenges.ts): checked by this statement, no round trip added.
  */
-export async function insertTransaction(db: Db, tx: NewTransaction): Promise<void> {
-  await runPrepared(
+export async function insertTransaction(db: Db, tx: NewTransaction): Promise<boolean> {
+  const { rows } = await runPrepared<{ id: string }>(
     db,
     'gw_insert_transaction',
     `INSERT INTO auth_transactions
@@ -43,7 +47,9 @@ export async function insertTransaction(db: Db, tx: NewTransaction): Promise<voi
           :onboardingMode, :platformCallbackUrl, :returnTo, :browserBindingDigest, :handoffChallenge,
           CAST(:platformStateSealed AS text), CAST(:maxAgeSeconds AS integer), :forceLogin, :secondFactor, CAST(:stepUpSub AS text),
           now() + make_interval(secs => :ttlSeconds)
-         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`,
+         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
+        WHERE ${NO_STRIPPED_STEP_UP}
+       RETURNING id`,
     {
       ...tx,
       platformStateSealed: tx.platformStateSealed ?? null,
@@ -53,6 +59,7 @@ export async function insertTransaction(db: Db, tx: NewTransaction): Promise<voi
       stepUpSub: tx.stepUpSub ?? null,
     },
   );
+  return rows.length === 1;
 }
 
 export interface ConsumedTransaction {
