@@ -4,7 +4,6 @@ import { parseKeyRing, type KeyRing } from '../security/crypto.ts';
 import { rotateSealedData, sealedKeyStatus, type RotationResult, type SealedCount } from '../services/keyRotation.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { openDatabase, type OpenedDatabase } from '../db/open.ts';
-import type { Db } from '../db/knex.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { CLI_ACTOR, listAuditEvents } from '../services/audit.ts';
 import {
@@ -17,7 +16,6 @@ import {
   updatePlatform,
   type PlatformCreateInput,
   type PlatformUpdateInput,
-  type RegistryRules,
 } from '../services/registry/index.ts';
 import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
 import { FIELD_TYPES } from '../services/onboarding/values.ts';
@@ -35,6 +33,7 @@ import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
 import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
 import { booleanOption, integerOption, jsonOption, parse, parseWithArguments, toJson, UsageError, type OptionSpec } from './args.ts';
 import { parseFieldsCommand } from './fields.ts';
+import type { CliIo, Command } from './command.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -148,12 +147,6 @@ Exit codes: 0 done, 1 refused or failed (the problem is printed), 2 usage error,
 78 bad configuration (the environment, such as DATABASE_URL).
 `;
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-}
-
 /** The platform settings both create and update take. */
 const SETTINGS_OPTIONS = {
   name: { type: 'string' },
@@ -175,9 +168,6 @@ const LIST_OPTIONS = { active: { type: 'string' }, limit: { type: 'string' }, cu
 /** The field settings both fields create and fields update take (all strings: the service checks them). */
 const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
 const KEYS_OPTIONS = { 'batch-size': { type: 'string' } } as const;
-
-/** `rules` come from the same NODE_ENV as the service's: production requires https URLs. */
-export type Command = (db: Db, io: CliIo, json: boolean, rules: RegistryRules) => Promise<void>;
 
 /** Runs one command line; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
