@@ -50,8 +50,8 @@ export default {
     {
       name: 'db-below-services',
       severity: 'error',
-      comment: 'src/db (connection, transactions, migrations runner, repositories) is the bottom of the domain stack and must not reach up into services.',
-      from: { path: '^src/db/' },
+      comment: 'src/db (connection, transactions, errors, migrations runner) is the bottom of the domain stack and must not reach up into services.',
+      from: { path: '^src/db/', pathNot: '^src/db/repositories/' },
       to: { path: '^src/services/', pathNot: REPOSITORY },
     },
     {
