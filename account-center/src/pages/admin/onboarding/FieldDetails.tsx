@@ -1,7 +1,9 @@
 import { useIntl } from 'react-intl';
 import { Notice } from '../../../components/Notice.tsx';
 import { FormPreview } from './FormPreview.tsx';
-import { draftOf, pointerLabel, previewDefinition, profileProperty, propertyLabel, settingsOf, typeLabel, type Definition } from './model.ts';
+import { draftOf, profileProperty, propertyLabel, typeLabel, type Definition } from './model.ts';
+import { previewDefinition, settingsOf } from './settings.ts';
+import { pointerLabel } from './pointers.ts';
 import { READ_ONLY_TEXT_ID } from './SchemaPage.tsx';
 
 /** Read only: every setting of the field, and the preview. */

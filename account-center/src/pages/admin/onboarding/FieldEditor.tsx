@@ -15,9 +15,10 @@ import { BasicsSection, LimitsSection, PresentationSection, SourceSection, type 
 import { FormPreview } from './FormPreview.tsx';
 import { ImpactDialog } from './ImpactDialog.tsx';
 import {
-  createBody, draftOf, emptyDraft, nextSortOrder, patchBody, pointerLabel, pointerRank, previewDefinition, settingsOf, takesOptions,
-  type ChangePreview, type CreateBody, type Definition, type Draft, type FormErrors, type ProfileProperty, type UpdateBody,
+  draftOf, emptyDraft, nextSortOrder, takesOptions, type ChangePreview, type CreateBody, type Definition, type Draft, type ProfileProperty, type UpdateBody,
 } from './model.ts';
+import { createBody, patchBody, previewDefinition, settingsOf, type FormErrors } from './settings.ts';
+import { pointerLabel, pointerRank } from './pointers.ts';
 import { OptionsEditor } from './OptionsEditor.tsx';
 import { ADMIN_BASE, platformPath } from './paths.ts';
 import { READ_ONLY_TEXT_ID, type FlashState } from './SchemaPage.tsx';
