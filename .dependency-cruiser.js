@@ -69,6 +69,13 @@ export default {
       to: { path: '^src/', pathNot: '^src/domain/' },
     },
     {
+      name: 'security-is-shared',
+      severity: 'error',
+      comment: 'Crypto, URL and address checks are used by every layer; they must not depend on domain logic, SQL, pages or the OpenID client.',
+      from: { path: '^src/security/' },
+      to: { path: '^src/(services|db|web|oidc|observability)/' },
+    },
+    {
       name: 'no-composition-root-below',
       severity: 'error',
       comment: 'main.ts, app.ts, server.ts and bootProbes.ts assemble the process; a module below importing them would import the whole service (deps.ts holds the AppDeps type for that).',
