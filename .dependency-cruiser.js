@@ -30,7 +30,7 @@ export default {
       name: 'not-into-request-layers',
       severity: 'error',
       comment: 'api/ and operations/ are the HTTP edge (router, handlers): code below them must work without the router, so shared types go to src/domain/.',
-      from: { path: '^src/(services|db|security|errors|web|domain|oidc|config|observability)/' },
+      from: { path: '^src/(services|db|security|errors|web|domain|oidc|config|observability)/|^src/(deps|contract|logger|version)\\.ts$' },
       to: { path: '^src/(api|operations)/' },
     },
     {
@@ -85,9 +85,9 @@ export default {
     {
       name: 'no-tools-in-the-service',
       severity: 'error',
-      comment: 'The service never loads the CLI, the dev stack, tests or scripts: production runs without them.',
+      comment: 'The service never loads the CLI, the dev stack, the account center, the platform kit, tests or scripts: production runs without them.',
       from: { path: '^src/(?!cli/|devstack/|main\\.ts$)' },
-      to: { path: '^(src/cli/|src/devstack/|test/|scripts/)' },
+      to: { path: '^(src/cli/|src/devstack/|account-center/|packages/|test/|scripts/)' },
     },
     {
       name: 'account-center-is-a-browser-app',
