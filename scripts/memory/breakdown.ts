@@ -50,7 +50,7 @@ const { relyingPartyFromConfig } = await import('../../src/oidc/relyingParty.ts'
 const { createMetrics } = await import('../../src/observability/metrics.ts');
 const { createApp } = await import('../../src/app.ts');
 report('import the gateway (src/app.ts and below)');
-const { loadContract } = await import('../../src/api/contract.ts');
+const { loadContract } = await import('../../src/contract.ts');
 loadContract();
 report('contract read (generated/gateway.json)');
 

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { ApiError, validationError, type FieldError, type FieldErrorReason } from '../errors/catalogue.ts';
 import { sendProblem } from '../errors/problem.ts';
-import { contractCopy } from './contract.ts';
+import { contractCopy } from '../contract.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { AppDeps } from '../deps.ts';
 import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';

@@ -3,7 +3,7 @@ import express, { Router } from 'express';
 // this process (+25 MB of RSS, for files that are only ever served from disk).
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { loadContract } from './contract.ts';
+import { loadContract } from '../contract.ts';
 import { SERVICE_VERSION } from '../version.ts';
 
 /**

@@ -3,10 +3,9 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { operations } from '../../generated/gateway.ts';
 import type { AppDeps } from '../deps.ts';
-import type { Principal } from '../domain/types.ts';
+import type { OperationId, Principal } from '../domain/types.ts';
 
-/** Every operationId of the contract, as openapi-typescript generated them. */
-export type OperationId = keyof operations;
+export type { OperationId };
 
 type Parameters<K extends OperationId> = operations[K] extends { parameters: infer P } ? P : never;
 type Pick<P, Where extends string> = P extends { [W in Where]?: infer V } ? (undefined extends V ? NonNullable<V> | Record<string, never> : V) : never;

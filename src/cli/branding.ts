@@ -14,7 +14,7 @@ import {
   type PlatformBrandingView,
 } from '../services/registry/index.ts';
 import { keyValues } from './format.ts';
-import type { CliIo } from './run.ts';
+import type { CliIo } from './command.ts';
 import { UsageError } from './args.ts';
 
 // `branding …`: a platform's colour, names per language and logo from a shell (issue 27), through

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.ts';
 import { DEV_OIDC_CLIENT } from '../security/devCredentials.ts';
 import { DEV_USERS, PERMISSION_SCOPES } from '../devidp/users.ts';
-import type { CliIo } from './run.ts';
+import type { CliIo } from './command.ts';
 
 // `npm run gateway -- dev token --user admin` (development only): an access token the running
 // dev identity provider really issues. It signs in the way a browser does, over HTTP: the

@@ -13,7 +13,7 @@ import {
 } from '../services/documents/administration.ts';
 import { requireContractShape, type DraftCreateInput, type DraftUpdateInput } from '../services/documents/rules.ts';
 import { parseWithArguments, toJson, UsageError } from './args.ts';
-import type { CliIo, Command } from './run.ts';
+import type { CliIo, Command } from './command.ts';
 
 // `documents …`: a platform's terms, privacy notice and custom consents from a shell (issue 25).
 // The same services as the admin API; a draft body is checked against the contract's own

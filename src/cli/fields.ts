@@ -11,7 +11,7 @@ import type { FieldDefinitionRow } from '../domain/onboarding.ts';
 import { formatField, formatFieldList, formatSchemaChangePreview } from './format.ts';
 import { CLI_ACTOR } from '../services/audit.ts';
 import { booleanOption, numberOption, parseWithArguments, toJson, UsageError } from './args.ts';
-import type { CliIo, Command } from './run.ts';
+import type { CliIo, Command } from './command.ts';
 
 // The operator CLI's `fields` commands: a platform's onboarding schema (list, create, update,
 // archive), through the same services as the admin API.

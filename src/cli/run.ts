@@ -1,40 +1,21 @@
 import { pino } from 'pino';
-import { ConfigError, loadDatabaseToolConfig, loadKeyRingSpec, type LogLevel } from '../config/index.ts';
-import { parseKeyRing, type KeyRing } from '../security/crypto.ts';
-import { rotateSealedData, sealedKeyStatus, type RotationResult, type SealedCount } from '../services/keyRotation.ts';
+import { ConfigError, loadDatabaseToolConfig, type LogLevel } from '../config/index.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { openDatabase, type OpenedDatabase } from '../db/open.ts';
-import type { Db } from '../db/knex.ts';
 import { ApiError } from '../errors/catalogue.ts';
-import { CLI_ACTOR, listAuditEvents } from '../services/audit.ts';
-import {
-  activatePlatform,
-  createPlatform,
-  deactivatePlatform,
-  getPlatform,
-  listPlatforms,
-  rotatePlatformCredentials,
-  updatePlatform,
-  type PlatformCreateInput,
-  type PlatformUpdateInput,
-  type RegistryRules,
-} from '../services/registry/index.ts';
 import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
 import { FIELD_TYPES } from '../services/onboarding/values.ts';
-import {
-  describeFieldError,
-  formatAuditList,
-  formatCredentials,
-  formatPlatform,
-  formatPlatformList,
-} from './format.ts';
+import { describeFieldError } from './format.ts';
 import { runDevCommand } from './devToken.ts';
-import { listSecurityEventDeliveries } from '../services/events/record.ts';
-import { formatSecurityEventDeliveries } from './formatEvents.ts';
+import { parseAuditCommand } from './audit.ts';
 import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
 import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
-import { booleanOption, integerOption, jsonOption, parse, parseWithArguments, toJson, UsageError, type OptionSpec } from './args.ts';
+import { parseEventsCommand } from './events.ts';
 import { parseFieldsCommand } from './fields.ts';
+import { parseKeysCommand } from './keys.ts';
+import { parsePlatformsCommand } from './platforms.ts';
+import { UsageError } from './args.ts';
+import type { CliIo, Command } from './command.ts';
 
 // The operator command line: bootstrap the first platform before any
 // administrator exists, and registry and onboarding schema work from a shell. It
@@ -148,37 +129,6 @@ Exit codes: 0 done, 1 refused or failed (the problem is printed), 2 usage error,
 78 bad configuration (the environment, such as DATABASE_URL).
 `;
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-}
-
-/** The platform settings both create and update take. */
-const SETTINGS_OPTIONS = {
-  name: { type: 'string' },
-  'callback-url': { type: 'string' },
-  'backchannel-logout-url': { type: 'string' },
-  'event-delivery': { type: 'string' },
-  'event-receiver-url': { type: 'string' },
-  'return-url': { type: 'string', multiple: true },
-  mode: { type: 'string' },
-  'central-onboarding': { type: 'string' },
-  'handoff-challenge-required': { type: 'string' },
-  'onboarding-path': { type: 'string' },
-  'default-language': { type: 'string' },
-  metadata: { type: 'string' },
-} as const;
-const CREATE_OPTIONS = { key: { type: 'string' }, ...SETTINGS_OPTIONS, inactive: { type: 'boolean' } } as const;
-const UPDATE_OPTIONS = SETTINGS_OPTIONS;
-const LIST_OPTIONS = { active: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
-/** The field settings both fields create and fields update take (all strings: the service checks them). */
-const AUDIT_OPTIONS = { platform: { type: 'string' }, action: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } } as const;
-const KEYS_OPTIONS = { 'batch-size': { type: 'string' } } as const;
-
-/** `rules` come from the same NODE_ENV as the service's: production requires https URLs. */
-export type Command = (db: Db, io: CliIo, json: boolean, rules: RegistryRules) => Promise<void>;
-
 /** Runs one command line; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Development helpers talk to the running dev stack over HTTP, not to the database.
@@ -244,219 +194,6 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   }
   throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, documents, events, audit, keys, dev)`);
 }
-
-function parsePlatformsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
-  switch (action) {
-    case undefined:
-    case '--help':
-    case '-h':
-      return null;
-    case 'list': {
-      const { values } = parse(args, LIST_OPTIONS, 0);
-      if (values.help) return null;
-      const query = {
-        active: values.active === undefined ? undefined : booleanOption('--active', values.active),
-        limit: values.limit === undefined ? undefined : integerOption('--limit', values.limit),
-        cursor: values.cursor,
-      };
-      return async (db, _io, json) => {
-        const page = await listPlatforms(db, query);
-        io.stdout(json ? toJson(page) : formatPlatformList(page));
-      };
-    }
-    case 'show': {
-      const { values, key } = parseWithKey(args, {}, 'show');
-      if (values.help) return null;
-      return async (db, _io, json) => {
-        const platform = await getPlatform(db, key);
-        io.stdout(json ? toJson(platform) : formatPlatform(platform));
-      };
-    }
-    case 'create': {
-      const { values } = parse(args, CREATE_OPTIONS, 0);
-      if (values.help) return null;
-      if (values.key === undefined) throw new UsageError('platforms create needs --key KEY');
-      if (values.name === undefined) throw new UsageError('platforms create needs --name NAME');
-      const input: PlatformCreateInput = { platformKey: values.key, displayName: values.name };
-      if (values['callback-url'] !== undefined) input.callbackUrl = values['callback-url'];
-      if (values['backchannel-logout-url'] !== undefined) input.backchannelLogoutUrl = values['backchannel-logout-url'];
-      if (values['event-delivery'] !== undefined) input.eventDelivery = values['event-delivery'] as PlatformCreateInput['eventDelivery'];
-      if (values['event-receiver-url'] !== undefined) input.eventReceiverUrl = values['event-receiver-url'];
-      if (values['return-url'] !== undefined) input.allowedReturnUrls = values['return-url'];
-      if (values.mode !== undefined) input.defaultOnboardingMode = values.mode as PlatformCreateInput['defaultOnboardingMode'];
-      if (values['central-onboarding'] !== undefined) input.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
-      if (values['handoff-challenge-required'] !== undefined) {
-        input.handoffChallengeRequired = booleanOption('--handoff-challenge-required', values['handoff-challenge-required']);
-      }
-      if (values['onboarding-path'] !== undefined) input.platformOnboardingPath = values['onboarding-path'];
-      if (values['default-language'] !== undefined) input.defaultLanguage = values['default-language'];
-      if (values.metadata !== undefined) input.metadata = jsonOption('--metadata', values.metadata) as PlatformCreateInput['metadata'];
-      if (values.inactive) input.active = false;
-      return async (db, _io, json, rules) => {
-        const { platform, clientSecret } = await createPlatform(db, input, CLI_ACTOR, rules);
-        warnSecretShownOnce(io, platform.platformKey);
-        if (!platform.handoffChallengeRequired) warnHandoffChallengeOff(io, platform.platformKey);
-        if (json) io.stdout(toJson({ ...platform, clientSecret }));
-        else io.stdout(`${formatPlatform(platform)}\n${formatCredentials({ clientId: platform.clientId!, clientSecret })}`);
-      };
-    }
-    case 'update': {
-      const { values, key } = parseWithKey(args, UPDATE_OPTIONS, 'update');
-      if (values.help) return null;
-      const patch: PlatformUpdateInput = {};
-      if (values.name !== undefined) patch.displayName = values.name;
-      if (values['callback-url'] !== undefined) patch.callbackUrl = values['callback-url'] === '' ? null : values['callback-url'];
-      if (values['backchannel-logout-url'] !== undefined) {
-        patch.backchannelLogoutUrl = values['backchannel-logout-url'] === '' ? null : values['backchannel-logout-url'];
-      }
-      if (values['event-delivery'] !== undefined) patch.eventDelivery = values['event-delivery'] as PlatformUpdateInput['eventDelivery'];
-      if (values['event-receiver-url'] !== undefined) {
-        patch.eventReceiverUrl = values['event-receiver-url'] === '' ? null : values['event-receiver-url'];
-      }
-      if (values['return-url'] !== undefined) patch.allowedReturnUrls = values['return-url'];
-      if (values.mode !== undefined) patch.defaultOnboardingMode = values.mode as PlatformUpdateInput['defaultOnboardingMode'];
-      if (values['central-onboarding'] !== undefined) patch.centralOnboardingEnabled = booleanOption('--central-onboarding', values['central-onboarding']);
-      if (values['handoff-challenge-required'] !== undefined) {
-        patch.handoffChallengeRequired = booleanOption('--handoff-challenge-required', values['handoff-challenge-required']);
-      }
-      if (values['onboarding-path'] !== undefined) patch.platformOnboardingPath = values['onboarding-path'] === '' ? null : values['onboarding-path'];
-      if (values['default-language'] !== undefined) patch.defaultLanguage = values['default-language'] === '' ? null : values['default-language'];
-      if (values.metadata !== undefined) patch.metadata = jsonOption('--metadata', values.metadata) as PlatformUpdateInput['metadata'];
-      if (Object.keys(patch).length === 0) throw new UsageError('platforms update needs at least one option to change');
-      return async (db, _io, json, rules) => {
-        const platform = await updatePlatform(db, key, patch, CLI_ACTOR, rules);
-        if (patch.handoffChallengeRequired === false) warnHandoffChallengeOff(io, key);
-        io.stdout(json ? toJson(platform) : formatPlatform(platform));
-      };
-    }
-    case 'rotate': {
-      const { values, key } = parseWithKey(args, {}, 'rotate');
-      if (values.help) return null;
-      return async (db, _io, json) => {
-        const credentials = await rotatePlatformCredentials(db, key, CLI_ACTOR);
-        warnSecretShownOnce(io, key);
-        io.stdout(json ? toJson(credentials) : formatCredentials(credentials));
-      };
-    }
-    case 'activate':
-    case 'deactivate': {
-      const { values, key } = parseWithKey(args, {}, action);
-      if (values.help) return null;
-      const change = action === 'activate' ? activatePlatform : deactivatePlatform;
-      return async (db, _io, json, rules) => {
-        const platform = await change(db, key, CLI_ACTOR, rules);
-        io.stdout(json ? toJson(platform) : formatPlatform(platform));
-      };
-    }
-    default:
-      throw new UsageError(`unknown platforms command "${action}" (list, show, create, update, rotate, activate, deactivate)`);
-  }
-}
-
-function parseAuditCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
-  if (action === undefined || action === '--help' || action === '-h') return null;
-  if (action !== 'list') throw new UsageError(`unknown audit command "${action}" (list)`);
-  const { values } = parse(args, AUDIT_OPTIONS, 0);
-  if (values.help) return null;
-  const query = {
-    platformKey: values.platform,
-    action: values.action,
-    limit: values.limit === undefined ? undefined : integerOption('--limit', values.limit),
-    cursor: values.cursor,
-  };
-  return async (db, _io, json) => {
-    const page = await listAuditEvents(db, query);
-    io.stdout(json ? toJson(page) : formatAuditList(page));
-  };
-}
-
-const EVENTS_OPTIONS = { status: { type: 'string' }, limit: { type: 'string' } } as const;
-
-/** `events list <KEY>`: the delivery record of a platform's security events (as listSecurityEventDeliveries). */
-function parseEventsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
-  if (action === undefined || action === '--help' || action === '-h') return null;
-  if (action !== 'list') throw new UsageError(`unknown events command "${action}" (list)`);
-  const { values, positionals } = parseWithArguments(args, EVENTS_OPTIONS, 'events list', ['the platform KEY']);
-  if (values.help) return null;
-  const [key] = positionals as [string];
-  const query = { status: values.status, limit: values.limit === undefined ? undefined : integerOption('--limit', values.limit) };
-  return async (db, _io, json) => {
-    const list = await listSecurityEventDeliveries(db, key, query);
-    io.stdout(json ? toJson(list) : formatSecurityEventDeliveries(list));
-  };
-}
-
-/**
- * `keys status|rotate-data`: the key ring comes from ENCRYPTION_KEYS as the service reads it,
- * checked before the database is opened (a bad ring is a configuration error, exit 78).
- */
-function parseKeysCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
-  if (action === undefined || action === '--help' || action === '-h') return null;
-  if (action !== 'status' && action !== 'rotate-data') throw new UsageError(`unknown keys command "${action}" (status, rotate-data)`);
-  const { values } = parse(args, KEYS_OPTIONS, 0);
-  if (values.help) return null;
-  const batchSize = values['batch-size'] === undefined ? undefined : integerOption('--batch-size', values['batch-size']);
-  let keyRing: KeyRing;
-  try {
-    keyRing = parseKeyRing(loadKeyRingSpec(io.env));
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError([`ENCRYPTION_KEYS is refused: ${(error as Error).message}`]);
-  }
-  if (action === 'status') {
-    return async (db, _io, json) => {
-      const counts = await sealedKeyStatus(db);
-      io.stdout(json ? toJson({ activeKid: keyRing.activeKid, ring: keyRing.kids, sealed: counts }) : formatKeyStatus(keyRing, counts));
-    };
-  }
-  return async (db, _io, json) => {
-    const results = await rotateSealedData(db, keyRing, {
-      ...(batchSize !== undefined ? { batchSize } : {}),
-      onBatch: (progress) => io.stderr(`${progress.table}.${progress.column}: ${progress.resealed} re-sealed so far\n`),
-    });
-    io.stdout(json ? toJson({ activeKid: keyRing.activeKid, results }) : formatRotation(keyRing, results));
-  };
-}
-
-function formatKeyStatus(keyRing: KeyRing, counts: readonly SealedCount[]): string {
-  const lines = [`Active key: ${keyRing.activeKid}; ring: ${keyRing.kids.join(', ')}`];
-  if (counts.length === 0) lines.push('No sealed values are stored.');
-  for (const count of counts) {
-    const note = count.kid === keyRing.activeKid ? '' : keyRing.kids.includes(count.kid) ? '  (run keys rotate-data)' : '  (key not in the ring: unreadable)';
-    lines.push(`  ${count.table}.${count.column}  key ${count.kid}: ${count.rows} row(s)${note}`);
-  }
-  const retirable = keyRing.kids.filter((kid) => kid !== keyRing.activeKid && !counts.some((count) => count.kid === kid));
-  if (retirable.length > 0) lines.push(`Protecting nothing now, so they can leave ENCRYPTION_KEYS: ${retirable.join(', ')}`);
-  return `${lines.join('\n')}\n`;
-}
-
-function formatRotation(keyRing: KeyRing, results: readonly RotationResult[]): string {
-  const lines = results.map((r) => `  ${r.table}.${r.column}: ${r.resealed} re-sealed under ${keyRing.activeKid}${r.unreadable ? `, ${r.unreadable} unreadable (their key is no longer in the ring)` : ''}`);
-  return `${['Re-sealed under the active key:', ...lines, 'Run `keys status` to see which old keys can now be retired.'].join('\n')}\n`;
-}
-
-
-function parseWithKey<O extends OptionSpec>(args: string[], options: O, command: string) {
-  const { values, positionals } = parseWithArguments(args, options, `platforms ${command}`, ['the platform KEY']);
-  return { values, key: positionals[0] ?? '' };
-}
-
-
-/** Turning the handoff binding off reopens login CSRF through a handoff link: say so every time. */
-function warnHandoffChallengeOff(io: CliIo, platformKey: string): void {
-  io.stderr(
-    `WARNING: ${platformKey} no longer requires handoffChallenge: a handoff link of someone else's login can sign a person in ` +
-      `as that someone (login CSRF). Turn it on again (--handoff-challenge-required true) once its back end sends a challenge.\n`,
-  );
-}
-
-function warnSecretShownOnce(io: CliIo, platformKey: string): void {
-  io.stderr(
-    `WARNING: the client secret of ${platformKey} is shown only this once and is stored only as a digest. ` +
-      `Hand it to the platform team over a secure channel now; if it is lost, rotate it (platforms rotate ${platformKey}).\n`,
-  );
-}
-
 
 function reportFailure(error: unknown, io: CliIo, logger: Logger): number {
   if (error instanceof ApiError) {

@@ -1,6 +1,10 @@
 // Domain types shared by operations, services and repositories. They live below
 // all three so that dependencies point down: a service never imports the router's
 // module, and SQL never imports domain logic (GUIDE §7).
+import type { operations } from '../../generated/gateway.ts';
+
+/** Every operationId of the contract, as openapi-typescript generated them. */
+export type OperationId = keyof operations;
 
 /** The only permissions the gateway knows (spec: Gateway session). */
 export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write';

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/gateway.ts';
-import type { PlatformPageBrand } from '../web/platformBrand.ts';
+import type { PlatformPageBrand } from '../domain/platformBrand.ts';
 
 /**
  * The one error catalogue: every stable `code` the service answers with, its HTTP

@@ -27,7 +27,7 @@ import type { Db } from '../db/knex.ts';
 import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../db/repositories/platforms.ts';
 import { countRateLimitSql, type StatementRateLimit } from '../db/repositories/rateLimits.ts';
 import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
-import type { OperationId, Principal } from '../api/types.ts';
+import type { OperationId, Principal } from '../domain/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { normalizeAddress } from '../security/clientAddress.ts';
 import { countRateLimitFallback, countRateLimitRefusal } from '../observability/metrics.ts';

@@ -6,16 +6,9 @@
 import { HEX_COLOR_PATTERN } from '../services/registry/contrast.ts';
 import { brandName } from '../services/registry/branding.ts';
 import type { PlatformRow } from '../db/repositories/platforms.ts';
+import type { PlatformPageBrand } from '../domain/platformBrand.ts';
 
-/** What a page needs of a platform's branding (names resolved per page language at render). */
-export interface PlatformPageBrand {
-  displayName: string;
-  displayNames: Record<string, string>;
-  color: string | null;
-  logoId: string | null;
-  /** The platform's default language: the page's language when Accept-Language names none spoken here. */
-  defaultLanguage: string | null;
-}
+export type { PlatformPageBrand };
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

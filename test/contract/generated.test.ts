@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { CONTRACT_JSON_PATH, generateContractJson, generateTypes, GENERATED_PATH } from '../../scripts/codegenLib.ts';
-import { loadContract } from '../../src/api/contract.ts';
+import { loadContract } from '../../src/contract.ts';
 
 const HEADER_FIRST_LINES = [
   '/**',

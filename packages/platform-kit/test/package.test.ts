@@ -19,7 +19,7 @@ import { freePort } from '../../../src/db/embedded.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../../src/services/backchannel/signingKeys.ts';
-import { loadContract } from '../../../src/api/contract.ts';
+import { loadContract } from '../../../src/contract.ts';
 
 const KIT = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

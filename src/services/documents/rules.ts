@@ -15,7 +15,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { components } from '../../../generated/gateway.ts';
-import { loadContract } from '../../api/contract.ts';
+import { loadContract } from '../../contract.ts';
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import type { DocumentText } from '../../domain/documents.ts';

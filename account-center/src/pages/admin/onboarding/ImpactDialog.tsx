@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
 import { useIntl } from 'react-intl';
 import { ConfirmDialog } from '../../../components/ConfirmDialog.tsx';
-import { changedWords, impactSentence, type ChangePreview } from './model.ts';
+import { type ChangePreview } from './model.ts';
+import { changedWords, impactSentence } from './impact.ts';
 
 /**
  * The confirmation of a schema change, from its dry run: who will be asked again and the

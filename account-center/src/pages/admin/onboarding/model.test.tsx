@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  allowedTypes, draftOf, emptyDraft, impactSentence, movePlan, nextSortOrder, newOption, patchBody, previewDefinition, settingsOf, withProfileProperty,
-  withSource, withType,
-} from './model.ts';
+import { allowedTypes, draftOf, emptyDraft, nextSortOrder, newOption, withProfileProperty, withSource, withType } from './model.ts';
+import { patchBody, previewDefinition, settingsOf } from './settings.ts';
+import { movePlan } from './reordering.ts';
+import { impactSentence } from './impact.ts';
 import { definition } from './testSupport.tsx';
 import { englishIntl, intlFor } from '../../../i18n/useIntl.ts';
 

@@ -3,12 +3,12 @@ import { Link } from 'react-router';
 import { useIntl, type IntlShape } from 'react-intl';
 import { call } from '../../../api.ts';
 import { useSession } from '../../../session.tsx';
-import { Field } from '../../../components/Field.tsx';
 import { ErrorSummary } from '../../../components/ErrorSummary.tsx';
 import { Notice } from '../../../components/Notice.tsx';
-import { EventDeliveryFields } from './EventDeliveryFields.tsx';
+import { AddressesSection } from './AddressesSection.tsx';
+import { IdentitySection, MetadataSection, OnboardingSection, type SectionProps } from './PlatformFormSections.tsx';
 import { problemText } from '../../../i18n/problems.ts';
-import { MAX_RETURN_URLS, MODES, toProblem, type OnboardingMode, type Platform, type PlatformWithCredentials } from './model.ts';
+import { toProblem, type Platform, type PlatformWithCredentials } from './model.ts';
 import {
   buildCreateRequest,
   buildUpdateRequest,
@@ -159,284 +159,22 @@ export function PlatformForm(props: FormProps) {
     clearError(returnUrlKey(removed.id));
     pendingFocus.current = next ? (inputIds.current.get(returnUrlKey(next.id)) ?? addButtonId) : addButtonId;
   };
-
+  const editRow = (rowId: string, value: string) =>
+    setValues((previous) => ({ ...previous, returnUrls: previous.returnUrls.map((item) => (item.id === rowId ? { ...item, value } : item)) }));
+  const section: SectionProps = { formId, mode, values, set, clearError, errorOf, remember, checkbox };
 
   return (
     <form id={formId} className="platforms-form" noValidate onSubmit={(event) => void submit(event)} aria-busy={busy}>
       {summary ? <ErrorSummary key={summary.attempt} message={summary.message} errors={summaryEntries} /> : null}
       {info ? <Notice>{info}</Notice> : null}
 
-      <section className="panel" aria-labelledby={`${formId}-identity`}>
-        <h2 id={`${formId}-identity`}>{t('platforms.form.identity')}</h2>
-        <div className="form-grid">
-          <Field label={t('platforms.field.platformKey')} required={mode === 'create'} help={t(mode === 'create' ? 'platforms.form.keyHint' : 'platforms.form.keyFixed')} error={errorOf('platformKey')} width="half">
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('platformKey', id)}
-                name="platformKey"
-                type="text"
-                className="platforms-mono"
-                value={values.platformKey}
-                readOnly={mode === 'edit'}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                aria-required={mode === 'create' || undefined}
-                autoCapitalize="characters"
-                autoComplete="off"
-                spellCheck={false}
-                maxLength={64}
-                onChange={(event) => {
-                  // Upper-cased as typed, keeping the caret where it was.
-                  const input = event.currentTarget;
-                  const upper = input.value.toUpperCase();
-                  if (upper !== input.value) {
-                    const { selectionStart, selectionEnd } = input;
-                    input.value = upper;
-                    if (selectionStart !== null && selectionEnd !== null) input.setSelectionRange(selectionStart, selectionEnd);
-                  }
-                  set('platformKey', upper);
-                  clearError('platformKey');
-                }}
-              />
-            )}
-          </Field>
-          <Field label={t('platforms.field.displayName')} required help={t('platforms.form.displayNameHelp')} error={errorOf('displayName')} width="half">
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('displayName', id)}
-                name="displayName"
-                type="text"
-                value={values.displayName}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                aria-required
-                maxLength={200}
-                onChange={(event) => {
-                  set('displayName', event.target.value);
-                  clearError('displayName');
-                }}
-              />
-            )}
-          </Field>
-        </div>
-      </section>
+      <IdentitySection {...section} />
 
-      <section className="panel" aria-labelledby={`${formId}-addresses`}>
-        <h2 id={`${formId}-addresses`}>{t('platforms.form.addresses')}</h2>
-        <div className="form-grid">
-          <Field
-            label={t('platforms.field.callbackUrl')}
-            help={t('platforms.form.callbackUrlHelp')}
-            error={errorOf('callbackUrl')}
-          >
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('callbackUrl', id)}
-                name="callbackUrl"
-                type="url"
-                inputMode="url"
-                value={values.callbackUrl}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(event) => {
-                  set('callbackUrl', event.target.value);
-                  clearError('callbackUrl');
-                }}
-              />
-            )}
-          </Field>
-          <Field
-            label={t('platforms.field.backchannelLogoutUrl')}
-            help={t('platforms.form.backchannelLogoutUrlHelp')}
-            error={errorOf('backchannelLogoutUrl')}
-          >
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('backchannelLogoutUrl', id)}
-                name="backchannelLogoutUrl"
-                type="url"
-                inputMode="url"
-                value={values.backchannelLogoutUrl}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(event) => {
-                  set('backchannelLogoutUrl', event.target.value);
-                  clearError('backchannelLogoutUrl');
-                }}
-              />
-            )}
-          </Field>
-          <EventDeliveryFields
-            values={values}
-            errorOf={errorOf}
-            remember={remember}
-            onChange={(name, value) => {
-              set(name, value as never);
-              clearError(name);
-            }}
-          />
-          <Field
-            kind="group"
-            label={t('platforms.field.allowedReturnUrls')}
-            description={t('platforms.form.returnUrlsHelp')}
-            error={errorOf('allowedReturnUrls')}
-          >
-            {() => (
-              <>
-                {values.returnUrls.length === 0 ? <p className="platforms-muted">{t('platforms.form.noReturnUrl')}</p> : null}
-                <ol className="platforms-url-list">
-                  {values.returnUrls.map((row, index) => (
-                    <li key={row.id}>
-                      <Field label={t('platforms.form.returnUrl', { number: index + 1 })} error={errorOf(returnUrlKey(row.id))}>
-                        {({ id, describedBy, invalid }) => (
-                          <div className="platforms-url-row">
-                            <input
-                              id={remember(returnUrlKey(row.id), id)}
-                              type="url"
-                              inputMode="url"
-                              value={row.value}
-                              aria-describedby={describedBy}
-                              aria-invalid={invalid || undefined}
-                              autoComplete="off"
-                              spellCheck={false}
-                              onChange={(event) => {
-                                const value = event.target.value;
-                                setValues((previous) => ({ ...previous, returnUrls: previous.returnUrls.map((item) => (item.id === row.id ? { ...item, value } : item)) }));
-                                clearError(returnUrlKey(row.id));
-                              }}
-                            />
-                            <button type="button" className="button button-secondary" aria-label={t('platforms.form.removeReturnUrl', { number: index + 1 })} onClick={() => removeRow(index)}>
-                              {t('platforms.form.remove')}
-                            </button>
-                          </div>
-                        )}
-                      </Field>
-                    </li>
-                  ))}
-                </ol>
-                <button
-                  type="button"
-                  id={addButtonId}
-                  className="button button-secondary"
-                  onClick={() => {
-                    addRow();
-                    clearError('allowedReturnUrls');
-                  }}
-                  disabled={values.returnUrls.length >= MAX_RETURN_URLS}
-                >
-                  {t('platforms.form.addReturnUrl')}
-                </button>
-              </>
-            )}
-          </Field>
-        </div>
-      </section>
+      <AddressesSection {...section} addButtonId={addButtonId} addRow={addRow} removeRow={removeRow} editRow={editRow} />
 
-      <section className="panel" aria-labelledby={`${formId}-onboarding`}>
-        <h2 id={`${formId}-onboarding`}>{t('platforms.form.onboarding')}</h2>
-        <div className="form-grid">
-          <Field label={t('platforms.field.defaultOnboardingMode')} help={MODES.includes(values.mode) ? t(`platforms.mode.${values.mode}.description`) : undefined} error={errorOf('defaultOnboardingMode')} width="half">
-            {({ id, describedBy, invalid }) => (
-              <select
-                id={remember('defaultOnboardingMode', id)}
-                name="defaultOnboardingMode"
-                value={values.mode}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                onChange={(event) => {
-                  set('mode', event.target.value as OnboardingMode);
-                  clearError('defaultOnboardingMode');
-                }}
-              >
-                {MODES.map((option) => <option key={option} value={option}>{t(`platforms.mode.${option}`)}</option>)}
-              </select>
-            )}
-          </Field>
-          <Field label={t('platforms.field.platformOnboardingPath')} help={t('platforms.form.onboardingPathHelp')} error={errorOf('platformOnboardingPath')} width="half">
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('platformOnboardingPath', id)}
-                name="platformOnboardingPath"
-                type="text"
-                value={values.onboardingPath}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(event) => {
-                  set('onboardingPath', event.target.value);
-                  clearError('platformOnboardingPath');
-                }}
-              />
-            )}
-          </Field>
-          <Field label={t('platforms.field.defaultLanguage')} help={t('platforms.form.defaultLanguageHelp')} error={errorOf('defaultLanguage')} width="half">
-            {({ id, describedBy, invalid }) => (
-              <input
-                id={remember('defaultLanguage', id)}
-                name="defaultLanguage"
-                type="text"
-                value={values.defaultLanguage}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                autoComplete="off"
-                spellCheck={false}
-                maxLength={35}
-                onChange={(event) => {
-                  set('defaultLanguage', event.target.value);
-                  clearError('defaultLanguage');
-                }}
-              />
-            )}
-          </Field>
-          <Field kind="checkbox" label={t('platforms.field.centralOnboardingEnabled')} help={t('platforms.form.centralOnboardingHelp')} error={errorOf('centralOnboardingEnabled')}>
-            {checkbox('centralOnboardingEnabled', 'centralOnboardingEnabled')}
-          </Field>
-          <Field
-            kind="checkbox"
-            label={t('platforms.field.handoffChallengeRequired')}
-            help={t('platforms.form.handoffChallengeHelp')}
-            description={values.handoffChallengeRequired ? null : t('platforms.handoffChallengeOffWarning')}
-            error={errorOf('handoffChallengeRequired')}
-          >
-            {checkbox('handoffChallengeRequired', 'handoffChallengeRequired')}
-          </Field>
-        </div>
-      </section>
+      <OnboardingSection {...section} />
 
-      <section className="panel" aria-labelledby={`${formId}-more`}>
-        <h2 id={`${formId}-more`}>{t(mode === 'create' ? 'platforms.form.metadataAndStatus' : 'platforms.form.metadata')}</h2>
-        <div className="form-grid">
-          <Field label={t('platforms.field.metadata')} help={t('platforms.form.metadataHelp', { example: '{"team": "identity"}' })} error={errorOf('metadata')}>
-            {({ id, describedBy, invalid }) => (
-              <textarea
-                id={remember('metadata', id)}
-                name="metadata"
-                className="platforms-mono"
-                rows={6}
-                value={values.metadata}
-                aria-describedby={describedBy}
-                aria-invalid={invalid || undefined}
-                spellCheck={false}
-                autoCapitalize="off"
-                onChange={(event) => {
-                  set('metadata', event.target.value);
-                  clearError('metadata');
-                }}
-              />
-            )}
-          </Field>
-          {mode === 'create' ? (
-            <Field kind="checkbox" label={t('platforms.field.active')} help={t('platforms.form.createInactiveHelp')} error={errorOf('active')}>
-              {checkbox('createInactive', 'active')}
-            </Field>
-          ) : null}
-        </div>
-      </section>
+      <MetadataSection {...section} />
 
       <div className="actions">
         <button type="submit" className="button" disabled={busy}>

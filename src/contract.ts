@@ -7,7 +7,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
  * what the gateway reads, because parsing the YAML at boot left ~33 MB more resident memory
  * than JSON.parse (docs/benchmarks.md, "Memory").
  */
-export const CONTRACT_JSON_PATH = fileURLToPath(new URL('../../generated/gateway.json', import.meta.url));
+export const CONTRACT_JSON_PATH = fileURLToPath(new URL('../generated/gateway.json', import.meta.url));
 
 /**
  * The contract as JSON text, read once. Only this text (about 180 kB) is kept: each caller
