@@ -1,0 +1,183 @@
+// Checks 1-3 of issue 32 against LemonLDAP::NG: a whole login through the example BFF (platform
+// kit) and LLNG's own login page in Chromium; a second login on LLNG's single sign-on session;
+// maxAge and forceLogin making LLNG ask again (and a fresh authTime), and an answer that does not
+// meet them refused (LLNG told, through its own setting, not to re-authenticate).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { ERROR_CATALOGUE } from '../../src/errors/catalogue.ts';
+import { explained, isLlngLoginPage, ROSE, signInAtLlng, skipReason, startGatewayStack, type GatewayStack } from './gatewayStack.ts';
+
+const skipped = skipReason();
+
+describe.skipIf(skipped !== null)(`login against LemonLDAP::NG${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
+  let stack: GatewayStack;
+  beforeAll(async () => {
+    stack = await startGatewayStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  /**
+   * A start at the gateway for the direct platform, through LLNG (signing in when it asks), up to
+   * the platform callback: the handoff code, exchanged as a BFF does. `signIn` false: LLNG must
+   * not show its login page.
+   */
+  async function directLogin(context: BrowserContext, extra: Record<string, string>, signIn: boolean): Promise<{ shownLoginPage: boolean; code: string | null; error: string | null; startedAt: Date }> {
+    const page = await context.newPage();
+    const start = new URL('/v1/auth/start', stack.baseUrl);
+    start.search = new URLSearchParams({ platformKey: stack.direct.key, returnTo: stack.direct.returnTo, ...extra }).toString();
+    const startedAt = new Date();
+    await page.goto(start.href);
+    let shownLoginPage = (await settled(page)) === 'login';
+    if (shownLoginPage && !signIn) {
+      await page.close();
+      return { shownLoginPage, code: null, error: null, startedAt };
+    }
+    if (shownLoginPage) {
+      await signInAtLlng(page, ROSE);
+      if ((await settled(page)) === 'login') throw new Error('LemonLDAP::NG showed its login page again after signing in');
+    }
+    const url = new URL(page.url());
+    const code = url.href.startsWith(stack.direct.callbackUrl) ? url.searchParams.get('code') : null;
+    const error = code === null ? ((await page.textContent('body')) ?? '') : null;
+    await page.close();
+    return { shownLoginPage, code, error, startedAt };
+  }
+
+  /** Where the redirects settle: LLNG's login form, the platform's callback, or a gateway page (a refusal). */
+  async function settled(page: Page): Promise<'login' | 'callback' | 'gateway'> {
+    const login = page.locator('form#lform input[name=password]');
+    return explained(page, () => Promise.race([
+      login.waitFor({ state: 'visible', timeout: 30_000 }).then(() => 'login' as const),
+      page.waitForURL((url) => url.href.startsWith(stack.direct.callbackUrl), { timeout: 30_000 }).then(() => 'callback' as const),
+      page.waitForURL((url) => url.href.startsWith(`${stack.baseUrl}/v1/auth/callback`), { timeout: 30_000, waitUntil: 'load' }).then(() => 'gateway' as const),
+    ]));
+  }
+
+  async function exchange(code: string): Promise<{ status: number; body: Record<string, any> }> {
+    const response = await fetch(`${stack.baseUrl}/v1/auth/exchange`, {
+      method: 'POST',
+      headers: { authorization: stack.direct.basic, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  }
+
+  it('check 1: a whole login through the example BFF: start, LLNG\'s login page, callback, handoff, exchange, /v1/me', async () => {
+    const context = await stack.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(stack.bff.url);
+    await page.click('#sign-in');
+    await page.waitForURL((url) => url.href.startsWith(stack.llng.issuer));
+    expect(await isLlngLoginPage(page, stack.llng.issuer)).toBe(true);
+    await signInAtLlng(page, ROSE);
+    // The BFF exchanged the handoff code and read /v1/me with its platform credential.
+    await explained(page, () => page.waitForSelector('#signed-in', { timeout: 20_000 }));
+    expect(await page.textContent('#signed-in')).toContain(ROSE.name);
+    expect(stack.bff.sessionCount()).toBe(1);
+    // The gateway's own session (its cookie, set at the callback) knows the person too.
+    const cookie = (await context.cookies(stack.baseUrl)).find((c) => c.name === 'gw_session');
+    const me = await fetch(`${stack.baseUrl}/v1/me`, { headers: { cookie: `gw_session=${cookie!.value}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ user: { email: ROSE.email, displayName: ROSE.name } });
+    await context.close();
+  });
+
+  it('check 2: a second login rides LLNG\'s single sign-on session (no login page)', async () => {
+    const context = await stack.browser.newContext();
+    const first = await directLogin(context, {}, true);
+    expect(first.shownLoginPage).toBe(true);
+    expect(first.code).toMatch(/^handoff_/);
+    const firstExchange = await exchange(first.code!);
+    expect(firstExchange.status).toBe(200);
+    const second = await directLogin(context, {}, false);
+    expect(second.shownLoginPage).toBe(false);
+    expect(second.code).toMatch(/^handoff_/);
+    const secondExchange = await exchange(second.code!);
+    expect(secondExchange.status).toBe(200);
+    // The same person, the same sign-in at LLNG: its auth_time did not move.
+    expect(secondExchange.body.user.sub).toBe(firstExchange.body.user.sub);
+    expect(secondExchange.body.authentication.authTime).toBe(firstExchange.body.authentication.authTime);
+    await context.close();
+  });
+
+  const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('check 3: maxAge makes LLNG ask again, and the exchange\'s authTime is fresh', async () => {
+    const context = await stack.browser.newContext();
+    const first = await directLogin(context, {}, true);
+    const firstExchange = await exchange(first.code!);
+    expect(firstExchange.status).toBe(200);
+    // max_age=1 two seconds later: LLNG's sign-in is too old, so it shows its login page again.
+    await wait(2100);
+    const again = await directLogin(context, { maxAge: '1' }, true);
+    expect(again.shownLoginPage).toBe(true);
+    expect(again.error).toBeNull();
+    const exchanged = await exchange(again.code!);
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body.authentication.requested).toMatchObject({ maxAge: 1 });
+    expect(seconds(exchanged.body.authentication.authTime)).toBeGreaterThanOrEqual(Math.floor(again.startedAt.getTime() / 1000) - 1);
+    expect(seconds(exchanged.body.authentication.authTime)).toBeGreaterThan(seconds(firstExchange.body.authentication.authTime));
+    await context.close();
+  });
+
+  it('check 3: forceLogin (prompt=login) makes LLNG ask again, and the exchange\'s authTime is fresh', async () => {
+    const context = await stack.browser.newContext();
+    const first = await directLogin(context, {}, true);
+    const firstExchange = await exchange(first.code!);
+    await wait(1100);
+    const again = await directLogin(context, { forceLogin: 'true' }, true);
+    expect(again.shownLoginPage).toBe(true);
+    const exchanged = await exchange(again.code!);
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body.authentication.requested).toMatchObject({ forceLogin: true });
+    expect(seconds(exchanged.body.authentication.authTime)).toBeGreaterThanOrEqual(Math.floor(again.startedAt.getTime() / 1000) - 1);
+    expect(seconds(exchanged.body.authentication.authTime)).toBeGreaterThan(seconds(firstExchange.body.authentication.authTime));
+    await context.close();
+  });
+
+  it('check 3: LLNG set to ignore prompt=login (portalForceAuthnInterval) answers from its old session: the gateway refuses it', async () => {
+    const context = await stack.browser.newContext();
+    const first = await directLogin(context, {}, true);
+    expect((await exchange(first.code!)).status).toBe(200);
+    // LLNG re-authenticates on prompt=login only when its session is older than this many seconds.
+    await stack.llng.updateConfig((config) => { config.portalForceAuthnInterval = 3600; });
+    try {
+      const again = await directLogin(context, { forceLogin: 'true' }, true);
+      expect(again.shownLoginPage).toBe(false);
+      expect(again.code).toBeNull();
+      expect(again.error).toContain(ERROR_CATALOGUE.AUTHENTICATION_TOO_OLD.title);
+    } finally {
+      await stack.llng.updateConfig((config) => { config.portalForceAuthnInterval = -1; });
+    }
+    await context.close();
+  });
+
+  it('check 3: LLNG set to report a stale auth_time (an RP macro over auth_time) after maxAge: the gateway refuses it', async () => {
+    const context = await stack.browser.newContext();
+    const first = await directLogin(context, {}, true);
+    expect((await exchange(first.code!)).status).toBe(200);
+    // An exported claim named auth_time overrides LLNG's own in the ID token (IDTokenForceClaims):
+    // here an hour older than the sign-in, as a provider that does not honour max_age would say.
+    await stack.llng.updateConfig((config) => {
+      (config.oidcRPMetaDataMacros as Record<string, Record<string, string>>).gateway = { stale_auth_time: '$_lastAuthnUTime - 3600' };
+      (config.oidcRPMetaDataExportedVars as Record<string, Record<string, string>>).gateway!.auth_time = 'stale_auth_time;int;never';
+    });
+    try {
+      await wait(2100);
+      const again = await directLogin(context, { maxAge: '1' }, true);
+      expect(again.shownLoginPage).toBe(true);
+      expect(again.code).toBeNull();
+      expect(again.error).toContain(ERROR_CATALOGUE.AUTHENTICATION_TOO_OLD.title);
+    } finally {
+      await stack.llng.updateConfig((config) => {
+        (config.oidcRPMetaDataMacros as Record<string, Record<string, string>>).gateway = {};
+        delete (config.oidcRPMetaDataExportedVars as Record<string, Record<string, string>>).gateway!.auth_time;
+      });
+    }
+    await context.close();
+  });
+});
+
