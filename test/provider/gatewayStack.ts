@@ -4,7 +4,7 @@
 // back-channel worker that tells platforms; and Debian's Chromium, driven by playwright-core.
 import http from 'node:http';
 import { inject } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basicAuth } from '../helpers/oidcBrowser.ts';
@@ -160,4 +160,73 @@ export async function explained<T>(page: Page, step: () => Promise<T>): Promise<
     const body = await page.textContent('body').catch(() => '(no body)');
     throw new Error(`${(error as Error).message.split('\n')[0]}\n  at ${page.url()}\n  page says: ${(body ?? '').replace(/\s+/g, ' ').trim().slice(0, 600)}`);
   }
+}
+
+export interface DirectLogin {
+  /** LLNG showed its login form. */
+  shownLoginPage: boolean;
+  /** LLNG asked for a TOTP code. */
+  askedCode: boolean;
+  /** The handoff code the platform callback received, or null. */
+  code: string | null;
+  /** What the gateway's page said when it refused (no code). */
+  error: string | null;
+  startedAt: Date;
+}
+
+/**
+ * A start at the gateway for the direct platform (`extra`: maxAge, forceLogin, …), through LLNG:
+ * signing in as `user` when it shows its login form (with `user` null it must not: the login then
+ * stops there), and giving `totp()` when it asks for a code; up to the platform callback.
+ */
+export async function startDirectLogin(stack: GatewayStack, context: BrowserContext, extra: Record<string, string>, user: { login: string; password: string } | null, totp?: () => string): Promise<DirectLogin> {
+  const page = await context.newPage();
+  const start = new URL('/v1/auth/start', stack.baseUrl);
+  start.search = new URLSearchParams({ platformKey: stack.direct.key, returnTo: stack.direct.returnTo, ...extra }).toString();
+  const startedAt = new Date();
+  await page.goto(start.href);
+  const result: DirectLogin = { shownLoginPage: false, askedCode: false, code: null, error: null, startedAt };
+  try {
+    let where = await settled(stack, page);
+    if (where === 'login') {
+      result.shownLoginPage = true;
+      if (user === null) return result;
+      await signInAtLlng(page, user);
+      where = await settled(stack, page);
+      if (where === 'login') throw new Error('LemonLDAP::NG showed its login form again after signing in');
+    }
+    if (where === 'code') {
+      result.askedCode = true;
+      if (!totp) throw new Error('LemonLDAP::NG asked for a TOTP code');
+      await page.locator('input[name=code]').fill(totp());
+      await Promise.all([page.waitForNavigation({ timeout: 30_000 }), page.locator('input[name=code]').press('Enter')]);
+      where = await settled(stack, page);
+    }
+    const url = new URL(page.url());
+    result.code = where === 'callback' ? url.searchParams.get('code') : null;
+    result.error = result.code === null ? ((await page.textContent('body')) ?? '').replace(/\s+/g, ' ') : null;
+    return result;
+  } finally {
+    await page.close();
+  }
+}
+
+/** Where the redirects settle: LLNG's login form or its code form, the platform's callback, or a gateway page (a refusal). */
+async function settled(stack: GatewayStack, page: Page): Promise<'login' | 'code' | 'callback' | 'gateway'> {
+  return explained(page, () => Promise.race([
+    page.locator('form#lform input[name=password]').waitFor({ state: 'visible', timeout: 30_000 }).then(() => 'login' as const),
+    page.locator('input[name=code]').waitFor({ state: 'visible', timeout: 30_000 }).then(() => 'code' as const),
+    page.waitForURL((url) => url.href.startsWith(stack.direct.callbackUrl), { timeout: 30_000 }).then(() => 'callback' as const),
+    page.waitForURL((url) => url.href.startsWith(`${stack.baseUrl}/v1/auth/`), { timeout: 30_000, waitUntil: 'load' }).then(() => 'gateway' as const),
+  ]));
+}
+
+/** The platform back end's exchange of a handoff code (HTTP Basic with the direct platform's secret). */
+export async function exchangeCode(stack: GatewayStack, code: string): Promise<{ status: number; body: Record<string, any> }> {
+  const response = await fetch(`${stack.baseUrl}/v1/auth/exchange`, {
+    method: 'POST',
+    headers: { authorization: stack.direct.basic, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
 }

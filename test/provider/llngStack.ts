@@ -50,6 +50,8 @@ export interface LlngStack {
   updateConfig(change: (config: Record<string, unknown>) => void): Promise<void>;
   /** LLNG's own key rotation script (rotateOidcKeys): a new signing key, the old one removed. */
   rotateKeys(): Promise<void>;
+  /** Registers a TOTP secret (base32) for a user, as LLNG's self-registration would (lemonldap/register-totp.pl). */
+  registerTotp(login: string, base32Secret: string): void;
   /** Runs a LemonLDAP::NG command-line tool against this instance's configuration. */
   cli(command: string, args: string[]): string;
   logs(): string;
@@ -191,6 +193,9 @@ export function llngControl(folder: string, issuer: string): Omit<LlngStack, 'lo
     async rotateKeys() {
       cli('rotateOidcKeys', []);
       await waitForConfig();
+    },
+    registerTotp(login, base32Secret) {
+      execFileSync('perl', [path.join(TEMPLATES, 'register-totp.pl'), login, base32Secret], { env: cliEnv, ...(asRoot ? { uid, gid } : {}) });
     },
     cli,
   };

@@ -3,9 +3,9 @@
 // maxAge and forceLogin making LLNG ask again (and a fresh authTime), and an answer that does not
 // meet them refused (LLNG told, through its own setting, not to re-authenticate).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { ERROR_CATALOGUE } from '../../src/errors/catalogue.ts';
-import { explained, isLlngLoginPage, ROSE, signInAtLlng, skipReason, startGatewayStack, type GatewayStack } from './gatewayStack.ts';
+import { exchangeCode, explained, isLlngLoginPage, ROSE, signInAtLlng, skipReason, startDirectLogin, startGatewayStack, type GatewayStack } from './gatewayStack.ts';
 
 const skipped = skipReason();
 
@@ -18,51 +18,8 @@ describe.skipIf(skipped !== null)(`login against LemonLDAP::NG${skipped ? ` (ski
     await stack?.close();
   });
 
-  /**
-   * A start at the gateway for the direct platform, through LLNG (signing in when it asks), up to
-   * the platform callback: the handoff code, exchanged as a BFF does. `signIn` false: LLNG must
-   * not show its login page.
-   */
-  async function directLogin(context: BrowserContext, extra: Record<string, string>, signIn: boolean): Promise<{ shownLoginPage: boolean; code: string | null; error: string | null; startedAt: Date }> {
-    const page = await context.newPage();
-    const start = new URL('/v1/auth/start', stack.baseUrl);
-    start.search = new URLSearchParams({ platformKey: stack.direct.key, returnTo: stack.direct.returnTo, ...extra }).toString();
-    const startedAt = new Date();
-    await page.goto(start.href);
-    let shownLoginPage = (await settled(page)) === 'login';
-    if (shownLoginPage && !signIn) {
-      await page.close();
-      return { shownLoginPage, code: null, error: null, startedAt };
-    }
-    if (shownLoginPage) {
-      await signInAtLlng(page, ROSE);
-      if ((await settled(page)) === 'login') throw new Error('LemonLDAP::NG showed its login page again after signing in');
-    }
-    const url = new URL(page.url());
-    const code = url.href.startsWith(stack.direct.callbackUrl) ? url.searchParams.get('code') : null;
-    const error = code === null ? ((await page.textContent('body')) ?? '') : null;
-    await page.close();
-    return { shownLoginPage, code, error, startedAt };
-  }
-
-  /** Where the redirects settle: LLNG's login form, the platform's callback, or a gateway page (a refusal). */
-  async function settled(page: Page): Promise<'login' | 'callback' | 'gateway'> {
-    const login = page.locator('form#lform input[name=password]');
-    return explained(page, () => Promise.race([
-      login.waitFor({ state: 'visible', timeout: 30_000 }).then(() => 'login' as const),
-      page.waitForURL((url) => url.href.startsWith(stack.direct.callbackUrl), { timeout: 30_000 }).then(() => 'callback' as const),
-      page.waitForURL((url) => url.href.startsWith(`${stack.baseUrl}/v1/auth/callback`), { timeout: 30_000, waitUntil: 'load' }).then(() => 'gateway' as const),
-    ]));
-  }
-
-  async function exchange(code: string): Promise<{ status: number; body: Record<string, any> }> {
-    const response = await fetch(`${stack.baseUrl}/v1/auth/exchange`, {
-      method: 'POST',
-      headers: { authorization: stack.direct.basic, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ code }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  }
+  const directLogin = (context: BrowserContext, extra: Record<string, string>, signIn: boolean) => startDirectLogin(stack, context, extra, signIn ? ROSE : null);
+  const exchange = (code: string) => exchangeCode(stack, code);
 
   it('check 1: a whole login through the example BFF: start, LLNG\'s login page, callback, handoff, exchange, /v1/me', async () => {
     const context = await stack.browser.newContext();
