@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
 export default defineConfig({
@@ -12,6 +12,8 @@ export default defineConfig({
           name: 'gateway',
           // The platform kit's tests run against the same gateway, provider and PostgreSQL.
           include: ['test/**/*.test.ts', 'packages/platform-kit/test/**/*.test.ts'],
+          // The provider suite has its own configuration and run (npm run test:provider).
+          exclude: [...configDefaults.exclude, 'test/provider/**'],
           // One PostgreSQL for the run; the account center built once for the browser tests.
           globalSetup: ['test/setup/globalDatabase.ts', 'test/setup/accountCenterBuild.ts'],
           setupFiles: ['test/setup/env.ts'],

@@ -4188,8 +4188,10 @@ export interface operations {
                 forceLogin?: boolean;
                 /**
                  * @description The sign-in must use a second factor: the ID token's `amr` must name one of
-                 *     `OIDC_SECOND_FACTOR_AMR` (default `mfa`), else `401 SECOND_FACTOR_MISSING`. Sent to the
-                 *     provider as `acr_values` only when its discovery lists `OIDC_SECOND_FACTOR_ACR`.
+                 *     `OIDC_SECOND_FACTOR_AMR` (default `mfa`), or its `acr` must be
+                 *     `OIDC_SECOND_FACTOR_ACR` (a provider that reports levels, not methods), else
+                 *     `401 SECOND_FACTOR_MISSING`. Sent to the provider as `acr_values` only when its
+                 *     discovery lists `OIDC_SECOND_FACTOR_ACR`.
                  */
                 requireSecondFactor?: boolean;
                 /**

@@ -383,7 +383,10 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
 function classify(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isNetworkError(error) || (error instanceof Error && isNetworkError(error.cause))) return unavailable(error);
-  if (error instanceof client.ResponseBodyError) {
+  // An OAuth error body, or a challenge in WWW-Authenticate (RFC 6749 §5.2: invalid_client may
+  // come as a 401 Basic challenge, as oidc-provider and LemonLDAP::NG send it for a wrong client
+  // secret): the provider refused the exchange; nothing about the ID token was looked at.
+  if (error instanceof client.ResponseBodyError || error instanceof client.WWWAuthenticateChallengeError) {
     if (error.status >= 500) return unavailable(error);
     return new ApiError('IDP_CODE_EXCHANGE_FAILED', 'The identity provider refused the authorization code.', { cause: error });
   }

@@ -87,10 +87,11 @@ export function requireRequestedAuthentication(
   startedAt: Date,
   reported: ReportedAuthentication,
   secondFactorAmr: readonly string[],
+  secondFactorAcr: string | null = null,
 ): void {
   requireStepUpSubject(request, reported.sub);
   requireFreshAuthentication(request, startedAt, reported.authTime);
-  requireSecondFactor(request, reported.amr, secondFactorAmr);
+  requireSecondFactor(request, reported, secondFactorAmr, secondFactorAcr);
 }
 
 /** A step-up confirms the person of a session: someone else signing in is refused, whoever they are. */
@@ -120,11 +121,20 @@ export function requireFreshAuthentication(request: AuthenticationRequest, start
 /**
  * A second factor: the ID token's `amr` (RFC 8176 §2) must name one of the values configured as
  * one (OIDC_SECOND_FACTOR_AMR; Zitadel puts `mfa` there whenever two factors or a passkey were
- * checked, docs/zitadel.md).
+ * checked, docs/zitadel.md), or its `acr` (OIDC Core §2: the context the authentication
+ * satisfied) must be the one the gateway asks for with `acr_values` (OIDC_SECOND_FACTOR_ACR).
+ * A provider that answers with authentication levels, not methods, says it there: LemonLDAP::NG
+ * emits no `amr` at all and maps its levels onto `acr` values (docs/providers.md).
  */
-export function requireSecondFactor(request: AuthenticationRequest, amr: readonly string[] | null, secondFactorAmr: readonly string[]): void {
+export function requireSecondFactor(
+  request: AuthenticationRequest,
+  reported: Pick<LoginAuthentication, 'amr' | 'acr'>,
+  secondFactorAmr: readonly string[],
+  secondFactorAcr: string | null = null,
+): void {
   if (!request.secondFactor) return;
-  if (!amr?.some((value) => secondFactorAmr.includes(value))) {
+  if (secondFactorAcr !== null && reported.acr === secondFactorAcr) return;
+  if (!reported.amr?.some((value) => secondFactorAmr.includes(value))) {
     throw new ApiError('SECOND_FACTOR_MISSING', 'The sign-in did not use a second factor, which the application asked for. Set up a second factor (an authenticator app or a passkey) at the identity provider and try again.');
   }
 }

@@ -232,7 +232,7 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   // 4a. what the platform asked of the authentication, checked here whatever the provider did
   // with it (freshSignIn.ts), before anything is written for the person
   try {
-    requireRequestedAuthentication(tx.authentication, tx.startedAt, login.idToken, deps.config.oidc.secondFactorAmr);
+    requireRequestedAuthentication(tx.authentication, tx.startedAt, login.idToken, deps.config.oidc.secondFactorAmr, deps.config.oidc.secondFactorAcr);
   } catch (error) {
     throw withNextStep(error, { ...startAgain(deps, tx), label: { key: 'tryAgain' } });
   }

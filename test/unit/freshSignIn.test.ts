@@ -47,6 +47,18 @@ describe('fresh sign-in rules', () => {
     expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: null }, ['mfa']))).toBe('SECOND_FACTOR_MISSING');
   });
 
+  // LemonLDAP::NG (docs/providers.md) emits no amr: its authentication level, mapped to an acr
+  // value, is what says a second factor was used. Failed before the acr was read.
+  it('a second factor is also the configured acr (the one sent as acr_values), and only that one', () => {
+    const request = { ...NOTHING_REQUESTED, secondFactor: true };
+    const multiFactor = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: null, acr: multiFactor }, ['mfa'], multiFactor))).toBeNull();
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: null, acr: 'loa-1' }, ['mfa'], multiFactor))).toBe('SECOND_FACTOR_MISSING');
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: ['pwd'], acr: null }, ['mfa'], multiFactor))).toBe('SECOND_FACTOR_MISSING');
+    // An acr is compared whole: a longer or shorter value is another context.
+    expect(codeOf(() => requireRequestedAuthentication(request, startedAt, { ...person, amr: null, acr: `${multiFactor}x` }, ['mfa'], multiFactor))).toBe('SECOND_FACTOR_MISSING');
+  });
+
   it('a step-up binds the person; its token opens for its platform and its handoff challenge only, and not once expired', () => {
     const challenge = 'c'.repeat(43);
     const { token } = sealStepUp(keyRing, 'PLATFORM_A', { sub: 'user-1', maxAgeSeconds: 60, forceLogin: false, secondFactor: true, handoffChallenge: challenge }, 600);
