@@ -87,14 +87,14 @@ export async function sampleCpu(): Promise<CpuSample | null> {
  */
 export function cpuUse(before: CpuSample | null, after: CpuSample | null): CpuUse | null {
   if (!before || !after || after.total <= before.total) return null;
-  const ticks: Record<CpuGroup, number> = { driver: 0, bare: 0, gateway: 0, postgres: 0, provider: 0, eoc: 0 };
+  const ticks: Record<CpuGroup, number> = { driver: 0, bare: 0, gateway: 0, base: 0, postgres: 0, provider: 0, eoc: 0 };
   for (const [pid, { group, ticks: now }] of after.ours) ticks[group] += now - (before.ours.get(pid)?.ticks ?? 0);
   const oursTotal = Object.values(ticks).reduce((sum, t) => sum + t, 0);
   const toMs = (t: number) => (1000 * t) / TICKS_PER_SECOND;
   return {
     foreignShare: Math.max(0, (after.busy - before.busy - oursTotal + after.steal - before.steal) / (after.total - before.total)),
     ms: {
-      driver: toMs(ticks.driver), bare: toMs(ticks.bare), gateway: toMs(ticks.gateway), postgres: toMs(ticks.postgres),
+      driver: toMs(ticks.driver), bare: toMs(ticks.bare), gateway: toMs(ticks.gateway), base: toMs(ticks.base), postgres: toMs(ticks.postgres),
       provider: toMs(ticks.provider), eoc: toMs(ticks.eoc),
     },
   };

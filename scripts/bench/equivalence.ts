@@ -29,7 +29,7 @@ export function shape(value: unknown): unknown {
  * OIDC discovery, so none of that lands in a measurement.
  */
 export async function checkEquivalence(ctx: Context): Promise<void> {
-  const authorizeParams: Record<Side, string[]> = { bare: [], gateway: [] };
+  const authorizeParams: Record<'bare' | 'gateway', string[]> = { bare: [], gateway: [] };
   for (const side of ['bare', 'gateway'] as const) {
     const response = await fetch(startUrl(ctx.servers[side]), { redirect: 'manual' });
     const location = response.headers.get('location') ?? '';

@@ -23,6 +23,10 @@
 // BENCH_GATEWAY_LAYER (operations: the gateway's login operations without its HTTP
 // layer, operationsOnly.ts; app), BENCH_CPU_PROF (gateway|bare|both: write V8 CPU profiles to
 // bench-results/profiles; the numbers of such a run are not representative).
+//
+// `npm run bench -- --compare <git ref>`: the whole login of this checkout against the
+// gateway built from <ref>, in one run, as ratios of CPU and PostgreSQL time per login
+// (compare.ts; the regression guard of docs/development.md).
 
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -40,6 +44,7 @@ import type { ServerSettings } from './protocol.ts';
 import { concurrently, wholeLogin } from './browser.ts';
 import { serverPids } from './cpu.ts';
 import { runEoc, summariseEoc, type EocRun } from './eocRuns.ts';
+import { buildBase, compareRefFromArgs, runCompare } from './compare.ts';
 import { checkEquivalence } from './equivalence.ts';
 import { summarise, table, targetsOf, type EndpointSummary } from './report.ts';
 import { runOnce } from './rounds.ts';
@@ -53,6 +58,7 @@ import {
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
+  const compareRef = compareRefFromArgs();
   const nodeMajor = Number(process.versions.node.split('.')[0]);
   if (nodeMajor < 24) progress(`WARNING: Node ${process.version}; the project runs on Node 24 (run through npm so the pinned node is used)`);
   if (SETTINGS.cpuProfile) progress(`CPU profiling of ${SETTINGS.cpuProfile} is on: these numbers are not representative`);
@@ -133,10 +139,11 @@ async function main(): Promise<number> {
       preparedStatements: SETTINGS.preparedStatements,
     };
     const gatewayScript = await buildGatewayForBench(path.join(tempDir, 'gateway'));
+    const base = compareRef === null ? null : await buildBase(compareRef, path.join(tempDir, 'base'));
     progress('gateway compiled to JavaScript, as the image runs it');
     const servers = {} as Record<Side, Server>;
-    for (const side of ['bare', 'gateway'] as const) {
-      servers[side] = await startServer(side, serverSettings, side === 'gateway' ? gatewayScript : path.join(HERE, 'bare.ts'));
+    for (const side of base ? (['bare', 'gateway', 'base'] as const) : (['bare', 'gateway'] as const)) {
+      servers[side] = await startServer(side, serverSettings, side === 'bare' ? path.join(HERE, 'bare.ts') : side === 'base' ? base!.script : gatewayScript);
       serverPids.set(servers[side].child.pid!, side);
       cleanups.push(() => stopServer(servers[side]));
     }
@@ -147,10 +154,11 @@ async function main(): Promise<number> {
       bare: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
       gateway: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
       provider: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
+      base: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
       eoc: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
     };
     let eoc: Server | null = null;
-    if (SETTINGS.eoc) {
+    if (SETTINGS.eoc && !base) {
       eoc = await startChild('eoc', 'BENCH_SERVER_SETTINGS', serverSettings);
       serverPids.set(eoc.child.pid!, 'eoc');
       cleanups.push(() => stopServer(eoc!));
@@ -177,6 +185,7 @@ async function main(): Promise<number> {
     };
     await checkEquivalence(ctx);
     progress('both servers answer alike (authorize URL parameters, exchange body, 404 on reuse, 401 on a wrong secret; a whole login, a replayed callback refused)');
+    if (base) return await runCompare(ctx, base);
 
     const records: RunRecord[] = [];
     for (const endpoint of SETTINGS.endpoints) {

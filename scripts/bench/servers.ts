@@ -13,13 +13,13 @@ import { HERE, ROOT, SETTINGS, type Server, type Side } from './settings.ts';
  * The gateway as the production image runs it: compiled to JavaScript (tsconfig.build.json,
  * the Dockerfile's gateway-build stage) with its benchmark entry, in the run's folder, beside
  * the contract JSON and package.json it reads, with this checkout's node_modules linked in.
- * Returns the entry to fork.
+ * `root`: the checkout to build (`--compare` builds a second one, compare.ts). Returns the entry to fork.
  */
-export async function buildGatewayForBench(folder: string): Promise<string> {
-  buildGateway(folder, ['scripts/bench/gateway.ts']);
+export async function buildGatewayForBench(folder: string, root: string = ROOT): Promise<string> {
+  buildGateway(folder, ['scripts/bench/gateway.ts'], root);
   await mkdir(path.join(folder, 'generated'), { recursive: true });
-  await copyFile(path.join(ROOT, 'generated/gateway.json'), path.join(folder, 'generated/gateway.json'));
-  await copyFile(path.join(ROOT, 'package.json'), path.join(folder, 'package.json'));
+  await copyFile(path.join(root, 'generated/gateway.json'), path.join(folder, 'generated/gateway.json'));
+  await copyFile(path.join(root, 'package.json'), path.join(folder, 'package.json'));
   await symlink(path.join(ROOT, 'node_modules'), path.join(folder, 'node_modules'));
   return path.join(folder, 'scripts/bench/gateway.js');
 }
@@ -47,8 +47,8 @@ export async function imageRuntimeEnv(): Promise<Record<string, string>> {
 export async function startChild<S extends Side | 'provider' | 'eoc'>(side: S, variable: string, settings: object, script = path.join(HERE, `${side}.ts`)): Promise<Server & { side: S }> {
   const child = fork(script, [], {
     // The gateway can be asked for its heap after a full collection (memory report).
-    execArgv: side === 'gateway' ? ['--expose-gc'] : [],
-    env: { ...process.env, ...(side === 'gateway' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
+    execArgv: side === 'gateway' || side === 'base' ? ['--expose-gc'] : [],
+    env: { ...process.env, ...(side === 'gateway' || side === 'base' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -8,7 +8,8 @@ import type { parseKeyRing } from '../../src/security/crypto.ts';
 import type { SeedTarget } from './seed.ts';
 import type { ServerSettings } from './protocol.ts';
 
-export type Side = 'bare' | 'gateway';
+/** The measured servers: the bare floor, the gateway of this checkout, and with `--compare` the gateway built from the given ref (compare.ts). */
+export type Side = 'bare' | 'gateway' | 'base';
 export type Endpoint = 'start' | 'exchange' | 'callback' | 'login';
 export const ENDPOINTS: Endpoint[] = ['start', 'exchange', 'callback', 'login'];
 
@@ -106,6 +107,7 @@ export interface RunRecord {
 }
 
 export interface Context {
+  /** `base` only with `--compare`. */
   servers: Record<Side, Server>;
   client: pg.Client;
   keyRing: ReturnType<typeof parseKeyRing>;
