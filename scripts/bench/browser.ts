@@ -1,11 +1,17 @@
 // The browser and platform back end of the flow runs (callback, whole login).
 import http from 'node:http';
-import { CALLBACK_URL, PLATFORM_KEY, RETURN_TO, type Context, type Server, type Side } from './settings.ts';
+import https from 'node:https';
+import { randomToken, s256Challenge } from '../../src/security/crypto.ts';
+import { CALLBACK_URL, HANDOFF_VERIFIER, PLATFORM_KEY, RETURN_TO, type Context, type Server, type Side } from './settings.ts';
 
 // ---------------------------------------------------------------- checks before measuring
 
-export const startUrl = (server: Server) =>
-  `${server.baseUrl}/v1/auth/start?${new URLSearchParams({ platformKey: PLATFORM_KEY, returnTo: RETURN_TO })}`;
+/** The start of a login, with the handoff challenge of `verifier` (the platform's back end keeps the verifier). */
+export const startUrl = (server: Server, verifier = HANDOFF_VERIFIER) =>
+  `${server.baseUrl}/v1/auth/start?${new URLSearchParams({ platformKey: PLATFORM_KEY, returnTo: RETURN_TO, handoffChallenge: s256Challenge(verifier) })}`;
+
+/** The platform back end's exchange body: the handoff code and the verifier of its login's challenge. */
+export const exchangeBody = (code: string, verifier = HANDOFF_VERIFIER) => JSON.stringify({ code, handoffVerifier: verifier });
 
 export const basic = (clientId: string, secret: string) => `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
 
@@ -23,9 +29,10 @@ export interface Answer {
   body: string;
 }
 
+/** One request over `agent`: an https.Agent for the provider (TLS), an http.Agent for the servers. */
 export function request(agent: http.Agent, url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+    const req = (agent instanceof https.Agent ? https : http).request(url, { agent, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -43,20 +50,23 @@ export function request(agent: http.Agent, url: string, options: { method?: stri
 export interface PendingCallback {
   url: string;
   cookie: string;
+  /** The handoff verifier the platform's back end keeps for this login. */
+  verifier: string;
 }
 
 export class FlowError extends Error {}
 
 export async function startAndApprove(ctx: Context, side: Side): Promise<PendingCallback> {
   const server = ctx.servers[side];
-  const started = await request(ctx.agents[side], startUrl(server));
+  const verifier = randomToken(32);
+  const started = await request(ctx.agents[side], startUrl(server, verifier));
   if (started.status !== 302 || !started.location) throw new FlowError(`start answered ${started.status}`);
   const binding = started.cookies.find((cookie) => cookie.includes('_login_'));
   if (!binding) throw new FlowError('start set no binding cookie');
   const approved = await request(ctx.agents.provider, started.location);
   if (approved.status !== 302 || !approved.location?.startsWith(`${CALLBACK_URL}?`)) throw new FlowError(`the provider answered ${approved.status}`);
   const back = new URL(approved.location);
-  return { url: `${server.baseUrl}${back.pathname}${back.search}`, cookie: binding.split(';')[0]! };
+  return { url: `${server.baseUrl}${back.pathname}${back.search}`, cookie: binding.split(';')[0]!, verifier };
 }
 
 /** The callback; answers the handoff code. */
@@ -67,18 +77,19 @@ export async function sendCallback(ctx: Context, side: Side, pending: PendingCal
   return code;
 }
 
-export async function sendExchange(ctx: Context, side: Side, code: string): Promise<unknown> {
+export async function sendExchange(ctx: Context, side: Side, code: string, verifier: string): Promise<unknown> {
   const answer = await request(ctx.agents[side], `${ctx.servers[side].baseUrl}/v1/auth/exchange`, {
     method: 'POST',
     headers: { authorization: basic(ctx.platform.clientId, ctx.platform.clientSecret), 'content-type': 'application/json' },
-    body: JSON.stringify({ code }),
+    body: exchangeBody(code, verifier),
   });
   if (answer.status !== 200) throw new FlowError(`exchange answered ${answer.status} ${answer.body.slice(0, 200)}`);
   return JSON.parse(answer.body) as unknown;
 }
 
 export async function wholeLogin(ctx: Context, side: Side): Promise<unknown> {
-  return sendExchange(ctx, side, await sendCallback(ctx, side, await startAndApprove(ctx, side)));
+  const pending = await startAndApprove(ctx, side);
+  return sendExchange(ctx, side, await sendCallback(ctx, side, pending), pending.verifier);
 }
 
 export interface FlowResult {

@@ -1,13 +1,13 @@
 // Both servers must answer alike before anything is measured.
 import { seedHandoffs } from './seed.ts';
-import { basic, request, sendCallback, sendExchange, startAndApprove, startUrl } from './browser.ts';
+import { basic, exchangeBody, request, sendCallback, sendExchange, startAndApprove, startUrl } from './browser.ts';
 import type { Context, Server, Side } from './settings.ts';
 
 export async function postExchange(server: Server, authorization: string, code: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${server.baseUrl}/v1/auth/exchange`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ code }),
+    body: exchangeBody(code),
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
@@ -66,7 +66,7 @@ export async function checkEquivalence(ctx: Context): Promise<void> {
     const code = await sendCallback(ctx, side, pending);
     const replay = await request(ctx.agents[side], pending.url, { headers: { cookie: pending.cookie } });
     if (replay.status < 400) throw new Error(`${side}: a replayed callback answered ${replay.status}`);
-    logins.push(await sendExchange(ctx, side, code));
+    logins.push(await sendExchange(ctx, side, code, pending.verifier));
   }
   if (JSON.stringify(shape(logins[0])) !== JSON.stringify(shape(logins[1]))) {
     throw new Error(`the exchange bodies after a login differ in shape: bare ${JSON.stringify(shape(logins[0]))} vs gateway ${JSON.stringify(shape(logins[1]))}`);

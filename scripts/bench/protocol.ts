@@ -19,6 +19,8 @@ export interface ServerSettings {
   oidcClientSecret: string;
   /** ENCRYPTION_KEYS of the run: both servers seal and open with the same key ring. */
   encryptionKeys: string;
+  /** GATEWAY_SIGNING_KEYS of the run (required with NODE_ENV=production). */
+  gatewaySigningKeys: string;
   publicBaseUrl: string;
   accountCenterUrl: string;
   /** AUTH_CALLBACK_URL: the redirect_uri of the authorize URL. */

@@ -82,7 +82,10 @@ export interface Target {
   status: 'PASS' | 'FAIL' | 'NOT MEASURED';
 }
 
-/** Every target of issue 15 with what this run measured. */
+/**
+ * Every target of issue 33 with what this run measured (ratios within the run: the absolute
+ * figures depend on the machine), then the earlier per-step diagnostics of issue 15.
+ */
 export function targetsOf(
   summaries: EndpointSummary[],
   eoc: { start: EocSummary | null; login: EocSummary | null },
@@ -97,38 +100,40 @@ export function targetsOf(
     else targets.push({ name, measured: show(value), status: (compare === 'max' ? value <= limit : value >= limit) ? 'PASS' : 'FAIL' });
   };
   const of = (endpoint: Endpoint) => summaries.find((s) => s.endpoint === endpoint && s.valid);
+  const ratioOf = (s: EndpointSummary | undefined, pick: (x: SideSummary) => number | null) => {
+    const gateway = s ? pick(s.gateway) : null;
+    const bare = s ? pick(s.bare) : null;
+    return gateway !== null && bare ? gateway / bare : null;
+  };
+  const ms = (us: number | null | undefined) => `${((us ?? NaN) / 1000).toFixed(2)} ms`;
   const login = of('login');
-  check('whole login: gateway CPU per login <= 2 ms', login?.gateway.serverCpuUs, 2000, 'max', (v) => `${(v / 1000).toFixed(2)} ms (bare ${((login?.bare.serverCpuUs ?? NaN) / 1000).toFixed(2)} ms)`);
-  check('whole login: PostgreSQL time per login <= 2 ms', login?.gateway.postgresCpuUs, 2000, 'max', (v) => `${(v / 1000).toFixed(2)} ms (bare ${((login?.bare.postgresCpuUs ?? NaN) / 1000).toFixed(2)} ms)`);
+  check('whole login: gateway CPU per login <= 1.3x bare', ratioOf(login, (x) => x.serverCpuUs), 1.3, 'max',
+    (v) => `x${v.toFixed(2)} (${ms(login?.gateway.serverCpuUs)} vs ${ms(login?.bare.serverCpuUs)})`);
   const eocLoginCpu = eoc.login?.valid ? eoc.login.cpuUs : null;
   check(
-    "whole login: gateway CPU within 1.5x of express-openid-connect's",
+    "whole login: gateway CPU per login <= 1.5x express-openid-connect's",
     login?.gateway.serverCpuUs && eocLoginCpu ? login.gateway.serverCpuUs / eocLoginCpu : null, 1.5, 'max',
-    (v) => `x${v.toFixed(2)} (${((login?.gateway.serverCpuUs ?? NaN) / 1000).toFixed(2)} vs ${((eocLoginCpu ?? NaN) / 1000).toFixed(2)} ms)`,
+    (v) => `x${v.toFixed(2)} (${ms(login?.gateway.serverCpuUs)} vs ${ms(eocLoginCpu)})`,
   );
+  check('whole login: PostgreSQL time per login <= 1.0x bare', ratioOf(login, (x) => x.postgresCpuUs), 1.0, 'max',
+    (v) => `x${v.toFixed(2)} (${ms(login?.gateway.postgresCpuUs)} vs ${ms(login?.bare.postgresCpuUs)})`);
   for (const endpoint of ['start', 'callback', 'exchange'] as const) {
-    const s = of(endpoint);
-    check(`${endpoint}: req/s >= 0.85 of bare`, s?.ratio, 0.85, 'min', (v) => v.toFixed(2));
-    const cpuRatio = s && s.gateway.serverCpuUs !== null && s.bare.serverCpuUs ? s.gateway.serverCpuUs / s.bare.serverCpuUs : null;
-    check(`${endpoint}: gateway CPU per request <= 1.4x bare`, cpuRatio, 1.4, 'max', (v) => `x${v.toFixed(2)} (${s!.gateway.serverCpuUs!.toFixed(0)} vs ${s!.bare.serverCpuUs!.toFixed(0)} µs)`);
-    // CPU sampling in clock ticks (10 ms) over a run is good to a few percent: 5% is allowed as noise.
-    const pgRatio = s && s.gateway.postgresCpuUs !== null && s.bare.postgresCpuUs ? s.gateway.postgresCpuUs / s.bare.postgresCpuUs : null;
-    check(`${endpoint}: PostgreSQL time per request no higher than bare (+5% noise)`, pgRatio, 1.05, 'max', (v) => `x${v.toFixed(2)} (${s!.gateway.postgresCpuUs!.toFixed(0)} vs ${s!.bare.postgresCpuUs!.toFixed(0)} µs)`);
+    check(`${endpoint}: req/s >= 1.0x bare`, of(endpoint)?.ratio, 1.0, 'min', (v) => v.toFixed(2));
   }
-  const start = of('start');
-  const eocStartCpu = eoc.start?.valid ? eoc.start.cpuUs : null;
-  check(
-    "start: gateway CPU per request <= express-openid-connect's /login",
-    start?.gateway.serverCpuUs && eocStartCpu ? start.gateway.serverCpuUs / eocStartCpu : null, 1, 'max',
-    (v) => `x${v.toFixed(2)} (${start!.gateway.serverCpuUs!.toFixed(0)} vs ${eocStartCpu!.toFixed(0)} µs)`,
-  );
   const growth = memory.rssWarmBytes && memory.rssAfterLoginsBytes ? memory.rssAfterLoginsBytes / memory.rssWarmBytes : null;
   check(
-    `memory: RSS flat within 10% from warm (${memory.loginsWhenWarm} logins) to ${memory.logins} logins (issue: 100k; BENCH_MEMORY_LOGINS)`,
-    growth, 1.1, 'max', (v) => `x${v.toFixed(2)} (${mb(memory.rssWarmBytes)} -> ${mb(memory.rssAfterLoginsBytes)})`,
+    `memory: RSS growth under 5% from warm (${memory.loginsWhenWarm} logins) to ${memory.logins} logins (issue: 100k; BENCH_MEMORY_LOGINS)`,
+    growth, 1.05, 'max', (v) => `x${v.toFixed(2)} (${mb(memory.rssWarmBytes)} -> ${mb(memory.rssAfterLoginsBytes)})`,
   );
-  check('memory: RSS under 150 MB', memory.rssAfterLoginsBytes, 150 * 1024 * 1024, 'max', (v) => mb(v));
+  // Diagnostics (issue 15's per-step goals): where the gap of the targets above sits.
+  for (const endpoint of ['start', 'callback', 'exchange'] as const) {
+    const s = of(endpoint);
+    check(`(diagnostic) ${endpoint}: gateway CPU per request <= 1.4x bare`, ratioOf(s, (x) => x.serverCpuUs), 1.4, 'max', (v) => `x${v.toFixed(2)} (${s!.gateway.serverCpuUs!.toFixed(0)} vs ${s!.bare.serverCpuUs!.toFixed(0)} µs)`);
+    // CPU sampling in clock ticks (10 ms) over a run is good to a few percent: 5% is allowed as noise.
+    check(`(diagnostic) ${endpoint}: PostgreSQL time per request no higher than bare (+5% noise)`, ratioOf(s, (x) => x.postgresCpuUs), 1.05, 'max', (v) => `x${v.toFixed(2)} (${s!.gateway.postgresCpuUs!.toFixed(0)} vs ${s!.bare.postgresCpuUs!.toFixed(0)} µs)`);
+  }
+  check('(diagnostic) memory: RSS under 150 MB', memory.rssAfterLoginsBytes, 150 * 1024 * 1024, 'max', (v) => mb(v));
   const heapGrowth = memory.heapWarmBytes ? memory.heapAfterLoginsBytes / memory.heapWarmBytes : null;
-  check('memory (diagnostic): JavaScript heap after a full GC flat within 10% (no leak)', heapGrowth, 1.1, 'max', (v) => `x${v.toFixed(2)} (${mb(memory.heapWarmBytes)} -> ${mb(memory.heapAfterLoginsBytes)})`);
+  check('(diagnostic) memory: JavaScript heap after a full GC flat within 10% (no leak)', heapGrowth, 1.1, 'max', (v) => `x${v.toFixed(2)} (${mb(memory.heapWarmBytes)} -> ${mb(memory.heapAfterLoginsBytes)})`);
   return targets;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import type pg from 'pg';
 import { seedHandoffs, type HandoffBatch } from './seed.ts';
-import { basic, concurrently, percentile, sendCallback, startAndApprove, startUrl, wholeLogin, type FlowResult, type PendingCallback } from './browser.ts';
+import { basic, concurrently, exchangeBody, percentile, sendCallback, startAndApprove, startUrl, wholeLogin, type FlowResult, type PendingCallback } from './browser.ts';
 import { cpuUse, sampleCpu, type CpuSample } from './cpu.ts';
 import { ask, profiled } from './servers.ts';
 import {
@@ -75,7 +75,7 @@ export async function measureAutocannon(ctx: Context, endpoint: 'start' | 'excha
                 const code = codes[next++];
                 if (code === undefined) exhausted++;
                 // An exhausted batch sends an unknown code: its 404 makes the run invalid.
-                return { ...request, body: JSON.stringify({ code: code ?? `handoff_exhausted_${next}` }) };
+                return { ...request, body: exchangeBody(code ?? `handoff_exhausted_${next}`) };
               },
             },
           ],

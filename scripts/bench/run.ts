@@ -29,8 +29,9 @@
 // (compare.ts; the regression guard of docs/development.md).
 
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -40,17 +41,18 @@ import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts'
 import { findPlatformByKey } from '../../src/db/repositories/platforms.ts';
 import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
+import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import type { ServerSettings } from './protocol.ts';
-import { concurrently, wholeLogin } from './browser.ts';
+import { concurrently, request, wholeLogin } from './browser.ts';
 import { serverPids } from './cpu.ts';
 import { runEoc, summariseEoc, type EocRun } from './eocRuns.ts';
 import { buildBase, compareRefFromArgs, runCompare } from './compare.ts';
 import { checkEquivalence } from './equivalence.ts';
 import { summarise, table, targetsOf, type EndpointSummary } from './report.ts';
 import { runOnce } from './rounds.ts';
-import { buildGatewayForBench, heapAfterGc, mb, rssBytes, startChild, startProvider, startServer, stopServer } from './servers.ts';
+import { buildGatewayForBench, heapAfterGc, makeProviderCertificate, mb, rssBytes, startChild, startProvider, startServer, stopServer } from './servers.ts';
 import {
-  began, CALLBACK_URL, DISTURBED_SHARE, ENDPOINT_LABEL, EXPECTED_STATUS, HERE, MAX_BAD_SHARE, PLATFORM_KEY, PLATFORM_ROOT, progress,
+  began, CALLBACK_URL, DISTURBED_SHARE, HANDOFF_VERIFIER, ENDPOINT_LABEL, EXPECTED_STATUS, HERE, MAX_BAD_SHARE, PLATFORM_KEY, PLATFORM_ROOT, progress,
   PROVIDER_SUB, RESULTS_DIR, RETURN_TO, ROOT, SCOPES, SETTINGS, type Context, type RunRecord, type Server, type Side,
 } from './settings.ts';
 
@@ -91,11 +93,15 @@ async function main(): Promise<number> {
     progress(`PostgreSQL ${postgresVersion} up and migrated`);
 
     const oidcClient = { clientId: 'gateway-bench', clientSecret: randomBytes(32).toString('base64url') };
-    const provider = await startProvider({ ...oidcClient, redirectUri: CALLBACK_URL, sub: PROVIDER_SUB, email: 'bench@example.test' });
+    // The provider speaks https as in production; every server started below trusts its certificate.
+    const tls = makeProviderCertificate(tempDir);
+    process.env.NODE_EXTRA_CA_CERTS = tls.cert;
+    const provider = await startProvider({ ...oidcClient, redirectUri: CALLBACK_URL, sub: PROVIDER_SUB, email: 'bench@example.test', tls });
     serverPids.set(provider.child.pid!, 'provider');
     cleanups.push(() => stopServer(provider));
     const issuer = provider.baseUrl;
-    const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
+    const providerAgent = new https.Agent({ keepAlive: true, maxSockets: SETTINGS.users, ca: await readFile(tls.cert) });
+    const discovery = JSON.parse((await request(providerAgent, `${issuer}/.well-known/openid-configuration`)).body) as { authorization_endpoint: string };
 
     const created = await createPlatform(
       db,
@@ -106,9 +112,9 @@ async function main(): Promise<number> {
         allowedReturnUrls: [PLATFORM_ROOT],
         defaultOnboardingMode: 'none',
         centralOnboardingEnabled: true,
-        // The bare server's login has no handoff binding; so the gateway's does not either (the
-        // registry's default requires it), and runs before and after it was added compare alike.
-        handoffChallengeRequired: false,
+        // The registry's default, as in production: every start sends a handoff challenge and
+        // every exchange its verifier (browser.ts), on both servers.
+        handoffChallengeRequired: true,
       },
       CLI_ACTOR,
     );
@@ -123,6 +129,7 @@ async function main(): Promise<number> {
     });
 
     const encryptionKeys = generateKeyRingSpec('bench');
+    const gatewaySigningKeys = generateSigningKeySpec('bench');
     const serverSettings: ServerSettings = {
       databaseUrl,
       poolSize: SETTINGS.poolSize,
@@ -132,6 +139,7 @@ async function main(): Promise<number> {
       oidcClientId: oidcClient.clientId,
       oidcClientSecret: oidcClient.clientSecret,
       encryptionKeys,
+      gatewaySigningKeys,
       publicBaseUrl: 'https://gateway.bench.test',
       accountCenterUrl: 'https://account.bench.test',
       callbackUrl: CALLBACK_URL,
@@ -153,7 +161,7 @@ async function main(): Promise<number> {
     const agents = {
       bare: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
       gateway: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
-      provider: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
+      provider: providerAgent,
       base: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
       eoc: new http.Agent({ keepAlive: true, maxSockets: SETTINGS.users }),
     };
@@ -175,6 +183,7 @@ async function main(): Promise<number> {
         callbackUrl: platformRow!.callbackUrl!,
         returnTo: RETURN_TO,
         handoffTtlSeconds: 300,
+        handoffVerifier: HANDOFF_VERIFIER,
       },
       platform: { clientId: created.platform.clientId!, clientSecret: created.clientSecret },
       authorizationEndpoint: discovery.authorization_endpoint,

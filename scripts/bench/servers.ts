@@ -1,5 +1,5 @@
 // Set-up of the benchmark's processes: the gateway build, the child processes, their memory.
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { copyFile, mkdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { buildGateway } from '../buildLib.ts';
@@ -28,9 +28,24 @@ export async function startServer(side: Side, settings: ServerSettings, script: 
   return startChild(side, 'BENCH_SERVER_SETTINGS', settings, script);
 }
 
-/** The provider of the run, in its own process (its CPU is not the servers'). */
+/** The provider of the run, in its own process (its CPU is not the servers'), over https. */
 export async function startProvider(settings: ProviderSettings): Promise<Server> {
-  return startChild('provider', 'BENCH_PROVIDER_SETTINGS', settings);
+  const server = await startChild('provider', 'BENCH_PROVIDER_SETTINGS', settings);
+  return { ...server, baseUrl: server.baseUrl.replace(/^http:/, 'https:') };
+}
+
+/**
+ * A self-signed certificate for the provider on 127.0.0.1 (ECDSA P-256, one day), made with
+ * Debian's openssl: the servers trust it through NODE_EXTRA_CA_CERTS, the driver through its
+ * agent's `ca`. Returns the PEM files.
+ */
+export function makeProviderCertificate(folder: string): { cert: string; key: string } {
+  const files = { cert: path.join(folder, 'provider-cert.pem'), key: path.join(folder, 'provider-key.pem') };
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', files.key, '-out', files.cert,
+  ], { stdio: 'ignore' });
+  return files;
 }
 
 /**
@@ -48,7 +63,8 @@ export async function startChild<S extends Side | 'provider' | 'eoc'>(side: S, v
   const child = fork(script, [], {
     // The gateway can be asked for its heap after a full collection (memory report).
     execArgv: side === 'gateway' || side === 'base' ? ['--expose-gc'] : [],
-    env: { ...process.env, ...(side === 'gateway' || side === 'base' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
+    // NODE_ENV=production for every server (Express, express-openid-connect and the gateway read it).
+    env: { ...process.env, NODE_ENV: 'production', ...(side === 'gateway' || side === 'base' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {

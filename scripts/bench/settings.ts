@@ -1,5 +1,6 @@
 // The benchmark's settings (environment), constants and the types its phases share.
 import type http from 'node:http';
+import type https from 'node:https';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
@@ -70,6 +71,12 @@ export const ENDPOINT_LABEL: Record<Endpoint, string> = {
 };
 export const EXPECTED_STATUS: Record<Endpoint, number> = { start: 302, exchange: 200, callback: 302, login: 200 };
 export const PROVIDER_SUB = 'bench-user';
+/**
+ * The platform requires a handoff challenge (the registry's default, as in production): every
+ * whole login has a verifier of its own (browser.ts); the start and exchange rounds under
+ * autocannon send this one, and the seeded handoffs (seed.ts) carry its challenge.
+ */
+export const HANDOFF_VERIFIER = 'bench-handoff-verifier-0123456789abcdefghijklmnopqrstuvwxyz';
 
 export const began = Date.now();
 export const progress = (message: string) => process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(1).padStart(5)}s] ${message}\n`);
@@ -116,7 +123,7 @@ export interface Context {
   authorizationEndpoint: string;
   fastestExchange: number;
   /** Keep-alive HTTP agents of the flow runs (callback, login), one per server and one for the provider. */
-  agents: Record<Side | 'provider' | 'eoc', http.Agent>;
+  agents: Record<Side | 'eoc', http.Agent> & { provider: https.Agent };
   /** express-openid-connect's login server (BENCH_EOC). */
   eoc: Server | null;
   /** Callbacks the gateway has answered (callback and login runs), for the memory report. */
