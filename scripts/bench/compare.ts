@@ -12,7 +12,7 @@ import { copyFile, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promis
 import path from 'node:path';
 import { runOnce } from './rounds.ts';
 import { buildGatewayForBench } from './servers.ts';
-import { HERE, progress, RESULTS_DIR, ROOT, SETTINGS, type Context, type RunRecord } from './settings.ts';
+import { DISTURBED_SHARE, HERE, progress, RESULTS_DIR, ROOT, SETTINGS, type Context, type RunRecord } from './settings.ts';
 
 /** A change may cost this much more per login (median over the rounds) and still pass. */
 export const COMPARE_TOLERANCE = 1.05;
@@ -140,7 +140,11 @@ export async function runCompare(ctx: Context, base: BaseBuild): Promise<number>
       `  ${verdict(cpu)}  gateway CPU per login:    ${show(cpu)}\n` +
       `  ${verdict(postgres)}  PostgreSQL time per login: ${show(postgres)}\n` +
       `        logins per second:         ${show(rate)}\n` +
-      `(PASS: median at most x${COMPARE_TOLERANCE.toFixed(2)}; others took up to ${(100 * others).toFixed(0)}% of the CPUs in a round)\n`,
+      `(PASS: median at most x${COMPARE_TOLERANCE.toFixed(2)}; others took up to ${(100 * others).toFixed(0)}% of the CPUs in a round)\n` +
+      (others > DISTURBED_SHARE
+        ? `WARNING: other processes took up to ${(100 * others).toFixed(0)}% of the CPUs: two identical builds measured so have given medians up to x1.085 ` +
+          '(docs/benchmarks.md): repeat the run on a quiet machine before reading a difference under 10%.\n'
+        : ''),
   );
   await mkdir(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, 'compare.json');
