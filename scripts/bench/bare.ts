@@ -7,7 +7,9 @@
 // the same token request (fetch), verifies both tokens with `jose` as the gateway
 // does (signature, iss, aud, exp, iat age, nonce, typ, client, subject), opens and
 // seals the same AES-GCM values, and runs the same statements in the same
-// transaction; the onboarding status comes from the gateway's own rule.
+// transaction; the onboarding status comes from the gateway's own rule. As the gateway in
+// production: `__Host-` cookies (Path=/), the platform's handoff challenge stored at start and
+// its verifier checked by the exchange's statement, the provider over https.
 //
 // Started by run.ts (fork); not meant to be run by hand.
 
@@ -16,7 +18,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { parseKeyRing, randomToken, sha256 } from '../../src/security/crypto.ts';
+import { parseKeyRing, randomToken, s256Challenge, sha256 } from '../../src/security/crypto.ts';
 import type { PlatformRow } from '../../src/db/repositories/platforms.ts';
 import type { RedeemedHandoff } from '../../src/db/repositories/handoffs.ts';
 import { onboardingInputsOf, type FieldWithValue } from '../../src/db/repositories/onboarding.ts';
@@ -35,7 +37,10 @@ const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const TRANSACTION_TTL_SECONDS = 600;
 const SESSION_TTL_SECONDS = 8 * 3600;
 const HANDOFF_TTL_SECONDS = 60;
-const COOKIE = 'gw_session';
+/** The production name (RFC 6265bis §4.1.3.2: Secure, Path=/, no Domain), as the gateway's. */
+const COOKIE = '__Host-gw_session';
+const HANDOFF_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const HANDOFF_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 const BODY_LIMIT = 64 * 1024;
 
 async function main(): Promise<void> {
@@ -53,7 +58,6 @@ async function main(): Promise<void> {
   const authorizationEndpoint = metadata.authorization_endpoint;
   const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: 5000, cooldownDuration: 0 });
   const clientAuthorization = `Basic ${Buffer.from(`${encodeURIComponent(settings.oidcClientId)}:${encodeURIComponent(settings.oidcClientSecret)}`).toString('base64')}`;
-  const callbackPath = new URL(settings.callbackUrl).pathname;
   const scope = settings.scopes.join(' ');
 
   // The limits of the gateway in this benchmark, counted in PostgreSQL (no REDIS_URL).
@@ -64,7 +68,9 @@ async function main(): Promise<void> {
     const platformKey = url.searchParams.get('platformKey');
     const rawReturnTo = url.searchParams.get('returnTo');
     const assertedMode = url.searchParams.get('onboardingMode');
+    const handoffChallenge = url.searchParams.get('handoffChallenge');
     if (!platformKey || !PLATFORM_KEY.test(platformKey) || !rawReturnTo || rawReturnTo.length > 2048) return problem(res, 400);
+    if (handoffChallenge !== null && !HANDOFF_CHALLENGE.test(handoffChallenge)) return problem(res, 400);
 
     const { rows } = await pool.query<PlatformRow & { rateLimitedUntil: number | null }>(
       queryFor(statements.activePlatform, { platformKey, ...(await limitFor('start', addressSubject(req.socket.remoteAddress))) }),
@@ -72,6 +78,7 @@ async function main(): Promise<void> {
     if (rows[0]!.rateLimitedUntil !== null) return problem(res, 429);
     const platform = rows[0]!.id ? rows[0] : undefined;
     if (!platform) return problem(res, 404);
+    if (platform.handoffChallengeRequired && handoffChallenge === null) return problem(res, 400);
     const mode = assertedMode ?? platform.defaultOnboardingMode;
     if (mode !== platform.defaultOnboardingMode) return problem(res, 403);
     if (mode === 'central' && !platform.centralOnboardingEnabled) return problem(res, 409);
@@ -107,7 +114,7 @@ async function main(): Promise<void> {
         platformCallbackUrl: platform.callbackUrl,
         returnTo: returnTo.href,
         browserBindingDigest: sha256(browserBinding),
-        handoffChallenge: null,
+        handoffChallenge,
         platformStateSealed: null,
         maxAgeSeconds: null,
         forceLogin: false,
@@ -130,7 +137,7 @@ async function main(): Promise<void> {
       location: `${authorizationEndpoint}?${query}`,
       'cache-control': 'no-store',
       // The same work as the gateway's start: the binding also carries its login's target, sealed (loginWayBack.ts).
-      'set-cookie': `gw_session_login_${id}=${browserBinding}.${keyRing.seal(JSON.stringify({ platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: false }), `login_binding:target:${id}`)}; Max-Age=${TRANSACTION_TTL_SECONDS + 3600}; Path=/v1/auth/callback; HttpOnly; Secure; SameSite=Lax`,
+      'set-cookie': `${COOKIE}_login_${id}=${browserBinding}.${keyRing.seal(JSON.stringify({ platformKey: platform.platformKey, returnTo: returnTo.href, handoffChallenge: handoffChallenge !== null }), `login_binding:target:${id}`)}; Max-Age=${TRANSACTION_TTL_SECONDS + 3600}; Path=/; HttpOnly; Secure; SameSite=Lax`,
     }).end();
   }
 
@@ -144,7 +151,7 @@ async function main(): Promise<void> {
     const tx = consumed.rows[0]!.id ? consumed.rows[0] : undefined;
     if (!tx) return problem(res, 404);
     const bindingName = `${COOKIE}_login_${tx.id}`;
-    const clearBinding = `${bindingName}=; Path=${callbackPath}; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax`;
+    const clearBinding = `${bindingName}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax`;
     const binding = cookieValue(req.headers.cookie, bindingName);
     if (!binding || !tx.browserBindingDigest || !timingSafeEqual(sha256(binding.split('.')[0]!), tx.browserBindingDigest)) return problem(res, 401, clearBinding);
     if (url.searchParams.get('error')) return problem(res, 401, clearBinding);
@@ -244,12 +251,14 @@ async function main(): Promise<void> {
     const text = await readBody(req);
     if (text === null) return problem(res, 413);
     let code: unknown;
+    let verifier: unknown;
     try {
-      code = (JSON.parse(text) as { code?: unknown } | null)?.code;
+      ({ code, handoffVerifier: verifier } = (JSON.parse(text) ?? {}) as { code?: unknown; handoffVerifier?: unknown });
     } catch {
       return problem(res, 400);
     }
     if (typeof code !== 'string' || !code.startsWith('handoff_') || code.length > 200) return problem(res, 400);
+    if (verifier !== undefined && (typeof verifier !== 'string' || !HANDOFF_VERIFIER.test(verifier))) return problem(res, 400);
 
     const platformCredential = `gwp_${randomToken(32)}`;
     const { rows } = await pool.query<RedeemedHandoff>(
@@ -257,7 +266,7 @@ async function main(): Promise<void> {
         clientId: decoded.slice(0, colon),
         secretDigest: sha256(decoded.slice(colon + 1)),
         codeDigest: sha256(code),
-        handoffChallenge: null,
+        handoffChallenge: verifier === undefined ? null : s256Challenge(verifier),
         credentialDigest: sha256(platformCredential),
       }),
     );

@@ -22,15 +22,16 @@ import { BENCH_RATE_LIMITS, readSettings, reportFailure, serveUntilStopped } fro
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  // The production profile (explicit keys, an external issuer, Secure cookies), except that
-  // the benchmark's provider and URLs speak plain http on loopback, which NODE_ENV=production
-  // refuses: https changes nothing the benchmark measures (discovery is not measured).
+  // The production profile: NODE_ENV=production (explicit keys, signing keys, `__Host-`
+  // cookies, https only), the provider over https (its certificate trusted through
+  // NODE_EXTRA_CA_CERTS, set by the driver).
   const config = loadConfig({
-    NODE_ENV: 'test',
+    NODE_ENV: 'production',
     PORT: '0',
     LOG_LEVEL: settings.logLevel,
     DATABASE_URL: settings.databaseUrl,
     ENCRYPTION_KEYS: settings.encryptionKeys,
+    GATEWAY_SIGNING_KEYS: settings.gatewaySigningKeys,
     PUBLIC_BASE_URL: settings.publicBaseUrl,
     ACCOUNT_CENTER_URL: settings.accountCenterUrl,
     AUTH_CALLBACK_URL: settings.callbackUrl,
@@ -49,8 +50,7 @@ async function main(): Promise<void> {
     preparedStatements: config.databasePreparedStatements,
     logger: { warn: (message) => logger.warn({ knex: message }, 'database warning'), error: (message) => logger.error({ knex: message }, 'database error') },
   });
-  // The dev IdP speaks http; production's https only matters at discovery, which is not measured.
-  const oidc = relyingPartyFromConfig(config, logger, { allowInsecureIssuer: true });
+  const oidc = relyingPartyFromConfig(config, logger);
   const deps = { config, db, logger, keyRing: parseKeyRing(config.encryptionKeys!), oidc, idpAccounts: null };
   const app = await createApp(deps, {});
   const listener = settings.gatewayLayer === 'operations' ? operationsListener() : app;

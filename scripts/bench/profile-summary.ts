@@ -6,6 +6,9 @@
 // With the number of answered requests of that run (bench-results/latest.json,
 // runs[].expected) the layers are also given in microseconds per request.
 //
+// A `.heapprofile` (BENCH_HEAP_PROF=1) is summarised the same way, in bytes allocated
+// (per request with the count): by layer, by package and by allocating function.
+//
 // Layers: every sample is charged to the innermost frame on its stack that
 // belongs to a known layer (request logging, openapi-backend, knex, …), so a
 // library's helpers (lodash under openapi-backend, sonic-boom under pino) count
@@ -61,11 +64,51 @@ function packageOf(url: string, functionName: string): string {
   return local ? `app ${local[1]}/${local[2]}` : url;
 }
 
+interface HeapNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Bytes allocated in the window, charged like CPU samples (innermost known layer, then package and function). */
+function summariseHeap(root: HeapNode, requests: number, top: number): void {
+  const layers = new Map<string, number>();
+  const packages = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let total = 0;
+  const add = (map: Map<string, number>, key: string, bytes: number) => map.set(key, (map.get(key) ?? 0) + bytes);
+  const walk = (node: HeapNode, stack: ProfileNode['callFrame'][]) => {
+    const here = [node.callFrame, ...stack];
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      add(layers, layerOf(here), node.selfSize);
+      add(packages, packageOf(node.callFrame.url, node.callFrame.functionName), node.selfSize);
+      const where = node.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(src|scripts)\//, '$1/');
+      add(functions, `${node.callFrame.functionName || '(anonymous)'} ${where}${where ? `:${node.callFrame.lineNumber + 1}` : ''}`, node.selfSize);
+    }
+    for (const child of node.children) walk(child, here);
+  };
+  walk(root, []);
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0).padStart(8)} KiB`;
+  const share = (bytes: number) => `${((100 * bytes) / total).toFixed(1).padStart(5)}%`;
+  const perRequest = (bytes: number) => (requests > 0 ? `${(bytes / requests / 1024).toFixed(1).padStart(6)} KiB/req` : '');
+  process.stdout.write(`allocated ${kb(total).trim()} ${perRequest(total).trim()} (sampled)\n`);
+  for (const [title, map, limit] of [['by layer', layers, LAYERS.length + 3], ['by package / module', packages, top], ['by allocating function', functions, top]] as const) {
+    process.stdout.write(`\n${title}\n`);
+    for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, limit)) process.stdout.write(`${kb(bytes)} ${share(bytes)} ${perRequest(bytes)}  ${name}\n`);
+  }
+}
+
 async function main(): Promise<void> {
   const [file, requestsText, topText] = process.argv.slice(2);
   if (!file) throw new Error('usage: node scripts/bench/profile-summary.ts <file.cpuprofile> [requests] [top]');
   const requests = requestsText ? Number(requestsText) : 0;
   const top = Number(topText ?? 20);
+  if (file.endsWith('.heapprofile')) {
+    const heap = JSON.parse(await readFile(file, 'utf8')) as { head: HeapNode };
+    process.stdout.write(`${file}\n`);
+    return summariseHeap(heap.head, requests, top);
+  }
   const profile = JSON.parse(await readFile(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();

@@ -19,6 +19,8 @@ export interface ServerSettings {
   oidcClientSecret: string;
   /** ENCRYPTION_KEYS of the run: both servers seal and open with the same key ring. */
   encryptionKeys: string;
+  /** GATEWAY_SIGNING_KEYS of the run (required with NODE_ENV=production). */
+  gatewaySigningKeys: string;
   publicBaseUrl: string;
   accountCenterUrl: string;
   /** AUTH_CALLBACK_URL: the redirect_uri of the authorize URL. */
@@ -54,6 +56,13 @@ export function readSettings(): ServerSettings {
 }
 
 /**
+ * BENCH_HEAP_PROF=1 (with BENCH_CPU_PROF): beside each CPU profile, V8's sampling heap profile
+ * of the same window with every allocation, also those the young-generation and full
+ * collections have freed since (what makes the garbage collector work), as `.heapprofile`.
+ */
+const heapProfile = process.env.BENCH_HEAP_PROF === '1';
+
+/**
  * Reports the listening port to the driver, records V8 CPU profiles of the
  * measured runs when asked (inspector Profiler: only the run's window, not the
  * boot), and stops cleanly when told to.
@@ -68,12 +77,20 @@ export function serveUntilStopped(port: number, close: () => Promise<void>): voi
         session.connect();
         await session.post('Profiler.enable');
         await session.post('Profiler.start');
+        if (heapProfile) {
+          await session.post('HeapProfiler.enable');
+          await session.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+        }
         process.send?.({ type: 'profile-started' } satisfies ServerMessage);
       })();
     } else if (message.type === 'profile-stop') {
       void (async () => {
         if (!session) return;
         const { profile } = await session.post('Profiler.stop');
+        if (heapProfile) {
+          const { profile: heap } = await session.post('HeapProfiler.stopSampling');
+          await writeFile(message.file.replace(/\.cpuprofile$/, '.heapprofile'), JSON.stringify(heap));
+        }
         session.disconnect();
         session = undefined;
         await writeFile(message.file, JSON.stringify(profile));

@@ -3,6 +3,8 @@
 // signed with a key it publishes as a JWKS. It runs in its own process (forked
 // by run.ts), so its CPU is accounted apart from the measured servers', and it
 // is deliberately minimal, so that what a login costs is the server's own work.
+// It speaks https, as a production provider does (a certificate the driver makes
+// for the run; the servers trust it through NODE_EXTRA_CA_CERTS).
 //
 //   GET  /.well-known/openid-configuration   discovery
 //   GET  /jwks                               the signing key
@@ -14,7 +16,9 @@
 //
 // Started by run.ts (fork); not meant to be run by hand.
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
@@ -27,6 +31,8 @@ export interface ProviderSettings {
   /** The subject every login signs in as (one returning user, as in a steady state). */
   sub: string;
   email: string;
+  /** PEM files of the provider's TLS certificate (for 127.0.0.1) and key. */
+  tls: { cert: string; key: string };
 }
 
 const CODE_TTL_MS = 10 * 60_000;
@@ -94,7 +100,7 @@ async function main(): Promise<void> {
     json(res, 200, JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: 300, id_token: idToken, scope: 'openid profile email' }));
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ cert: readFileSync(settings.tls.cert), key: readFileSync(settings.tls.key) }, (req, res) => {
     const url = new URL(req.url ?? '/', issuer);
     if (req.method === 'GET' && url.pathname === '/.well-known/openid-configuration') return json(res, 200, discovery);
     if (req.method === 'GET' && url.pathname === '/jwks') return json(res, 200, jwks);
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   discovery = JSON.stringify({
     issuer,
     authorization_endpoint: `${issuer}/authorize`,

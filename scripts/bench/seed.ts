@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { randomToken, sha256 } from '../../src/security/crypto.ts';
+import { randomToken, s256Challenge, sha256 } from '../../src/security/crypto.ts';
 import { HANDOFF_PREFIX } from '../../src/services/handoff.ts';
 
 export interface HandoffBatch {
@@ -16,6 +16,8 @@ export interface HandoffBatch {
 }
 
 export interface SeedTarget {
+  /** The handoff verifier every seeded login's challenge is made from (the exchange rounds send it). */
+  handoffVerifier: string;
   platformId: string;
   userId: string;
   callbackUrl: string;
@@ -52,11 +54,11 @@ export async function seedHandoffs(client: pg.Client, target: SeedTarget, count:
     // Consumed transactions (as after the callback): secrets erased, user and session attached.
     await client.query(
       `INSERT INTO auth_transactions (id, platform_id, state_digest, nonce_digest, onboarding_mode, platform_callback_url,
-                                      return_to, user_id, session_id, expires_at, consumed_at)
+                                      return_to, user_id, session_id, expires_at, consumed_at, handoff_challenge)
        SELECT t.id, $1, sha256(convert_to(t.id::text || ':state', 'UTF8')), sha256(convert_to(t.id::text || ':nonce', 'UTF8')),
-              'none', $2, $3, $4, t.session_id, now() + interval '10 minutes', now()
+              'none', $2, $3, $4, t.session_id, now() + interval '10 minutes', now(), $7
          FROM unnest($5::uuid[], $6::uuid[]) AS t(id, session_id)`,
-      [target.platformId, target.callbackUrl, target.returnTo, target.userId, transactionIds, sessionIds],
+      [target.platformId, target.callbackUrl, target.returnTo, target.userId, transactionIds, sessionIds, s256Challenge(target.handoffVerifier)],
     );
     await client.query(
       `INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)

@@ -13,6 +13,16 @@ export interface NewHandoff {
   ttlSeconds: number;
 }
 
+/** The text of gw_insert_handoff, built once: runPrepared compares it with the prepared one on every call. */
+const INSERT_HANDOFF_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, inserted AS (
+       INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
+       SELECT :codeDigest, :transactionId, :platformId, :userId, :sessionId, :onboarding, now() + make_interval(secs => :ttlSeconds)
+         FROM in_time WHERE in_time.ok
+       ON CONFLICT (transaction_id) DO NOTHING
+       RETURNING id
+     )
+     SELECT NOT in_time.ok AS late, EXISTS (SELECT 1 FROM inserted) AS inserted FROM in_time`;
+
 /**
  * Returns false when the transaction already has a handoff (unique on transaction_id). Run after
  * its deadline (STATEMENT_DEADLINE) it inserts nothing and throws StatementDeadlinePassed: a
@@ -22,14 +32,7 @@ export async function insertHandoff(db: Db, handoff: NewHandoff): Promise<boolea
   const { rows } = await runPrepared<{ late: boolean; inserted: boolean }>(
     db,
     'gw_insert_handoff',
-    `WITH ${STATEMENT_IN_TIME_CTE}, inserted AS (
-       INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
-       SELECT :codeDigest, :transactionId, :platformId, :userId, :sessionId, :onboarding, now() + make_interval(secs => :ttlSeconds)
-         FROM in_time WHERE in_time.ok
-       ON CONFLICT (transaction_id) DO NOTHING
-       RETURNING id
-     )
-     SELECT NOT in_time.ok AS late, EXISTS (SELECT 1 FROM inserted) AS inserted FROM in_time`,
+    INSERT_HANDOFF_SQL,
     { ...handoff, onboarding: JSON.stringify(handoff.onboarding), deadline: STATEMENT_DEADLINE },
   );
   refuseIfLate('gw_insert_handoff', rows[0]);
@@ -59,6 +62,37 @@ export interface RedeemedHandoff {
   stepUp: boolean | null;
 }
 
+/** The text of gw_redeem_handoff, built once: runPrepared compares it with the prepared one on every call. */
+const REDEEM_HANDOFF_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
+       SELECT id, platform_key, active, handoff_challenge_required FROM platforms WHERE ${PLATFORM_CLIENT_MATCH}
+     ), used AS (
+       UPDATE handoff_codes h SET consumed_at = now()
+         FROM platform p, auth_transactions t
+        WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
+          AND h.consumed_at IS NULL AND h.expires_at > now()
+          AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
+          AND (t.handoff_challenge IS NOT NULL OR NOT p.handoff_challenge_required)
+          AND (SELECT ok FROM in_time)
+       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to,
+                 t.max_age_seconds, t.force_login, t.second_factor_required, t.step_up_sub IS NOT NULL AS step_up
+     ), session AS (
+       SELECT s.id, s.expires_at, s.permissions, u.sub, s.auth_time, s.amr, s.acr
+         FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
+        WHERE s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL
+     ), credential AS (
+       INSERT INTO platform_credentials (session_id, platform_id, token_digest)
+       SELECT session.id, used.platform_id, :credentialDigest FROM session JOIN used ON used.session_id = session.id
+     )
+     SELECT (SELECT platform_key FROM platform) AS "platformKey", (SELECT active FROM platform) AS "platformActive",
+            session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
+            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
+            session.auth_time AS "authTime", session.amr, session.acr, used.max_age_seconds AS "maxAgeSeconds",
+            used.force_login AS "forceLogin", used.second_factor_required AS "secondFactor", used.step_up AS "stepUp",
+            (SELECT NOT ok FROM in_time) AS late
+       FROM (SELECT 1) AS one
+       LEFT JOIN used ON true
+       LEFT JOIN session ON session.id = used.session_id`;
+
 /**
  * The whole exchange in one round trip (GUIDE §5, §9):
  *  - the platform's credentials are checked against the committed registry row,
@@ -87,35 +121,7 @@ export async function redeemHandoff(
   const { rows } = await runPrepared<RedeemedHandoff & { late: boolean }>(
     db,
     'gw_redeem_handoff',
-    `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
-       SELECT id, platform_key, active, handoff_challenge_required FROM platforms WHERE ${PLATFORM_CLIENT_MATCH}
-     ), used AS (
-       UPDATE handoff_codes h SET consumed_at = now()
-         FROM platform p, auth_transactions t
-        WHERE h.code_digest = :codeDigest AND h.platform_id = p.id AND p.active
-          AND h.consumed_at IS NULL AND h.expires_at > now()
-          AND t.id = h.transaction_id AND t.handoff_challenge IS NOT DISTINCT FROM CAST(:handoffChallenge AS text)
-          AND (t.handoff_challenge IS NOT NULL OR NOT p.handoff_challenge_required)
-          AND (SELECT ok FROM in_time)
-       RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to,
-                 t.max_age_seconds, t.force_login, t.second_factor_required, t.step_up_sub IS NOT NULL AS step_up
-     ), session AS (
-       SELECT s.id, s.expires_at, s.permissions, u.sub, s.auth_time, s.amr, s.acr
-         FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
-        WHERE s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL
-     ), credential AS (
-       INSERT INTO platform_credentials (session_id, platform_id, token_digest)
-       SELECT session.id, used.platform_id, :credentialDigest FROM session JOIN used ON used.session_id = session.id
-     )
-     SELECT (SELECT platform_key FROM platform) AS "platformKey", (SELECT active FROM platform) AS "platformActive",
-            session.id AS "sessionId", session.expires_at AS "sessionExpiresAt", session.permissions,
-            used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
-            session.auth_time AS "authTime", session.amr, session.acr, used.max_age_seconds AS "maxAgeSeconds",
-            used.force_login AS "forceLogin", used.second_factor_required AS "secondFactor", used.step_up AS "stepUp",
-            (SELECT NOT ok FROM in_time) AS late
-       FROM (SELECT 1) AS one
-       LEFT JOIN used ON true
-       LEFT JOIN session ON session.id = used.session_id`,
+    REDEEM_HANDOFF_SQL,
     { ...input, deadline: STATEMENT_DEADLINE },
   );
   const { late, ...row } = rows[0]!;

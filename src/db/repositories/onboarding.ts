@@ -39,6 +39,17 @@ export interface OnboardingInputs {
   documents: DocumentStanding[];
 }
 
+/** The text of gw_onboarding_inputs, built once: runPrepared compares it with the prepared one on every call. */
+const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents
+       FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
+       LEFT JOIN (
+         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
+           FROM onboarding_fields f
+           LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
+           LEFT JOIN profiles p ON p.user_id = :userId
+          WHERE f.platform_id = :platformId AND f.archived_at IS NULL) AS f ON true
+      ORDER BY f."sortOrder", f."fieldKey"`;
+
 /**
  * Active field definitions of a platform with one user's current values, in rendering order,
  * and the user's standing with each current document of the platform (issue 25), in one
@@ -51,15 +62,7 @@ export async function activeFieldsWithValues(db: Db, platformId: string, userId:
   const { rows } = await runPrepared<FieldWithValue & { documents: DocumentStanding[] }>(
     db,
     'gw_onboarding_inputs',
-    `SELECT f.*, docs.documents
-       FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
-       LEFT JOIN (
-         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
-           FROM onboarding_fields f
-           LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
-           LEFT JOIN profiles p ON p.user_id = :userId
-          WHERE f.platform_id = :platformId AND f.archived_at IS NULL) AS f ON true
-      ORDER BY f."sortOrder", f."fieldKey"`,
+    ONBOARDING_INPUTS_SQL,
     { platformId, userId },
   );
   return onboardingInputsOf(rows);

@@ -87,15 +87,26 @@ export async function findPlatformByKey(db: Db, platformKey: string): Promise<Pl
   return rows[0];
 }
 
+/** The text of gw_active_platform_by_key, built once: runPrepared compares it with the prepared one on every call. */
+const ACTIVE_PLATFORM_BY_KEY_SQL = `SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active`;
+
 export async function findActivePlatformByKey(db: Db, platformKey: string): Promise<PlatformRow | undefined> {
   const { rows } = await runPrepared<PlatformRow>(
     db,
     'gw_active_platform_by_key',
-    `SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = ? AND active`,
+    ACTIVE_PLATFORM_BY_KEY_SQL,
     [platformKey],
   );
   return rows[0];
 }
+
+/** The text of gw_active_platform_by_key_counting, built once: runPrepared compares it with the prepared one on every call. */
+const ACTIVE_PLATFORM_BY_KEY_COUNTING_SQL = `WITH counted AS (
+         ${limitCountedCte({ asynchronousCommit: true })}
+       )
+       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", platform.*
+         FROM counted
+         LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = :platformKey AND active) AS platform ON true`;
 
 /**
  * The start's read of the platform and its rate-limit count in one statement (one round trip
@@ -111,12 +122,7 @@ export async function findActivePlatformByKeyCounting(
   const { rows } = await runPrepared<PlatformRow & { rateLimitedUntil: number | null }>(
     db,
     'gw_active_platform_by_key_counting',
-    `WITH counted AS (
-         ${limitCountedCte({ asynchronousCommit: true })}
-       )
-       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", platform.*
-         FROM counted
-         LEFT JOIN (SELECT ${PLATFORM_COLUMNS} FROM platforms WHERE platform_key = :platformKey AND active) AS platform ON true`,
+    ACTIVE_PLATFORM_BY_KEY_COUNTING_SQL,
     { ...statementLimitBindings(limit), platformKey },
   );
   const { rateLimitedUntil, ...platform } = rows[0]!;

@@ -82,6 +82,29 @@ export interface NewLoginSession extends NewSession {
   acr: string | null;
 }
 
+/** The text of gw_insert_login_session, built once: runPrepared compares it with the prepared one on every call. */
+const INSERT_LOGIN_SESSION_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, live_user AS (
+         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL AND (SELECT ok FROM in_time) FOR SHARE
+       ), session AS (
+         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed, auth_time, amr, acr)
+         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed,
+                to_timestamp(CAST(:authTime AS double precision)), CAST(:amr AS text[]), CAST(:acr AS text)
+           FROM live_user
+         RETURNING id, user_id, expires_at
+       ), attached AS (
+         UPDATE auth_transactions t SET user_id = session.user_id, session_id = session.id FROM session WHERE t.id = :transactionId
+       ), handoff AS (
+         INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
+         SELECT CAST(:handoffCodeDigest AS bytea), :transactionId, :platformId, session.user_id, session.id, :onboarding,
+                now() + make_interval(secs => :handoffTtlSeconds)
+           FROM session WHERE CAST(:handoffCodeDigest AS bytea) IS NOT NULL
+         ON CONFLICT (transaction_id) DO NOTHING
+         RETURNING id
+       )
+       SELECT session.expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued",
+              NOT in_time.ok AS late
+         FROM in_time LEFT JOIN session ON true`;
+
 /**
  * The end of the callback in one statement: the gateway session, the login transaction
  * pointed at its user and session (what resume and the session list read), and the
@@ -102,27 +125,7 @@ export async function insertLoginSession(db: Db, session: NewLoginSession): Prom
   const { rows } = await runPrepared<{ expiresAt: Date | null; handoffIssued: boolean | null; late: boolean }>(
     db,
     'gw_insert_login_session',
-    `WITH ${STATEMENT_IN_TIME_CTE}, live_user AS (
-         SELECT id FROM users WHERE id = :userId AND deleted_at IS NULL AND (SELECT ok FROM in_time) FOR SHARE
-       ), session AS (
-         INSERT INTO gateway_sessions (id, user_id, token_digest, permissions, expires_at, user_agent, ip_prefix, idp_sid, id_token_sealed, auth_time, amr, acr)
-         SELECT :id, live_user.id, :tokenDigest, :permissions, now() + make_interval(secs => :ttlSeconds), :userAgent, :ipPrefix, :idpSid, :idTokenSealed,
-                to_timestamp(CAST(:authTime AS double precision)), CAST(:amr AS text[]), CAST(:acr AS text)
-           FROM live_user
-         RETURNING id, user_id, expires_at
-       ), attached AS (
-         UPDATE auth_transactions t SET user_id = session.user_id, session_id = session.id FROM session WHERE t.id = :transactionId
-       ), handoff AS (
-         INSERT INTO handoff_codes (code_digest, transaction_id, platform_id, user_id, session_id, onboarding, expires_at)
-         SELECT CAST(:handoffCodeDigest AS bytea), :transactionId, :platformId, session.user_id, session.id, :onboarding,
-                now() + make_interval(secs => :handoffTtlSeconds)
-           FROM session WHERE CAST(:handoffCodeDigest AS bytea) IS NOT NULL
-         ON CONFLICT (transaction_id) DO NOTHING
-         RETURNING id
-       )
-       SELECT session.expires_at AS "expiresAt", (CAST(:handoffCodeDigest AS bytea) IS NULL OR EXISTS (SELECT 1 FROM handoff)) AS "handoffIssued",
-              NOT in_time.ok AS late
-         FROM in_time LEFT JOIN session ON true`,
+    INSERT_LOGIN_SESSION_SQL,
     { ...session, deadline: STATEMENT_DEADLINE },
   );
   const row = rows[0]!;

@@ -119,20 +119,32 @@ const consumed = (row: ConsumedRow | undefined): ConsumedTransaction | undefined
   return { ...rest, platform: platformFromJson(row.platform), authentication: { maxAgeSeconds, forceLogin, secondFactor, stepUpSub } };
 };
 
+/** The text of gw_consume_transaction, built once: runPrepared compares it with the prepared one on every call. */
+const CONSUME_TRANSACTION_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, consumed AS (
+         ${consumeSql()}
+       )
+       SELECT ${LATE_COLUMN}, consumed.* FROM (SELECT 1) AS one LEFT JOIN consumed ON true`;
+
 export async function consumeTransactionByState(db: Db, stateDigest: Buffer): Promise<ConsumedTransaction | undefined> {
   const { rows } = await runPrepared<Partial<ConsumedRow> & { late: boolean }>(
     db,
     'gw_consume_transaction',
-    `WITH ${STATEMENT_IN_TIME_CTE}, consumed AS (
-         ${consumeSql()}
-       )
-       SELECT ${LATE_COLUMN}, consumed.* FROM (SELECT 1) AS one LEFT JOIN consumed ON true`,
+    CONSUME_TRANSACTION_SQL,
     { stateDigest, deadline: STATEMENT_DEADLINE },
   );
   const { late, ...row } = rows[0]!;
   refuseIfLate('gw_consume_transaction', { late });
   return row.id == null ? undefined : consumed(row as ConsumedRow);
 }
+
+/** The text of gw_consume_transaction_counting, built once: runPrepared compares it with the prepared one on every call. */
+const CONSUME_TRANSACTION_COUNTING_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, counted AS (
+         ${limitCountedCte({ asynchronousCommit: false })}
+       ), consumed AS (
+         ${consumeSql(' AND (SELECT points FROM counted) <= CAST(:limitPoints AS integer)')}
+       )
+       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", ${LATE_COLUMN}, consumed.*
+         FROM counted LEFT JOIN consumed ON true`;
 
 /**
  * The callback's consume with its rate-limit count in one statement (see StatementRateLimit).
@@ -147,13 +159,7 @@ export async function consumeTransactionByStateCounting(
   const { rows } = await runPrepared<Partial<ConsumedRow> & { rateLimitedUntil: number | null; late: boolean }>(
     db,
     'gw_consume_transaction_counting',
-    `WITH ${STATEMENT_IN_TIME_CTE}, counted AS (
-         ${limitCountedCte({ asynchronousCommit: false })}
-       ), consumed AS (
-         ${consumeSql(' AND (SELECT points FROM counted) <= CAST(:limitPoints AS integer)')}
-       )
-       SELECT CASE WHEN counted.points > CAST(:limitPoints AS integer) THEN counted.expire END AS "rateLimitedUntil", ${LATE_COLUMN}, consumed.*
-         FROM counted LEFT JOIN consumed ON true`,
+    CONSUME_TRANSACTION_COUNTING_SQL,
     { ...statementLimitBindings(limit), stateDigest, deadline: STATEMENT_DEADLINE },
   );
   const { rateLimitedUntil, late, ...row } = rows[0]!;

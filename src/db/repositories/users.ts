@@ -79,6 +79,17 @@ export interface LoginUserRow extends UserRow {
   completedRequirementVersion: number | null;
 }
 
+/** The text of gw_upsert_login_user, built once: runPrepared compares it with the prepared one on every call. */
+const UPSERT_LOGIN_USER_SQL = `WITH ${upsertUserCtes(`SELECT :sub, :email, :emailVerified, :displayName, now()
+           FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`)}, membership AS (
+         INSERT INTO platform_memberships (user_id, platform_id) SELECT id, :platformId FROM upserted
+         ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now(), last_signed_in_at = now()
+         RETURNING completed_requirement_version
+       )
+       SELECT ${USER_COLUMNS}, (SELECT completed_requirement_version FROM membership) AS "completedRequirementVersion" FROM upserted
+       UNION ALL
+       SELECT ${USER_COLUMNS}, NULL FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`;
+
 /**
  * The callback's provisioning in one statement: upsertUserFromIdp (the same rules: a new
  * user's profile prefilled, a returning user's e-mail refreshed, a deleted account answered
@@ -97,15 +108,7 @@ export async function upsertLoginUser(db: Db, claims: IdpClaims, platformId: str
   const { rows } = await runPrepared<LoginUserRow>(
     db,
     'gw_upsert_login_user',
-    `WITH ${upsertUserCtes(`SELECT :sub, :email, :emailVerified, :displayName, now()
-           FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit`)}, membership AS (
-         INSERT INTO platform_memberships (user_id, platform_id) SELECT id, :platformId FROM upserted
-         ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now(), last_signed_in_at = now()
-         RETURNING completed_requirement_version
-       )
-       SELECT ${USER_COLUMNS}, (SELECT completed_requirement_version FROM membership) AS "completedRequirementVersion" FROM upserted
-       UNION ALL
-       SELECT ${USER_COLUMNS}, NULL FROM users WHERE sub = :sub AND deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM upserted)`,
+    UPSERT_LOGIN_USER_SQL,
     { ...claimBindings(claims), platformId },
   );
   return rows[0]!;
