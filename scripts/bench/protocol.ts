@@ -45,9 +45,9 @@ export type ServerMessage =
   | { type: 'failed'; message: string }
   | { type: 'profile-started' }
   | { type: 'profile-written'; file: string }
-  | { type: 'memory'; rss: number; heapUsed: number; external: number; afterGc: boolean };
+  | { type: 'memory'; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; afterGc: boolean };
 /** `profile-start`/`profile-stop` bracket one measured run when BENCH_CPU_PROF names this server. */
-export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string } | { type: 'memory' };
+export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string } | { type: 'memory'; gc?: boolean };
 
 export function readSettings(): ServerSettings {
   const raw = process.env.BENCH_SERVER_SETTINGS;
@@ -99,10 +99,11 @@ export function serveUntilStopped(port: number, close: () => Promise<void>): voi
     } else if (message.type === 'memory') {
       // After a full collection when the driver started us with --expose-gc: what is still
       // referenced, apart from what the heap merely has not given back yet.
-      const gc = (globalThis as { gc?: () => void }).gc;
+      // gc: false samples the memory as it is (what a full collection would free included).
+      const gc = message.gc === false ? undefined : (globalThis as { gc?: () => void }).gc;
       gc?.();
       const usage = process.memoryUsage();
-      process.send?.({ type: 'memory', rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, afterGc: gc !== undefined } satisfies ServerMessage);
+      process.send?.({ type: 'memory', rss: usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers, afterGc: gc !== undefined } satisfies ServerMessage);
     } else if (message.type === 'stop') {
       close().then(
         () => process.exit(0),

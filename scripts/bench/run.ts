@@ -17,7 +17,7 @@
 // BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_POOL (10), BENCH_TARGET (0.7),
 // BENCH_ENDPOINTS (start,exchange,callback,login), BENCH_USERS (concurrent browsers
 // of the callback and login runs, 8), BENCH_CALLBACKS (callbacks per measured
-// callback run, 2000), BENCH_MEMORY_LOGINS (extra whole logins on the gateway
+// callback run, 2000), BENCH_MEMORY_LOGINS (extra whole logins on the gateway; BENCH_MEMORY_SAMPLE: its memory every that many
 // before its RSS is read again, 0), BENCH_PREPARED (false: both servers without
 // prepared statements, true), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, info),
 // BENCH_GATEWAY_LAYER (operations: the gateway's login operations without its HTTP
@@ -50,7 +50,7 @@ import { buildBase, compareRefFromArgs, runCompare } from './compare.ts';
 import { checkEquivalence } from './equivalence.ts';
 import { summarise, table, targetsOf, type EndpointSummary } from './report.ts';
 import { runOnce } from './rounds.ts';
-import { buildGatewayForBench, heapAfterGc, makeProviderCertificate, mb, rssBytes, startChild, startProvider, startServer, stopServer } from './servers.ts';
+import { buildGatewayForBench, heapAfterGc, makeProviderCertificate, memoryAfterGc, mb, rssBytes, startChild, startProvider, startServer, stopServer } from './servers.ts';
 import {
   began, CALLBACK_URL, DISTURBED_SHARE, HANDOFF_VERIFIER, ENDPOINT_LABEL, EXPECTED_STATUS, HERE, MAX_BAD_SHARE, PLATFORM_KEY, PLATFORM_ROOT, progress,
   PROVIDER_SUB, RESULTS_DIR, RETURN_TO, ROOT, SCOPES, SETTINGS, type Context, type RunRecord, type Server, type Side,
@@ -228,9 +228,17 @@ async function main(): Promise<number> {
     // BENCH_MEMORY_LOGINS more, when asked for a long run).
     if (SETTINGS.memoryLogins > 0) {
       progress(`${SETTINGS.memoryLogins} more whole logins on the gateway for its memory (not measured)`);
-      const extra = await concurrently(SETTINGS.users, { count: SETTINGS.memoryLogins }, () => wholeLogin(ctx, 'gateway'));
-      ctx.gatewayLogins += extra.ok;
-      if (extra.failed > 0) progress(`  ${extra.failed} of them failed: ${JSON.stringify(extra.failures)}`);
+      // BENCH_MEMORY_SAMPLE: the memory along the run, every that many logins (after a full GC).
+      const step = SETTINGS.memorySample > 0 ? SETTINGS.memorySample : SETTINGS.memoryLogins;
+      for (let done = 0; done < SETTINGS.memoryLogins; done += step) {
+        const extra = await concurrently(SETTINGS.users, { count: Math.min(step, SETTINGS.memoryLogins - done) }, () => wholeLogin(ctx, 'gateway'));
+        ctx.gatewayLogins += extra.ok;
+        if (extra.failed > 0) progress(`  ${extra.failed} of them failed: ${JSON.stringify(extra.failures)}`);
+        if (SETTINGS.memorySample > 0) {
+          const m = await memoryAfterGc(servers.gateway, SETTINGS.memorySampleGc);
+          progress(`  memory after ${ctx.gatewayLogins} logins${m.afterGc ? ' (after a full GC)' : ''}: RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)}, arrayBuffers ${mb(m.arrayBuffers)}`);
+        }
+      }
     }
     const memory = {
       rssAfterBootBytes: rssAfterBoot,

@@ -102,15 +102,20 @@ export async function stopServer(server: Server): Promise<void> {
 }
 
 /** The gateway's heap in use after a full collection, in bytes. */
-export function heapAfterGc(server: Server): Promise<number> {
+export async function heapAfterGc(server: Server): Promise<number> {
+  return (await memoryAfterGc(server)).heapUsed;
+}
+
+/** The gateway's process.memoryUsage() after a full collection (RSS, heap, external, ArrayBuffers). */
+export function memoryAfterGc(server: Server, gc = true): Promise<Extract<ServerMessage, { type: 'memory' }>> {
   return new Promise((resolve) => {
     const listener = (reply: ServerMessage) => {
       if (reply.type !== 'memory') return;
       server.child.off('message', listener);
-      resolve(reply.heapUsed);
+      resolve(reply);
     };
     server.child.on('message', listener);
-    server.child.send({ type: 'memory' } satisfies DriverMessage);
+    server.child.send({ type: 'memory', gc } satisfies DriverMessage);
   });
 }
 

@@ -39,6 +39,8 @@ export const SETTINGS = {
   users: numberFromEnv('BENCH_USERS', 8, 1, 256),
   callbacks: numberFromEnv('BENCH_CALLBACKS', 2000, 50, 1_000_000),
   memoryLogins: numberFromEnv('BENCH_MEMORY_LOGINS', 0, 0, 10_000_000),
+  memorySample: numberFromEnv('BENCH_MEMORY_SAMPLE', 0, 0, 10_000_000),
+  memorySampleGc: process.env.BENCH_MEMORY_SAMPLE_GC !== 'false',
   preparedStatements: (process.env.BENCH_PREPARED ?? 'true') !== 'false',
   eoc: (process.env.BENCH_EOC ?? 'true') !== 'false',
   cpuProfile: (process.env.BENCH_CPU_PROF ?? '') as '' | Side | 'both',
