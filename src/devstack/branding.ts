@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { findPlatformByKey } from '../db/repositories/platforms.ts';
+import { findPlatformByKey } from '../services/registry/platformsRepository.ts';
 import { DEVSTACK_ACTOR } from '../services/audit.ts';
 import { setBranding, uploadLogo } from '../services/registry/index.ts';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { findPlatformByKey } from '../db/repositories/platforms.ts';
+import { findPlatformByKey } from '../services/registry/platformsRepository.ts';
 import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
 import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/registry/index.ts';
 import { createFieldDefinition, listFieldDefinitions, updateFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';

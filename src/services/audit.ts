@@ -1,7 +1,7 @@
 import type { components } from '../../generated/gateway.ts';
 import type { Principal } from '../domain/types.ts';
 import type { Db } from '../db/knex.ts';
-import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from '../db/repositories/audit.ts';
+import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from './audit/repository.ts';
 import { validationError } from '../errors/catalogue.ts';
 import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from './cursor.ts';
 

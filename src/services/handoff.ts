@@ -3,7 +3,7 @@ import { statementDeadline, type Db } from '../db/knex.ts';
 import type { Permission } from '../domain/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
-import { findRedeemedHandoff, insertHandoff, redeemHandoff, type RedeemedHandoff } from '../db/repositories/handoffs.ts';
+import { findRedeemedHandoff, insertHandoff, redeemHandoff, type RedeemedHandoff } from './login/handoffsRepository.ts';
 import { isDatabaseUnavailable, isOutcomeUnknown } from '../db/errors.ts';
 import type { OnboardingStatus } from '../domain/types.ts';
 import { newPlatformCredential } from './sessions/create.ts';

@@ -24,8 +24,8 @@ import type { Logger } from 'pino';
 
 import type { AppDeps } from '../deps.ts';
 import type { Db } from '../db/knex.ts';
-import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../db/repositories/platforms.ts';
-import { countRateLimitSql, type StatementRateLimit } from '../db/repositories/rateLimits.ts';
+import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from './registry/platformsRepository.ts';
+import { countRateLimitSql, type StatementRateLimit } from './rateLimits/repository.ts';
 import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
 import type { OperationId, Principal } from '../domain/types.ts';
 import { ApiError } from '../errors/catalogue.ts';

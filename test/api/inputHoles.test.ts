@@ -7,7 +7,7 @@ import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../
 import { ApiError } from '../../src/errors/catalogue.ts';
 import { logInsecurePlatforms } from '../../src/services/platformUrls.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { newPlatformKey, platformBody, seedPlatform, startRegistryTestContext, type RegistryTestContext } from './registryHelpers.ts';

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
-import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } from '../../db/repositories/profiles.ts';
+import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } from './profilesRepository.ts';
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { checkFieldValue } from '../onboarding/values.ts';
 import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';

@@ -11,7 +11,7 @@ import {
   updatePlatformRow,
   type PlatformChanges,
   type PlatformRow,
-} from '../../db/repositories/platforms.ts';
+} from './platformsRepository.ts';
 import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
 import { recordAuditEvent, type Actor } from '../audit.ts';

@@ -1,4 +1,4 @@
-import type { EventDelivery, OnboardingMode, PlatformRow } from '../../db/repositories/platforms.ts';
+import type { EventDelivery, OnboardingMode, PlatformRow } from './platformsRepository.ts';
 import { ApiError, type FieldError } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';

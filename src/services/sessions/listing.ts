@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
-import { findSessionOwner, listLiveSessions } from '../../db/repositories/sessions.ts';
+import { findSessionOwner, listLiveSessions } from './repository.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit.ts';
 import { requireLocalUser } from '../account/localUser.ts';

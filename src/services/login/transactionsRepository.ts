@@ -1,8 +1,8 @@
-import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
-import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
-import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from './platforms.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../../db/knex.ts';
+import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from '../rateLimits/repository.ts';
+import { platformFromJson, platformJson, type OnboardingMode, type PlatformRow } from '../registry/platformsRepository.ts';
 import type { AuthenticationRequest } from '../../domain/authentication.ts';
-import { NO_STRIPPED_STEP_UP } from './stepUpChallenges.ts';
+import { NO_STRIPPED_STEP_UP } from './stepUpChallengesRepository.ts';
 
 /** What the platform asked of the authentication (freshSignIn.ts) rides along; absent members ask nothing. */
 export interface NewTransaction extends Partial<AuthenticationRequest> {

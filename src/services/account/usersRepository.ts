@@ -1,4 +1,4 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../../db/knex.ts';
 
 export interface UserRow {
   id: string;

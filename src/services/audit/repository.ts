@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../knex.ts';
+import type { Db } from '../../db/knex.ts';
 
 /** An API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */
 export type ActorType = 'user' | 'cli' | 'devstack';

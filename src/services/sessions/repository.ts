@@ -1,4 +1,4 @@
-import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../../db/knex.ts';
 import type { Permission } from '../../domain/types.ts';
 
 export interface SessionPrincipalRow {

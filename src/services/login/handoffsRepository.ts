@@ -1,7 +1,7 @@
-import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
+import { refuseIfLate, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../../db/knex.ts';
 import type { Permission } from '../../domain/types.ts';
 import type { OnboardingStatus } from '../../domain/types.ts';
-import { PLATFORM_CLIENT_MATCH } from './platforms.ts';
+import { PLATFORM_CLIENT_MATCH } from '../registry/platformsRepository.ts';
 
 export interface NewHandoff {
   codeDigest: Buffer;

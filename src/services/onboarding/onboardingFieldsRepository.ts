@@ -1,4 +1,4 @@
-import type { Db } from '../knex.ts';
+import type { Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/onboarding.ts';
 
 // Onboarding field definitions of a platform. Writes take the transaction of the schema

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { runPrepared, type Db } from '../knex.ts';
-import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from './rateLimits.ts';
+import { runPrepared, type Db } from '../../db/knex.ts';
+import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from '../rateLimits/repository.ts';
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
 export type EventDelivery = 'none' | 'push' | 'poll';

@@ -1,8 +1,8 @@
-import { runPrepared, type Db } from '../knex.ts';
+import { runPrepared, type Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
 import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
-import { DOCUMENT_STANDINGS_JSON } from '../../services/documents/repository.ts';
+import { DOCUMENT_STANDINGS_JSON } from '../documents/repository.ts';
 
 const FIELD_COLUMNS = `
   f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,

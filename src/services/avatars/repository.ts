@@ -1,4 +1,4 @@
-import { refuseIfLate, statementDeadline, STATEMENT_IN_TIME_CTE, type Db } from '../knex.ts';
+import { refuseIfLate, statementDeadline, STATEMENT_IN_TIME_CTE, type Db } from '../../db/knex.ts';
 
 /** Where a ticket's bytes go and where a published picture lives. */
 export type AvatarStoreKind = 'postgres' | 's3';

@@ -1,5 +1,5 @@
-import type { Db } from '../knex.ts';
-import { PLATFORM_COLUMNS, type PlatformRow } from './platforms.ts';
+import type { Db } from '../../db/knex.ts';
+import { PLATFORM_COLUMNS, type PlatformRow } from './platformsRepository.ts';
 
 /** The one type a logo is re-encoded to (the table's check says the same). */
 export type LogoMediaType = 'image/png';

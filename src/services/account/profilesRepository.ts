@@ -1,4 +1,4 @@
-import type { Db } from '../knex.ts';
+import type { Db } from '../../db/knex.ts';
 
 /** The canonical profile as stored (date of birth as YYYY-MM-DD text). */
 export interface ProfileRow {

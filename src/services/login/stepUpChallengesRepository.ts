@@ -1,4 +1,4 @@
-import type { Db } from '../knex.ts';
+import type { Db } from '../../db/knex.ts';
 
 /**
  * Marks a handoff challenge as a step-up's (the migration 20261128001000 says why): from now on a
