@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { AppDeps } from '../deps.ts';
 import type { HandlerMap, OperationContext, OperationId, Principal, Reply } from './types.ts';
 import { authorize, createSecurityHandlers, unauthorizedError, type BasicCredentials } from './security.ts';
-import { limitAdministrativeWrite } from '../services/rateLimits.ts';
+import { limitAdministrativeWrite } from '../services/rateLimits/rateLimits.ts';
 
 /** An operation of the contract (OpenAPI 3.1), with its path and method. */
 type Operation = OperationOf<OpenAPIV3_1.Document>;

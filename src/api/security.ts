@@ -5,7 +5,7 @@ import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
 import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../services/sessions/repository.ts';
 import { PLATFORM_CREDENTIAL_PREFIX, SESSION_TOKEN_PREFIX } from '../services/sessions/create.ts';
-import { HANDOFF_PREFIX } from '../services/handoff.ts';
+import { HANDOFF_PREFIX } from '../services/login/handoff.ts';
 import { CLIENT_SECRET_PREFIX } from '../services/registry/index.ts';
 import { accessTokenInvalid } from '../oidc/providerErrors.ts';
 import { readSessionCookie } from './cookies.ts';

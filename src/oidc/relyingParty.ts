@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import { oidcClientConfigured, type Config, type PermissionsSource } from '../config/index.ts';
 import type { Permission } from '../domain/types.ts';
-import { createPermissionReader, unionPermissions, type PermissionReader } from '../services/permissions.ts';
+import { createPermissionReader, unionPermissions, type PermissionReader } from './permissions.ts';
 import { CLOCK_TOLERANCE_SECONDS, createAccessTokenVerifier, type AccessTokenClaims, type AccessTokenVerifier } from './accessTokens.ts';
 import { isNetworkError, unavailable } from './providerErrors.ts';
 import { coarseTimeout } from './timeouts.ts';

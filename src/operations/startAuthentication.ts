@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../api/types.ts';
 import { setLoginBindingCookie } from '../api/cookies.ts';
-import { startLogin } from '../services/loginFlow.ts';
-import { addressSubject, consumeStartAndFindPlatform } from '../services/rateLimits.ts';
+import { startLogin } from '../services/login/loginFlow.ts';
+import { addressSubject, consumeStartAndFindPlatform } from '../services/rateLimits/rateLimits.ts';
 import { clientAddress } from '../security/clientAddress.ts';
 
 /** GET /v1/auth/start: a platform BFF sends the browser here to log in or register. */

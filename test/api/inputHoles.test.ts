@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createApp } from '../../src/app.ts';
 import { CLI_ACTOR, activatePlatform, createPlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
-import { logInsecurePlatforms } from '../../src/services/platformUrls.ts';
+import { logInsecurePlatforms } from '../../src/services/registry/platformUrls.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';

@@ -13,7 +13,7 @@ import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts
 import { findPlatformByKey } from '../../src/services/registry/platformsRepository.ts';
 import { insertTransaction } from '../../src/services/login/transactionsRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { issueHandoff } from '../../src/services/handoff.ts';
+import { issueHandoff } from '../../src/services/login/handoff.ts';
 import { CLI_ACTOR, createPlatform, type PlatformCreateInput } from '../../src/services/registry/index.ts';
 
 /** The test configuration's account center origin: in CORS_ORIGINS by default. */

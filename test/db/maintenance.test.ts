@@ -6,7 +6,7 @@ import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
 import { attachLogin } from '../../src/services/login/transactionsRepository.ts';
 import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { issueHandoff } from '../../src/services/handoff.ts';
+import { issueHandoff } from '../../src/services/login/handoff.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 import { purgeExpiredStepUpChallenges, reserveStepUpChallenge } from '../../src/services/login/stepUpChallengesRepository.ts';

@@ -4,7 +4,7 @@
 // while it lives, and a start's parameters only ever add to what it asks.
 
 import { describe, expect, it } from 'vitest';
-import { combineRequests, NOTHING_REQUESTED, openStepUp, requestedAtStart, requireRequestedAuthentication, sealStepUp } from '../../src/services/freshSignIn.ts';
+import { combineRequests, NOTHING_REQUESTED, openStepUp, requestedAtStart, requireRequestedAuthentication, sealStepUp } from '../../src/services/login/freshSignIn.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
 

@@ -6,7 +6,7 @@ import { countCompleteMemberships } from '../onboarding/onboardingRepository.ts'
 import { findUserBySub } from '../account/usersRepository.ts';
 import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import {
   countAcceptancesByVersion,
   countActiveMembers,

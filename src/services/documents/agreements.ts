@@ -6,7 +6,7 @@ import { findActivePlatformByKey, type PlatformRow } from '../registry/platforms
 import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { requireLocalUser } from '../account/localUser.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { recordConsentWithdrawn } from '../events/record.ts';
 import { toVersionView } from './administration.ts';
 import {

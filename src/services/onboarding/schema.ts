@@ -5,7 +5,7 @@ import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../regis
 import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from './onboardingFieldsRepository.ts';
 import { countCompleteMemberships } from './onboardingRepository.ts';
 import { ApiError, validationError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { validateFieldCreate, validateFieldPatch } from './definitions.ts';
 
 // Administration of a platform's onboarding schema (spec: Onboarding schema), shared by the

@@ -2,7 +2,7 @@ import type { EventDelivery, OnboardingMode, PlatformRow } from './platformsRepo
 import { ApiError, type FieldError } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
-import { insecurePlatformUrls } from '../platformUrls.ts';
+import { insecurePlatformUrls } from './platformUrls.ts';
 import { canonicalLanguageTag } from '../onboarding/fieldTranslations.ts';
 
 // The field rules of a platform record, one check per field, and the cross-field rules

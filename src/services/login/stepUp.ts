@@ -1,10 +1,10 @@
-import type { AppDeps } from '../deps.ts';
-import type { Principal } from '../domain/types.ts';
-import { ApiError } from '../errors/catalogue.ts';
-import { findActivePlatformById } from './registry/platformsRepository.ts';
-import { requireReturnTo } from '../security/returnTo.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { Principal } from '../../domain/types.ts';
+import { ApiError } from '../../errors/catalogue.ts';
+import { findActivePlatformById } from '../registry/platformsRepository.ts';
+import { requireReturnTo } from '../../security/returnTo.ts';
 import { startParameters } from './freshSignIn.ts';
-import { reserveStepUpChallenge } from './login/stepUpChallengesRepository.ts';
+import { reserveStepUpChallenge } from './stepUpChallengesRepository.ts';
 
 export interface StepUpInput {
   returnTo: string;

@@ -22,15 +22,15 @@ import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiter
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
-import type { AppDeps } from '../deps.ts';
-import type { Db } from '../db/knex.ts';
-import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from './registry/platformsRepository.ts';
-import { countRateLimitSql, type StatementRateLimit } from './rateLimits/repository.ts';
-import type { RateLimit, RateLimitsConfig } from '../config/index.ts';
-import type { OperationId, Principal } from '../domain/types.ts';
-import { ApiError } from '../errors/catalogue.ts';
-import { normalizeAddress } from '../security/clientAddress.ts';
-import { countRateLimitFallback, countRateLimitRefusal } from '../observability/metrics.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { Db } from '../../db/knex.ts';
+import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../registry/platformsRepository.ts';
+import { countRateLimitSql, type StatementRateLimit } from './repository.ts';
+import type { RateLimit, RateLimitsConfig } from '../../config/index.ts';
+import type { OperationId, Principal } from '../../domain/types.ts';
+import { ApiError } from '../../errors/catalogue.ts';
+import { normalizeAddress } from '../../security/clientAddress.ts';
+import { countRateLimitFallback, countRateLimitRefusal } from '../../observability/metrics.ts';
 import { breakerOf, closeBreaker } from './redisBreaker.ts';
 
 export type LimitName = keyof RateLimitsConfig;

@@ -1,9 +1,9 @@
-import type { components } from '../../generated/gateway.ts';
-import type { Principal } from '../domain/types.ts';
-import type { Db } from '../db/knex.ts';
-import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from './audit/repository.ts';
-import { validationError } from '../errors/catalogue.ts';
-import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from './cursor.ts';
+import type { components } from '../../../generated/gateway.ts';
+import type { Principal } from '../../domain/types.ts';
+import type { Db } from '../../db/knex.ts';
+import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from './repository.ts';
+import { validationError } from '../../errors/catalogue.ts';
+import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from '../../db/cursor.ts';
 
 export type AuditAction = components['schemas']['AuditAction'];
 export type AuditEventView = components['schemas']['AuditEvent'];

@@ -8,12 +8,12 @@
 // that does not meet what was asked fails, never succeeds quietly (RFC 9470 §3, the
 // `insufficient_user_authentication` case). Each rule is one small function below.
 
-import { ApiError } from '../errors/catalogue.ts';
-import { DecryptionError, type KeyRing } from '../security/crypto.ts';
-import { CLOCK_TOLERANCE_SECONDS } from '../oidc/accessTokens.ts';
-import type { AuthenticationRequest, LoginAuthentication } from '../domain/authentication.ts';
+import { ApiError } from '../../errors/catalogue.ts';
+import { DecryptionError, type KeyRing } from '../../security/crypto.ts';
+import { CLOCK_TOLERANCE_SECONDS } from '../../oidc/accessTokens.ts';
+import type { AuthenticationRequest, LoginAuthentication } from '../../domain/authentication.ts';
 
-export { NOTHING_REQUESTED, type AuthenticationRequest } from '../domain/authentication.ts';
+export { NOTHING_REQUESTED, type AuthenticationRequest } from '../../domain/authentication.ts';
 
 /** What the ID token says about the authentication (OIDC Core §2): `auth_time` in seconds, `amr`, `acr`. */
 export interface ReportedAuthentication extends LoginAuthentication {

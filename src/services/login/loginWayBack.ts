@@ -5,12 +5,12 @@
 // and the transaction id of the cookie's name), so nobody can write one; and even so nothing
 // in it is trusted: the platform is read from the registry and the returnTo re-checked against
 // its allowlist of today, so the page never links to a place the registry does not vouch for.
-import type { AppDeps } from '../deps.ts';
-import type { KeyRing } from '../security/crypto.ts';
-import type { NextStep } from '../errors/catalogue.ts';
-import { resolveReturnTo } from '../security/returnTo.ts';
-import { findActivePlatformByKey } from './registry/platformsRepository.ts';
-import { pageBrandOf } from '../web/platformBrand.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { KeyRing } from '../../security/crypto.ts';
+import type { NextStep } from '../../errors/catalogue.ts';
+import { resolveReturnTo } from '../../security/returnTo.ts';
+import { findActivePlatformByKey } from '../registry/platformsRepository.ts';
+import { pageBrandOf } from '../../web/platformBrand.ts';
 
 /** What a login was for, as far as its way back needs it. */
 export interface LoginTarget {

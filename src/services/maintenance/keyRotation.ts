@@ -4,10 +4,10 @@
 // ring. Re-sealing goes in batches, row by row compared-and-set, so it can run beside live
 // traffic, be stopped, and be run again: a run only ever looks at rows not yet under the
 // active key.
-import type { Db } from '../db/knex.ts';
-import { DecryptionError, type KeyRing } from '../security/crypto.ts';
-import { nonceAad, pkceAad, platformStateAad } from './loginFlow.ts';
-import { idTokenAad } from './sessions/create.ts';
+import type { Db } from '../../db/knex.ts';
+import { DecryptionError, type KeyRing } from '../../security/crypto.ts';
+import { nonceAad, pkceAad, platformStateAad } from '../login/loginFlow.ts';
+import { idTokenAad } from '../sessions/create.ts';
 
 /** Every column the key ring seals, with the additional data its values are bound to. */
 export const SEALED_COLUMNS = [

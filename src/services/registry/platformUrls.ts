@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/knex.ts';
-import { ApiError } from '../errors/catalogue.ts';
-import { listPlatformRows, type PlatformRow } from './registry/platformsRepository.ts';
+import type { Db } from '../../db/knex.ts';
+import { ApiError } from '../../errors/catalogue.ts';
+import { listPlatformRows, type PlatformRow } from './platformsRepository.ts';
 
 /**
  * Production speaks only https to platforms: the handoff code travels to the callbackUrl and

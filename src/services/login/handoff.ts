@@ -1,14 +1,14 @@
-import type { AppDeps } from '../deps.ts';
-import { statementDeadline, type Db } from '../db/knex.ts';
-import type { Permission } from '../domain/types.ts';
-import { ApiError } from '../errors/catalogue.ts';
-import { randomToken, s256Challenge, sha256 } from '../security/crypto.ts';
-import { findRedeemedHandoff, insertHandoff, redeemHandoff, type RedeemedHandoff } from './login/handoffsRepository.ts';
-import { isDatabaseUnavailable, isOutcomeUnknown } from '../db/errors.ts';
-import type { OnboardingStatus } from '../domain/types.ts';
-import { newPlatformCredential } from './sessions/create.ts';
-import { outcomeOf } from '../observability/metrics.ts';
-import { withPlatformClient } from './registry/platformClient.ts';
+import type { AppDeps } from '../../deps.ts';
+import { statementDeadline, type Db } from '../../db/knex.ts';
+import type { Permission } from '../../domain/types.ts';
+import { ApiError } from '../../errors/catalogue.ts';
+import { randomToken, s256Challenge, sha256 } from '../../security/crypto.ts';
+import { findRedeemedHandoff, insertHandoff, redeemHandoff, type RedeemedHandoff } from './handoffsRepository.ts';
+import { isDatabaseUnavailable, isOutcomeUnknown } from '../../db/errors.ts';
+import type { OnboardingStatus } from '../../domain/types.ts';
+import { newPlatformCredential } from '../sessions/create.ts';
+import { outcomeOf } from '../../observability/metrics.ts';
+import { withPlatformClient } from '../registry/platformClient.ts';
 
 export const HANDOFF_PREFIX = 'handoff_';
 
