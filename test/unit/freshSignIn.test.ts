@@ -1,4 +1,4 @@
-// The callback's rules for a fresh sign-in (src/services/freshSignIn.ts), at their edges: the age
+// The callback's rules for a fresh sign-in (src/services/login/freshSignIn.ts), at their edges: the age
 // is measured from the start of the login with 30 s of clock skew; prompt=login is an age of zero;
 // a second factor is any configured amr value; a step-up token opens only for its platform and
 // while it lives, and a start's parameters only ever add to what it asks.

@@ -201,7 +201,7 @@ export function openStepUp(keyRing: KeyRing, platformKey: string, token: string,
 /**
  * A start that presents a step-up's handoff challenge without its token (`stepUp=` removed from
  * the address, hoping for a plain single sign-on the platform would take for a confirmation):
- * refused by the start's insert (repositories/stepUpChallenges.ts), nothing written.
+ * refused by the start's insert (stepUpChallengesRepository.ts), nothing written.
  */
 export function stepUpTokenMissing(): ApiError {
   return new ApiError('STEP_UP_TOKEN_MISSING', 'This confirmation link is incomplete: it was issued to confirm who you are, and part of it was removed. Go back to the application and try again.');

@@ -25,7 +25,7 @@ export const NO_STRIPPED_STEP_UP = `(CAST(:stepUpSub AS text) IS NOT NULL OR NOT
            SELECT 1 FROM step_up_challenges c WHERE c.handoff_challenge = CAST(:handoffChallenge AS text) AND c.platform_id = :platformId))`;
 
 /**
- * For the periodic purge (services/maintenance.ts): the marks whose step-up token expired more
+ * For the periodic purge (services/maintenance/maintenance.ts): the marks whose step-up token expired more
  * than `graceSeconds` ago, in bounded batches (each statement holds its locks briefly). No
  * platform keeps a login's verifier that long (the platform kit: 10 minutes by default).
  */

@@ -98,7 +98,7 @@ interface PostgresStoreInternals {
 }
 
 /**
- * The store's counting statement replaced by countRateLimitSql (src/db/repositories/rateLimits.ts):
+ * The store's counting statement replaced by countRateLimitSql (src/services/rateLimits/repository.ts):
  * the same row and arithmetic, committed asynchronously (why: that file). The library has no
  * option for it, so its `_upsert` (key, points, msDuration, forceExpire) is replaced. If an
  * update stopped calling it, counting would fall back to the library's own synchronous

@@ -1,4 +1,4 @@
-// The circuit breaker in front of the rate limits' Redis (src/services/rateLimits.ts).
+// The circuit breaker in front of the rate limits' Redis (src/services/rateLimits/rateLimits.ts).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 

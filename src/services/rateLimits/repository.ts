@@ -1,7 +1,7 @@
 /**
  * The one statement that counts points on a rate-limit row of the `rate_limits` table
  * (rate-limiter-flexible's PostgreSQL store: key, points, expire in ms since the epoch). Used
- * by that store (src/services/rateLimits.ts replaces its upsert) and inside the start's
+ * by that store (src/services/rateLimits/rateLimits.ts replaces its upsert) and inside the start's
  * platform read (findActivePlatformByKeyCounting), so the arithmetic is written once: points
  * add up on a live window, a window past its expiry starts again, and `forceExpire` sets both.
  *
