@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
-import { activePlatformsOfMember } from '../registry/platformsRepository.ts';
+import { activePlatformsOfMember } from '../registry/index.ts';
 import { findProfile } from './profilesRepository.ts';
 import { bootstrapAndEvaluate } from '../onboarding/status.ts';
 import { requireLocalUser } from './localUser.ts';

@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
-import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/platformsRepository.ts';
-import { bumpRequirementVersion } from '../onboarding/onboardingFieldsRepository.ts';
-import { countCompleteMemberships } from '../onboarding/onboardingRepository.ts';
-import { findUserBySub } from '../account/usersRepository.ts';
+import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/index.ts';
+import { bumpRequirementVersion } from '../onboarding/index.ts';
+import { countCompleteMemberships } from '../onboarding/index.ts';
+import { findUserBySub } from '../account/index.ts';
 import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';

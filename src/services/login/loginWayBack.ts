@@ -9,7 +9,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { KeyRing } from '../../security/crypto.ts';
 import type { NextStep } from '../../errors/catalogue.ts';
 import { resolveReturnTo } from '../../security/returnTo.ts';
-import { findActivePlatformByKey } from '../registry/platformsRepository.ts';
+import { findActivePlatformByKey } from '../registry/index.ts';
 import { pageBrandOf } from '../../web/platformBrand.ts';
 
 /** What a login was for, as far as its way back needs it. */

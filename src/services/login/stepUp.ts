@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../domain/types.ts';
 import { ApiError } from '../../errors/catalogue.ts';
-import { findActivePlatformById } from '../registry/platformsRepository.ts';
+import { findActivePlatformById } from '../registry/index.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
 import { startParameters } from './freshSignIn.ts';
 import { reserveStepUpChallenge } from './stepUpChallengesRepository.ts';

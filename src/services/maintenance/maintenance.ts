@@ -1,12 +1,12 @@
 import type { AppDeps } from '../../deps.ts';
 import { purgeExpired, withPurgeLock } from './repository.ts';
-import { purgeExpiredTickets } from '../avatars/repository.ts';
+import { purgeExpiredTickets } from '../avatars/index.ts';
 import { purgeDeletedAccounts } from '../account/deletion.ts';
 import { endTimedOutSessions, endUnreachedSessions } from '../sessions/ending.ts';
 import { purgeExpiredLogoutTokenJtis } from '../backchannel/logoutIn.ts';
-import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from '../events/repository.ts';
-import { purgeExpiredExports } from '../dataRights/exportRepository.ts';
-import { purgeExpiredStepUpChallenges } from '../login/stepUpChallengesRepository.ts';
+import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from '../events/index.ts';
+import { purgeExpiredExports } from '../dataRights/index.ts';
+import { purgeExpiredStepUpChallenges } from '../login/index.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
 export const PURGE_GRACE_SECONDS = 24 * 3600;

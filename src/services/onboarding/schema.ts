@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/onboarding.ts';
-import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/platformsRepository.ts';
+import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/index.ts';
 import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from './onboardingFieldsRepository.ts';
 import { countCompleteMemberships } from './onboardingRepository.ts';
 import { ApiError, validationError } from '../../errors/catalogue.ts';

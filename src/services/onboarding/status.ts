@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
-import type { PlatformRow } from '../registry/platformsRepository.ts';
+import type { PlatformRow } from '../registry/index.ts';
 import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from './onboardingRepository.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
 import { acceptedDocumentsOf, missingDocumentsOf } from '../documents/status.ts';

@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 
 import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../db/knex.ts';
-import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../registry/platformsRepository.ts';
+import { findActivePlatformByKey, findActivePlatformByKeyCounting, type PlatformRow } from '../registry/index.ts';
 import { countRateLimitSql, type StatementRateLimit } from './repository.ts';
 import type { RateLimit, RateLimitsConfig } from '../../config/index.ts';
 import type { OperationId, Principal } from '../../domain/types.ts';

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../domain/types.ts';
-import { findActivePlatformByKey, type PlatformRow } from '../registry/platformsRepository.ts';
+import { findActivePlatformByKey, type PlatformRow } from '../registry/index.ts';
 import { findSessionIdToken } from './repository.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
