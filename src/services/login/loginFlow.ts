@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../domain/types.ts';
-import { ApiError, type NextStep } from '../../errors/catalogue.ts';
-import { isDatabaseUnavailable } from '../../db/errors.ts';
+import { ApiError } from '../../errors/catalogue.ts';
 import { digestEquals, randomToken, sha256 } from '../../security/crypto.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
 import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../registry/index.ts';
@@ -10,16 +9,17 @@ import { consumeTransactionByState, consumeTransactionByStateCounting, type Cons
 import { upsertLoginUser } from '../account/index.ts';
 import { activeFieldsWithValues } from '../onboarding/index.ts';
 import type { RelyingParty } from '../../oidc/relyingParty.ts';
-import { bootstrapAndEvaluate, calculateStatus, type OnboardingStatus } from '../onboarding/status.ts';
-import { handoffUrl, issueHandoff, newHandoffCode } from './handoff.ts';
+import { bootstrapAndEvaluate, calculateStatus } from '../onboarding/status.ts';
+import { handoffUrl, newHandoffCode } from './handoff.ts';
 import { createLoginSession, ipPrefix } from '../sessions/create.ts';
 import { outcomeOf } from '../../observability/metrics.ts';
 import type { StatementRateLimit } from '../rateLimits/index.ts';
 import { refuseIfLimitReached } from '../rateLimits/rateLimits.ts';
 import { refuseInsecureLoginUrls } from '../registry/platformUrls.ts';
 import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
-import { pageBrandOf } from '../../web/platformBrand.ts';
-import { requestedAtStart, requireRequestedAuthentication, startParameters, stepUpTokenMissing, type AuthenticationRequest, type StartAuthenticationInput } from './freshSignIn.ts';
+import { requestedAtStart, requireRequestedAuthentication, stepUpTokenMissing, type StartAuthenticationInput } from './freshSignIn.ts';
+import { backToPlatform, startAgain, withNextStep } from './nextSteps.ts';
+import { continueTo, goesToCentralOnboarding, onboardingUrl } from './continuation.ts';
 
 /**
  * The login transaction as a state machine (spec: States and transitions):
@@ -322,92 +322,6 @@ function openPlatformState(deps: AppDeps, tx: { id: string; platformStateSealed:
   return tx.platformStateSealed === null ? null : deps.keyRing.open(tx.platformStateSealed, platformStateAad(tx.id));
 }
 
-/**
- * "Start again" after a refused callback or resume: a fresh login for the same platform and
- * returnTo. A platform that bound its login with a handoff challenge must start it itself
- * (only it holds the verifier), so the person goes back to its returnTo, which starts one.
- */
-function startAgain(
-  deps: AppDeps,
-  tx: { platformKey: string; returnTo: string; handoffChallenge: string | null; authentication?: AuthenticationRequest; platform?: PlatformRow },
-): NextStep {
-  // The page of a login whose platform the statement read shows the platform's face (issue 27).
-  const brand = tx.platform ? { brand: pageBrandOf(tx.platform) } : {};
-  // Named "Back to …", not "Start again": the person lands on the platform, which starts the login.
-  if (tx.handoffChallenge) return { label: tx.platform ? { key: 'backTo', platform: tx.platform.displayName } : { key: 'backToApplication' }, href: new URL(tx.returnTo), ...brand };
-  const start = new URL('/v1/auth/start', deps.config.publicBaseUrl);
-  start.searchParams.set('platformKey', tx.platformKey);
-  start.searchParams.set('returnTo', tx.returnTo);
-  // The same request again (never a weaker login than the platform asked for).
-  if (tx.authentication) {
-    for (const [name, value] of Object.entries(startParameters(deps.keyRing, tx.platformKey, tx.authentication, deps.config.authTransactionTtlSeconds, null))) {
-      start.searchParams.set(name, value);
-    }
-  }
-  return { label: { key: 'startAgain' }, href: start, ...brand };
-}
-
-/** "Back to <platform>": its first allowed return URL, the one place of it the registry vouches for. */
-function backToPlatform(platform: PlatformRow): NextStep | undefined {
-  const first = platform.allowedReturnUrls[0];
-  return first && URL.canParse(first) ? { label: { key: 'backTo', platform: platform.displayName }, href: new URL(first), brand: pageBrandOf(platform) } : undefined;
-}
-
-/**
- * The error as the page should show it, with `nextStep` as its way forward. An error that
- * already names one keeps it; a database outage becomes its 503 here, because the way
- * forward is only known here.
- */
-function withNextStep(error: unknown, nextStep: NextStep | undefined): unknown {
-  if (!nextStep) return error;
-  if (error instanceof ApiError) {
-    if (error.nextStep) return error;
-    return new ApiError(error.code, error.detail, { ...(error.errors ? { errors: error.errors } : {}), ...(error.headers ? { headers: error.headers } : {}), cause: error.cause, nextStep });
-  }
-  if (isDatabaseUnavailable(error)) return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error, nextStep });
-  return error;
-}
-
-/**
- * Where the browser goes next: the account center while central onboarding is
- * incomplete, otherwise the platform's registered callback with a handoff code.
- * Destinations come only from the registry and configuration.
- */
-async function continueTo(
-  deps: AppDeps,
-  db: AppDeps['db'],
-  step: { transactionId: string; mode: OnboardingMode; platform: PlatformRow; userId: string; sessionId: string; onboarding: OnboardingStatus; platformState: string | null },
-): Promise<URL> {
-  if (goesToCentralOnboarding(step.mode, step.onboarding)) {
-    return onboardingUrl(deps, step.platform, step.transactionId);
-  }
-  if (!step.platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
-  // Counted once inserted (its own statement, committed when it answers).
-  const target = await issueHandoff(db, deps.config.authHandoffTtlSeconds, {
-    transactionId: step.transactionId,
-    platformId: step.platform.id,
-    userId: step.userId,
-    sessionId: step.sessionId,
-    onboarding: step.onboarding,
-    callbackUrl: step.platform.callbackUrl,
-    platformState: step.platformState,
-  });
-  deps.metrics?.handoffsIssued.inc();
-  return target;
-}
-
-/** Central onboarding first: the platform asked for it, it is incomplete, and it can be completed centrally. */
-function goesToCentralOnboarding(mode: OnboardingMode, onboarding: OnboardingStatus): boolean {
-  return mode === 'central' && onboarding.status !== 'COMPLETE' && onboarding.canCompleteCentrally;
-}
-
 function accountDeleted(): ApiError {
   return new ApiError('ACCOUNT_DELETED', 'This account was deleted, so it cannot sign in. If this is a mistake, contact the support of the application you came from.');
-}
-
-/** Central onboarding at the account center, which resumes this transaction when it is complete. */
-function onboardingUrl(deps: AppDeps, platform: PlatformRow, transactionId: string): URL {
-  const target = new URL(`${deps.config.accountCenterUrl}/onboarding/${encodeURIComponent(platform.platformKey)}`);
-  target.searchParams.set('resume', transactionId);
-  return target;
 }
