@@ -30,10 +30,10 @@ import { permissionsFromScope } from '../../src/oidc/permissions.ts';
 import { addressSubject, statementRateLimit } from '../../src/services/rateLimits/rateLimits.ts';
 import { statementLimitBindings } from '../../src/services/rateLimits/repository.ts';
 import { loadConfig } from '../../src/config/index.ts';
+import { PLATFORM_KEY_PATTERN as PLATFORM_KEY } from '../../src/services/registry/rules.ts';
 import { captureGatewayStatements, queryFor } from './statements.ts';
 import { BENCH_RATE_LIMITS, readSettings, reportFailure, serveUntilStopped } from './protocol.ts';
 
-const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const TRANSACTION_TTL_SECONDS = 600;
 const SESSION_TTL_SECONDS = 8 * 3600;
 const HANDOFF_TTL_SECONDS = 60;

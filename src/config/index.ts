@@ -13,6 +13,7 @@
 import { containsDevEncryptionKey } from '../security/crypto.ts';
 import type { OutboundPolicy } from '../security/outboundAddresses.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
+import { schemaPattern } from '../contract.ts';
 import { readDatabaseUrl } from './database.ts';
 import { readAvatarS3, readOutbound, type AvatarS3Config } from './outbound.ts';
 import { readIdpAdmin, readOidc, readScopes, type IdpAdminConfig, type OidcConfig } from './provider.ts';
@@ -112,7 +113,11 @@ export interface Config {
   readonly outbound: OutboundPolicy;
 }
 
-const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
+/** A platform key, checked by the contract's PlatformKey pattern (read here, not at import: the tools that never load Config never read the contract). */
+function readPlatformKey(reader: Reader, name: string): string | null {
+  const pattern = schemaPattern('PlatformKey');
+  return reader.pattern(name, pattern, `must match ${pattern.source}`);
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const reader = new Reader(env);
@@ -142,7 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     authResumeTtlSeconds: reader.integer('AUTH_RESUME_TTL_SECONDS', 3600, 60, 24 * 3600),
     accountCenterUrl,
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS', [new URL(accountCenterUrl).origin]),
-    authPlatformKey: reader.pattern('AUTH_PLATFORM_KEY', PLATFORM_KEY, 'must match ^[A-Z][A-Z0-9_]{1,63}$'),
+    authPlatformKey: readPlatformKey(reader, 'AUTH_PLATFORM_KEY'),
     gatewayCookieName: sessionCookieName(reader.pattern('GATEWAY_COOKIE_NAME', COOKIE_NAME, 'must be a cookie name token (RFC 6265), 1..64 characters') ?? 'gw_session', isProduction),
     gatewaySessionTtlSeconds: reader.integer('GATEWAY_SESSION_TTL_SECONDS', 8 * 3600, 300, 30 * 24 * 3600),
     gatewaySessionIdleSeconds: reader.integer('GATEWAY_SESSION_IDLE_SECONDS', 2 * 3600, 300, 30 * 24 * 3600),

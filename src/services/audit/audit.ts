@@ -4,6 +4,7 @@ import type { Db } from '../../db/knex.ts';
 import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from './repository.ts';
 import { validationError } from '../../errors/catalogue.ts';
 import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from '../../db/cursor.ts';
+import { PLATFORM_KEY_PATTERN } from '../registry/rules.ts';
 
 export type AuditAction = components['schemas']['AuditAction'];
 export type AuditEventView = components['schemas']['AuditEvent'];
@@ -96,14 +97,13 @@ export interface AuditEventListQuery {
   cursor?: string | undefined;
 }
 
-const PLATFORM_KEY = /^[A-Z][A-Z0-9_]{1,63}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Newest first, filtered by platform and action, keyset paginated on (occurredAt, id). */
 export async function listAuditEvents(db: Db, query: AuditEventListQuery): Promise<AuditEventList> {
   const limit = pageSize(query.limit);
-  if (query.platformKey !== undefined && !PLATFORM_KEY.test(query.platformKey)) {
-    throw validationError([{ pointer: '/query/platformKey', message: 'must match ^[A-Z][A-Z0-9_]{1,63}$' }]);
+  if (query.platformKey !== undefined && !PLATFORM_KEY_PATTERN.test(query.platformKey)) {
+    throw validationError([{ pointer: '/query/platformKey', message: `must match ${PLATFORM_KEY_PATTERN.source}` }]);
   }
   if (query.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(query.action)) {
     throw validationError([{ pointer: '/query/action', message: `must be one of ${AUDIT_ACTIONS.join(', ')}` }]);

@@ -12,6 +12,7 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { DecryptionError, type KeyRing } from '../../security/crypto.ts';
 import { CLOCK_TOLERANCE_SECONDS } from '../../oidc/accessTokens.ts';
 import type { AuthenticationRequest, LoginAuthentication } from '../../domain/authentication.ts';
+import type { QueryParameters } from '../../domain/types.ts';
 
 export { NOTHING_REQUESTED, type AuthenticationRequest } from '../../domain/authentication.ts';
 
@@ -37,14 +38,12 @@ export function combineRequests(a: AuthenticationRequest, b: AuthenticationReque
   };
 }
 
-/** The start's parameters about the authentication, as the contract names them. */
-export interface StartAuthenticationInput {
-  maxAge?: number;
-  forceLogin?: boolean;
-  requireSecondFactor?: boolean;
-  /** A step-up token (createStepUpLogin): the request and the person, sealed. */
-  stepUp?: string;
-}
+/**
+ * The start's parameters about the authentication, as the contract declares them: maxAge,
+ * forceLogin, requireSecondFactor, and stepUp (a step-up token of createStepUpLogin: the request
+ * and the person, sealed).
+ */
+export type StartAuthenticationInput = Pick<QueryParameters<'startAuthentication'>, 'maxAge' | 'forceLogin' | 'requireSecondFactor' | 'stepUp'>;
 
 /**
  * What a start asks: its parameters, and a step-up token's request on top (each asks at least

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
-import type { Principal } from '../../domain/types.ts';
+import type { Principal, QueryParameters } from '../../domain/types.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { digestEquals, randomToken, sha256 } from '../../security/crypto.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
-import { findActivePlatformById, findActivePlatformByKey, type OnboardingMode, type PlatformRow } from '../registry/index.ts';
+import { findActivePlatformById, findActivePlatformByKey, type PlatformRow } from '../registry/index.ts';
 import { consumeTransactionByState, consumeTransactionByStateCounting, type ConsumedTransaction, findConsumedTransactionOfUser, findLoginOfState, insertTransaction } from './transactionsRepository.ts';
 import { upsertLoginUser } from '../account/index.ts';
 import { activeFieldsWithValues } from '../onboarding/index.ts';
@@ -17,7 +17,7 @@ import type { StatementRateLimit } from '../rateLimits/index.ts';
 import { refuseIfLimitReached } from '../rateLimits/rateLimits.ts';
 import { refuseInsecureLoginUrls } from '../registry/platformUrls.ts';
 import { bindingCookieValue, bindingSecret, wayBack, wayBackFromCookies } from './loginWayBack.ts';
-import { requestedAtStart, requireRequestedAuthentication, stepUpTokenMissing, type StartAuthenticationInput } from './freshSignIn.ts';
+import { requestedAtStart, requireRequestedAuthentication, stepUpTokenMissing } from './freshSignIn.ts';
 import { backToPlatform, startAgain, withNextStep } from './nextSteps.ts';
 import { continueTo, goesToCentralOnboarding, onboardingUrl } from './continuation.ts';
 
@@ -37,15 +37,13 @@ function requireOidc(deps: AppDeps): RelyingParty {
   return deps.oidc;
 }
 
-export interface StartInput extends StartAuthenticationInput {
-  platformKey: string;
-  returnTo: string;
-  onboardingMode?: OnboardingMode;
-  /** BASE64URL(SHA-256(verifier)) of a secret the platform back end keeps (required unless the platform turned it off). */
-  handoffChallenge?: string;
-  /** The platform back end's opaque correlation value, handed back beside the code (never interpreted). */
-  platformState?: string;
-}
+/**
+ * The start's parameters, as the contract declares them (startAuthentication): platformKey,
+ * returnTo, onboardingMode, handoffChallenge (BASE64URL(SHA-256(verifier)) of a secret the
+ * platform back end keeps), platformState (its opaque correlation value, handed back beside the
+ * code, never interpreted), and what it asks of the authentication (StartAuthenticationInput).
+ */
+export type StartInput = QueryParameters<'startAuthentication'>;
 
 export interface StartedLogin {
   authorizeUrl: URL;
