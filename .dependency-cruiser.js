@@ -1,14 +1,50 @@
 // The layering rules of the gateway (docs/architecture.md; GUIDE §7), checked by
 // `npm run lint:deps` in .ci/run. Dependencies point down:
-//   api (wiring) → operations → services → repositories (src/db) → db connection
+//   api (wiring) → operations → services → their queries (src/services/<domain>/*epository.ts) → src/db
 // with the shared lower modules (domain types, errors, security, web pages, config) below
 // all of them. Each rule says in its `comment` why it exists; fix the import, not the rule.
 
-/** Query modules. Two homes until the later step of issue 34 moves src/db/repositories/* into
- * the domain folders: the old table groups, and the newer domains' own repository files. */
-const REPOSITORY = '^src/db/repositories/|^src/services/[^/]+/([^/]*Repository|repository)\\.ts$';
+/** Query modules: each domain's own, in its folder (repository.ts, or <table group>Repository.ts
+ * where a domain has several). */
+const REPOSITORY = '^src/services/[^/]+/([^/]*Repository|repository)\\.ts$';
 /** What a repository may read of its domain folder besides queries: the domain's plain types. */
 const DOMAIN_TYPES = '^src/services/[^/]+/types\\.ts$';
+
+/**
+ * The named exceptions to no-cross-domain-queries: a query module that builds another domain's
+ * SQL (a fragment, a CTE, a JSON shape) into its own statement, where one statement instead of
+ * two round trips is the point. Every other cross-domain read goes through the owning domain's
+ * service functions (src/services/<domain>/index.ts).
+ */
+const SHARED_STATEMENTS = [
+  {
+    from: 'src/services/registry/platformsRepository.ts',
+    to: ['src/services/rateLimits/repository.ts'],
+    reason: 'the login start reads the platform and counts its rate limit in one statement (gw_active_platform_by_key_counting).',
+  },
+  {
+    from: 'src/services/login/transactionsRepository.ts',
+    to: ['src/services/rateLimits/repository.ts', 'src/services/registry/platformsRepository.ts'],
+    reason: 'the callback consumes its transaction, counts its rate limit and reads the platform in one statement (gw_consume_transaction_counting).',
+  },
+  {
+    from: 'src/services/login/handoffsRepository.ts',
+    to: ['src/services/registry/platformsRepository.ts'],
+    reason: "the exchange authenticates the platform (the registry's PLATFORM_CLIENT_MATCH) and redeems the handoff code in one statement (gw_redeem_handoff).",
+  },
+  {
+    from: 'src/services/onboarding/onboardingRepository.ts',
+    to: ['src/services/documents/repository.ts'],
+    reason: 'the callback reads the onboarding fields and the document standings in one statement (gw_onboarding_inputs).',
+  },
+  {
+    from: 'src/services/events/repository.ts',
+    to: ['src/services/registry/platformsRepository.ts'],
+    reason: "the events poll authenticates the platform inside its statement with the exchange's own client match (PLATFORM_CLIENT_MATCH): one rule, written once.",
+  },
+];
+/** A path as a regular expression matching only itself. */
+const escape = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export default {
   forbidden: [
@@ -41,6 +77,13 @@ export default {
       to: { path: '^src/db/' },
     },
     {
+      name: 'queries-belong-to-their-domain',
+      severity: 'error',
+      comment: 'Outside src/services (the HTTP edge, operations, pages, the OpenID client) a query is reached through its domain\'s service functions, so the rules, audit and transactions stay in one place; the dev stack seeds through them too, or beside them as a tool.',
+      from: { path: '^src/', pathNot: '^src/(services|devstack)/' },
+      to: { path: REPOSITORY },
+    },
+    {
       name: 'repositories-never-import-services',
       severity: 'error',
       comment: 'SQL never needs domain logic: a query module importing a service ties statements to rules; share types through src/domain/ instead.',
@@ -50,9 +93,9 @@ export default {
     {
       name: 'db-below-services',
       severity: 'error',
-      comment: 'src/db (connection, transactions, errors, migrations runner) is the bottom of the domain stack and must not reach up into services.',
-      from: { path: '^src/db/', pathNot: '^src/db/repositories/' },
-      to: { path: '^src/services/', pathNot: REPOSITORY },
+      comment: 'src/db (connection, transactions, errors, migrations runner, paging) is the bottom of the domain stack and must not reach up into services.',
+      from: { path: '^src/db/' },
+      to: { path: '^src/services/' },
     },
     {
       name: 'domain-types-at-the-bottom',
@@ -103,18 +146,21 @@ export default {
       from: { path: '^packages/platform-kit/src/' },
       to: { path: '^(src|account-center|scripts|test)/' },
     },
-    // TODO (issue 34, once every domain's queries live in its folder, src/services/<domain>/):
-    // a domain reaches another domain through its service functions, never its queries. `$1` is
-    // the importer's domain folder (dependency-cruiser's group matching). Switched on today it
-    // finds only src/services/backchannel/worker.ts → src/services/events/repository.ts, since
-    // the older domains' queries still sit in src/db/repositories/ where it cannot tell whose they are.
-    // {
-    //   name: 'no-cross-domain-queries',
-    //   severity: 'error',
-    //   comment: 'A domain owns its tables: another domain calls its service functions, so the rules, audit and transactions stay in one place.',
-    //   from: { path: '^src/services/([^/]+)/' },
-    //   to: { path: '^src/services/[^/]+/([^/]*Repository|repository)\\.ts$', pathNot: '^src/services/$1/' },
-    // },
+    {
+      name: 'no-cross-domain-queries',
+      severity: 'error',
+      comment: "A domain owns its tables: another domain calls its service functions (the domain's index.ts), so the rules, audit and transactions stay in one place. `$1` is the importer's domain folder.",
+      from: { path: '^src/services/([^/]+)/', pathNot: SHARED_STATEMENTS.map(({ from }) => `^${escape(from)}$`) },
+      to: { path: REPOSITORY, pathNot: '^src/services/$1/' },
+    },
+    // Each named exception may read exactly the query modules it names, and no other domain's.
+    ...SHARED_STATEMENTS.map(({ from, to, reason }) => ({
+      name: 'no-cross-domain-queries',
+      severity: 'error',
+      comment: `A query module builds another domain's SQL into its own statement only where it is named in SHARED_STATEMENTS: ${reason}`,
+      from: { path: `^${escape(from)}$` },
+      to: { path: REPOSITORY, pathNot: [`^${escape(from.slice(0, from.lastIndexOf('/') + 1))}`, ...to.map((module) => `^${escape(module)}$`)] },
+    })),
   ],
   options: {
     // Only the project's own modules: npm packages are checked by npm, not by these rules.

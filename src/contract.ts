@@ -30,3 +30,16 @@ export function loadContract(): OpenAPIV3_1.Document {
 export function contractCopy(): OpenAPIV3_1.Document {
   return loadContract();
 }
+
+/**
+ * The pattern of one of the contract's schemas (components.schemas.<name>.pattern) as a RegExp,
+ * with the `u` flag Ajv's request validation uses: the one source of a rule that code outside the
+ * request validation checks too (the registry, the audit filter, the CLI, the configuration).
+ * A schema without a pattern throws when the module asking for it loads, so a renamed schema
+ * cannot leave a check without its rule.
+ */
+export function schemaPattern(name: string): RegExp {
+  const schema = loadContract().components?.schemas?.[name] as { pattern?: unknown } | undefined;
+  if (typeof schema?.pattern !== 'string') throw new Error(`the contract has no pattern for the schema ${name}`);
+  return new RegExp(schema.pattern, 'u');
+}

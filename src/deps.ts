@@ -29,7 +29,7 @@ export interface AppDeps {
   readonly lifecycle?: Lifecycle;
   /**
    * The rate limits' Redis client when REDIS_URL is set (openRateLimitRedis in
-   * src/services/rateLimits.ts; main.ts opens it and quits it at shutdown).
+   * src/services/rateLimits/rateLimits.ts; main.ts opens it and quits it at shutdown).
    */
   readonly redis?: Redis | null;
   /**

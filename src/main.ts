@@ -10,11 +10,11 @@ import { identityProviderAccountsFromConfig } from './services/identityProvider/
 import { createApp } from './app.ts';
 import { drain, Lifecycle, listen } from './server.ts';
 import { bootProbes, serveApp, type BootState } from './bootProbes.ts';
-import { schedulePurge } from './services/maintenance.ts';
-import { logInsecurePlatforms } from './services/platformUrls.ts';
+import { schedulePurge } from './services/maintenance/maintenance.ts';
+import { logInsecurePlatforms } from './services/registry/platformUrls.ts';
 import { signingKeysFor } from './services/backchannel/signingKeys.ts';
 import { createMetrics, startMetricsServer } from './observability/metrics.ts';
-import { closeRateLimitRedis, openRateLimitRedis } from './services/rateLimits.ts';
+import { closeRateLimitRedis, openRateLimitRedis } from './services/rateLimits/rateLimits.ts';
 import type { DevStack } from './devstack/index.ts';
 import { busyPortMessage } from './startupPorts.ts';
 import { watchEmbeddedPostgres } from './devstack/postgresWatchdog.ts';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { randomToken, s256Challenge, sha256 } from '../../src/security/crypto.ts';
-import { HANDOFF_PREFIX } from '../../src/services/handoff.ts';
+import { HANDOFF_PREFIX } from '../../src/services/login/handoff.ts';
 
 export interface HandoffBatch {
   codes: string[];

@@ -10,12 +10,12 @@
 // with the same text and the same prepared-statement name.
 
 import { compiledStatement, DEFAULT_STATEMENT_TIMEOUT_MS, type Db } from '../../src/db/knex.ts';
-import { findActivePlatformByKeyCounting } from '../../src/db/repositories/platforms.ts';
-import { consumeTransactionByStateCounting, insertTransaction, type NewTransaction } from '../../src/db/repositories/transactions.ts';
-import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
-import { upsertLoginUser, type IdpClaims } from '../../src/db/repositories/users.ts';
-import { activeFieldsWithValues } from '../../src/db/repositories/onboarding.ts';
-import { insertLoginSession, type NewLoginSession } from '../../src/db/repositories/sessions.ts';
+import { findActivePlatformByKeyCounting } from '../../src/services/registry/platformsRepository.ts';
+import { consumeTransactionByStateCounting, insertTransaction, type NewTransaction } from '../../src/services/login/transactionsRepository.ts';
+import { redeemHandoff } from '../../src/services/login/handoffsRepository.ts';
+import { upsertLoginUser, type IdpClaims } from '../../src/services/account/usersRepository.ts';
+import { activeFieldsWithValues } from '../../src/services/onboarding/onboardingRepository.ts';
+import { insertLoginSession, type NewLoginSession } from '../../src/services/sessions/repository.ts';
 
 export interface Statement<K extends string> {
   /** Exactly the text knex sends for the repository function. */

@@ -3,13 +3,13 @@ import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import { ApiError, invalidClientCredentials } from '../errors/catalogue.ts';
 import { sha256 } from '../security/crypto.ts';
-import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../db/repositories/sessions.ts';
+import { findPlatformCredentialByDigest, findSessionByTokenDigest, touchSession } from '../services/sessions/index.ts';
 import { PLATFORM_CREDENTIAL_PREFIX, SESSION_TOKEN_PREFIX } from '../services/sessions/create.ts';
-import { HANDOFF_PREFIX } from '../services/handoff.ts';
+import { HANDOFF_PREFIX } from '../services/login/handoff.ts';
 import { CLIENT_SECRET_PREFIX } from '../services/registry/index.ts';
 import { accessTokenInvalid } from '../oidc/providerErrors.ts';
 import { readSessionCookie } from './cookies.ts';
-import { findUserBySub } from '../db/repositories/users.ts';
+import { findUserBySub } from '../services/account/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
 

@@ -1,5 +1,5 @@
 // `audit list`: the audit log, as the admin API's listAuditEvents.
-import { listAuditEvents } from '../services/audit.ts';
+import { listAuditEvents } from '../services/audit/audit.ts';
 import { integerOption, parse, toJson, UsageError } from './args.ts';
 import type { CliIo, Command } from './command.ts';
 import { formatAuditList } from './format.ts';

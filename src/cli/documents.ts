@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CLI_ACTOR } from '../services/audit.ts';
+import { CLI_ACTOR } from '../services/audit/audit.ts';
 import {
   createDraft,
   editDraft,

@@ -9,7 +9,7 @@ import {
 } from '../services/onboarding/schema.ts';
 import type { FieldDefinitionRow } from '../domain/onboarding.ts';
 import { formatField, formatFieldList, formatSchemaChangePreview } from './format.ts';
-import { CLI_ACTOR } from '../services/audit.ts';
+import { CLI_ACTOR } from '../services/audit/audit.ts';
 import { booleanOption, numberOption, parseWithArguments, toJson, UsageError } from './args.ts';
 import type { CliIo, Command } from './command.ts';
 

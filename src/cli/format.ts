@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors/catalogue.ts';
-import type { AuditEventList } from '../services/audit.ts';
+import type { AuditEventList } from '../services/audit/audit.ts';
 import type { FieldList, FieldView, SchemaChangePreview } from '../services/onboarding/schema.ts';
 import type { PlatformList, PlatformView } from '../services/registry/index.ts';
 

@@ -2,7 +2,7 @@
 // them under the active key (docs/operations.md, "Rotating keys").
 import { ConfigError, loadKeyRingSpec } from '../config/index.ts';
 import { parseKeyRing, type KeyRing } from '../security/crypto.ts';
-import { rotateSealedData, sealedKeyStatus, type RotationResult, type SealedCount } from '../services/keyRotation.ts';
+import { rotateSealedData, sealedKeyStatus, type RotationResult, type SealedCount } from '../services/maintenance/keyRotation.ts';
 import { integerOption, parse, toJson, UsageError } from './args.ts';
 import type { CliIo, Command } from './command.ts';
 

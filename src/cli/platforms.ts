@@ -1,6 +1,6 @@
 // `platforms list|show|create|update|rotate|activate|deactivate`: the registry from a shell,
 // through the same services as the admin API (src/services/registry/), audited as `cli`.
-import { CLI_ACTOR } from '../services/audit.ts';
+import { CLI_ACTOR } from '../services/audit/audit.ts';
 import {
   activatePlatform,
   createPlatform,

@@ -5,6 +5,8 @@ import { openDatabase, type OpenedDatabase } from '../db/open.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
 import { FIELD_TYPES } from '../services/onboarding/values.ts';
+import { FIELD_KEY_PATTERN } from '../services/onboarding/definitions.ts';
+import { PLATFORM_KEY_PATTERN } from '../services/registry/index.ts';
 import { describeFieldError } from './format.ts';
 import { runDevCommand } from './devToken.ts';
 import { parseAuditCommand } from './audit.ts';
@@ -95,7 +97,7 @@ Options:
   -h, --help   show this help
 
 Notes:
-  KEY is used as given (^[A-Z][A-Z0-9_]{1,63}$); it is not uppercased for you.
+  KEY is used as given (${PLATFORM_KEY_PATTERN.source}); it is not uppercased for you.
   create makes an active platform unless --inactive: that needs --callback-url and at
   least one --return-url. --mode defaults to central, --central-onboarding to true.
   update changes only the options given; --return-url replaces the whole list; an empty
@@ -113,7 +115,7 @@ Notes:
   (the same one \`npm start\` uses; a running service's server is reused).
 
 Notes on fields:
-  FIELD_KEY is ^[A-Za-z][A-Za-z0-9_]{1,63}$ and cannot change. TYPE is one of
+  FIELD_KEY is ${FIELD_KEY_PATTERN.source} and cannot change. TYPE is one of
   ${FIELD_TYPES.join(', ')}.
   --source defaults to CUSTOM_FIELD, --required to false, --sort-order to 0. PROFILE_FIELD
   needs --profile-field NAME (${PROFILE_FIELDS.join(', ')}).

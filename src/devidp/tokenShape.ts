@@ -16,7 +16,7 @@
 //   in the ID token, the JWT access token and introspection answers alike.
 //
 // The claim names are spelled out here rather than shared with the gateway's reader
-// (src/services/permissions.ts): the dev IdP stands in for Zitadel, so a typo on either side
+// (src/oidc/permissions.ts): the dev IdP stands in for Zitadel, so a typo on either side
 // must make the tests fail rather than agree with itself.
 
 import { OIDC_SCOPES, userMayUseScope, type DevIdpProfile } from './users.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
-import { findPlatformByKey } from '../db/repositories/platforms.ts';
-import { DEVSTACK_ACTOR } from '../services/audit.ts';
+import { findPlatformByKey } from '../services/registry/platformsRepository.ts';
+import { DEVSTACK_ACTOR } from '../services/audit/audit.ts';
 import { setBranding, uploadLogo } from '../services/registry/index.ts';
 
 /** What the dev stack gives a demo platform to show (issue 27): a colour that passes WCAG AA, a name per language, a logo. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
-import { findPlatformByKey } from '../db/repositories/platforms.ts';
-import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit.ts';
+import { findPlatformByKey } from '../services/registry/platformsRepository.ts';
+import { recordAuditEvent, DEVSTACK_ACTOR } from '../services/audit/audit.ts';
 import { createPlatform, rotatePlatformCredentials, updatePlatform, type PlatformCreateInput, type RegistryRules } from '../services/registry/index.ts';
 import { createFieldDefinition, listFieldDefinitions, updateFieldDefinition, type FieldCreateInput } from '../services/onboarding/schema.ts';
 import { sha256 } from '../security/crypto.ts';

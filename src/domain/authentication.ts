@@ -1,5 +1,5 @@
 // What a platform asks of one login's authentication, and what the provider reported about it
-// (fresh sign-in and step-up, src/services/freshSignIn.ts). Shared by the services and the
+// (fresh sign-in and step-up, src/services/login/freshSignIn.ts). Shared by the services and the
 // repositories that store them, so neither depends on the other.
 
 /** What a platform asked of one login (stored with its transaction). */

@@ -6,6 +6,16 @@ import type { operations } from '../../generated/gateway.ts';
 /** Every operationId of the contract, as openapi-typescript generated them. */
 export type OperationId = keyof operations;
 
+/**
+ * An operation's query parameters as the contract declares them (generated from
+ * openapi/gateway.yaml), each optional one absent unless the client sent it. A service whose
+ * input is an operation's query takes this type: its handler passes the validated query as it
+ * is (the request pipeline has dropped every parameter the contract does not declare, and
+ * checked the others), instead of copying each parameter by hand, and the parameter list lives
+ * in the contract only.
+ */
+export type QueryParameters<K extends OperationId> = NonNullable<operations[K] extends { parameters: { query?: infer Q } } ? Q : never>;
+
 /** The only permissions the gateway knows (spec: Gateway session). */
 export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write';
 

@@ -12,7 +12,7 @@ import { jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import type { Permission } from '../domain/types.ts';
-import type { PermissionReader } from '../services/permissions.ts';
+import type { PermissionReader } from './permissions.ts';
 import { BoundedTtlCache, ConcurrencyLimit, ConcurrencyLimitExceeded } from './introspectionCache.ts';
 import { accessTokenInvalid, isKeySetUnavailable, isNetworkError, unavailable } from './providerErrors.ts';
 

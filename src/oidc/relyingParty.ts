@@ -10,9 +10,9 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors/catalogue.ts';
 import { oidcClientConfigured, type Config, type PermissionsSource } from '../config/index.ts';
 import type { Permission } from '../domain/types.ts';
-import { createPermissionReader, unionPermissions, type PermissionReader } from '../services/permissions.ts';
+import { createPermissionReader, unionPermissions, type PermissionReader } from './permissions.ts';
 import { CLOCK_TOLERANCE_SECONDS, createAccessTokenVerifier, type AccessTokenClaims, type AccessTokenVerifier } from './accessTokens.ts';
-import { isNetworkError, unavailable } from './providerErrors.ts';
+import { classifyCodeExchangeError, isNetworkError, unavailable } from './providerErrors.ts';
 import { coarseTimeout } from './timeouts.ts';
 import { verifyLogoutToken, type VerifiedLogoutToken } from './logoutTokens.ts';
 
@@ -315,7 +315,7 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
           idTokenExpected: true,
         });
       } catch (error) {
-        throw classify(error);
+        throw classifyCodeExchangeError(error);
       }
       const claims = tokens.claims();
       if (!claims || !tokens.id_token || typeof claims.sub !== 'string' || !claims.sub) {
@@ -373,30 +373,4 @@ export function createRelyingParty(settings: RelyingPartySettings, logger: Logge
       return verifyLogoutToken(token, publicEndpointJwks, { issuer, clientId: settings.clientId });
     },
   };
-}
-
-/**
- * Maps openid-client failures of the code exchange onto the spec's answers: the provider
- * refusing (an OAuth error body) is 401, the provider down or failing (network, 5xx) is 503,
- * and a response that fails validation (the ID token) is 401 ID_TOKEN_INVALID.
- */
-function classify(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (isNetworkError(error) || (error instanceof Error && isNetworkError(error.cause))) return unavailable(error);
-  // An OAuth error body, or a challenge in WWW-Authenticate (RFC 6749 §5.2: invalid_client may
-  // come as a 401 Basic challenge, as oidc-provider and LemonLDAP::NG send it for a wrong client
-  // secret): the provider refused the exchange; nothing about the ID token was looked at.
-  if (error instanceof client.ResponseBodyError || error instanceof client.WWWAuthenticateChallengeError) {
-    if (error.status >= 500) return unavailable(error);
-    return new ApiError('IDP_CODE_EXCHANGE_FAILED', 'The identity provider refused the authorization code.', { cause: error });
-  }
-  if (error instanceof client.AuthorizationResponseError) {
-    return new ApiError('IDP_ERROR', 'The identity provider refused the login.', { cause: error });
-  }
-  const status = (error as { cause?: { status?: unknown } })?.cause?.status;
-  if (typeof status === 'number' && status >= 500) return unavailable(error);
-  if (typeof status === 'number' && status >= 400) {
-    return new ApiError('IDP_CODE_EXCHANGE_FAILED', 'The identity provider refused the authorization code.', { cause: error });
-  }
-  return new ApiError('ID_TOKEN_INVALID', 'The ID token could not be verified.', { cause: error });
 }

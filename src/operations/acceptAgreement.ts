@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { acceptDocument } from '../services/documents/agreements.ts';
 
 /** POST /v1/agreements/{platformKey}/acceptances: one explicit acceptance (idempotent). */

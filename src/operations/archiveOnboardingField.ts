@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { archiveFieldDefinition } from '../services/onboarding/schema.ts';
 
 /** DELETE /v1/platforms/{platformKey}/onboarding/fields/{fieldKey}: soft, idempotent. */

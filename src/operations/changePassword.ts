@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
 import { requireIdpAccounts } from '../services/identityProvider/index.ts';
-import { consumeRateLimit } from '../services/rateLimits.ts';
+import { consumeRateLimit } from '../services/rateLimits/rateLimits.ts';
 
 /**
  * POST /v1/account/password: the change happens at the identity provider. Every attempt counts

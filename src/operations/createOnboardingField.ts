@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { createFieldDefinition } from '../services/onboarding/schema.ts';
 
 /** POST /v1/platforms/{platformKey}/onboarding/fields: 201 with the definition, or 200 with a dry run's preview. */

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { deactivatePlatform as deactivate } from '../services/registry/index.ts';
 
 /** DELETE /v1/platforms/{platformKey}: soft deactivation; the record and its data stay. */

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { deleteLogo } from '../services/registry/index.ts';
 
 /** DELETE /v1/platforms/{platformKey}/branding/logo: the logo gone, its URL no longer served; idempotent. */

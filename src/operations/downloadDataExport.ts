@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { openDataExportDownload } from '../services/dataRights/exports.ts';
 
 /** GET /v1/account/data-exports/{exportId}/download?token=…: spends the link, streams the document. */

@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { invalidClientCredentials } from '../errors/catalogue.ts';
-import { exchangeHandoff } from '../services/handoff.ts';
+import { exchangeHandoff } from '../services/login/handoff.ts';
 
 /** POST /v1/auth/exchange: the platform BFF trades the handoff code for a session description. */
 export const exchangeAuthenticationHandoff: OperationHandler<'exchangeAuthenticationHandoff'> = async ({ body, platformCredentials }, deps) => {

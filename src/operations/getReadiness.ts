@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { redisReadiness } from '../services/rateLimits.ts';
+import { redisReadiness } from '../services/rateLimits/rateLimits.ts';
 
 const CHECK_TIMEOUT_MS = 2000;
 

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../api/types.ts';
-import { finishLogin } from '../services/loginFlow.ts';
+import { finishLogin } from '../services/login/loginFlow.ts';
 import { loginBindingCookies, setSessionCookie } from '../api/cookies.ts';
-import { addressSubject, statementRateLimit } from '../services/rateLimits.ts';
+import { addressSubject, statementRateLimit } from '../services/rateLimits/rateLimits.ts';
 import { clientAddress } from '../security/clientAddress.ts';
 
 /** GET /v1/auth/callback: the identity provider returns the browser here (AUTH_CALLBACK_URL). */

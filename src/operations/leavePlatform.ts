@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { leavePlatform as leave } from '../services/dataRights/apps.ts';
 
 /** DELETE /v1/account/apps/{platformKey}: "leave this platform". */

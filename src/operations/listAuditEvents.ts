@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { listAuditEvents as listAudit } from '../services/audit.ts';
+import { listAuditEvents as listAudit } from '../services/audit/audit.ts';
 
 /** GET /v1/audit-events: newest first, filtered by platform and action. */
 export const listAuditEvents: OperationHandler<'listAuditEvents'> = async ({ query }, deps) => {

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { publishVersion } from '../services/documents/administration.ts';
 
 /** POST …/versions/{version}/publish: the published version, or a dry run's preview. */

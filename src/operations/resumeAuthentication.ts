@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
-import { resumeLogin } from '../services/loginFlow.ts';
+import { resumeLogin } from '../services/login/loginFlow.ts';
 
 /** GET /v1/auth/resume: the account center sends the browser back after central onboarding. */
 export const resumeAuthentication: OperationHandler<'resumeAuthentication'> = async ({ query, principal }, deps) => {

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { revokeOtherSessions as revokeOthers } from '../services/sessions/listing.ts';
 
 /** DELETE /v1/sessions: "sign out everywhere else", one request rather than one per session. */

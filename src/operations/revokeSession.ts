@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { revokeSession as revoke } from '../services/sessions/listing.ts';
-import { callerSubject, consumeRateLimit } from '../services/rateLimits.ts';
+import { callerSubject, consumeRateLimit } from '../services/rateLimits/rateLimits.ts';
 
 /** DELETE /v1/sessions/{sessionId}: ends one session at once. */
 export const revokeSession: OperationHandler<'revokeSession'> = async ({ principal, params, requestId }, deps) => {

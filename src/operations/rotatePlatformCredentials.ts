@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { rotatePlatformCredentials as rotate } from '../services/registry/index.ts';
 
 /** POST /v1/platforms/{platformKey}/credentials/rotate: the new secret, shown once and never cached. */

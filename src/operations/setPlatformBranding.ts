@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { setBranding } from '../services/registry/index.ts';
 
 /** PUT /v1/platforms/{platformKey}/branding: colour (WCAG AA checked) and names per language, replaced whole. */

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../api/types.ts';
 import { setLoginBindingCookie } from '../api/cookies.ts';
-import { startLogin } from '../services/loginFlow.ts';
-import { addressSubject, consumeStartAndFindPlatform } from '../services/rateLimits.ts';
+import { startLogin } from '../services/login/loginFlow.ts';
+import { addressSubject, consumeStartAndFindPlatform } from '../services/rateLimits/rateLimits.ts';
 import { clientAddress } from '../security/clientAddress.ts';
 
 /** GET /v1/auth/start: a platform BFF sends the browser here to log in or register. */
@@ -9,21 +9,8 @@ export const startAuthentication: OperationHandler<'startAuthentication'> = asyn
   // Per client IP, before anything is written: a flood of starts leaves no transactions behind.
   // Counted by the statement that reads the platform (one round trip), refused before it is used.
   const subject = addressSubject(clientAddress(req, deps.config.trustedProxies));
-  const started = await startLogin(
-    deps,
-    {
-      platformKey: query.platformKey,
-      returnTo: query.returnTo,
-      ...(query.onboardingMode ? { onboardingMode: query.onboardingMode } : {}),
-      ...(query.handoffChallenge ? { handoffChallenge: query.handoffChallenge } : {}),
-      ...(query.platformState ? { platformState: query.platformState } : {}),
-      ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
-      ...(query.forceLogin !== undefined ? { forceLogin: query.forceLogin } : {}),
-      ...(query.requireSecondFactor !== undefined ? { requireSecondFactor: query.requireSecondFactor } : {}),
-      ...(query.stepUp !== undefined ? { stepUp: query.stepUp } : {}),
-    },
-    (platformKey) => consumeStartAndFindPlatform(deps, subject, platformKey),
-  );
+  // The validated query is the service's input as it is (StartInput: the contract's parameters).
+  const started = await startLogin(deps, query, (platformKey) => consumeStartAndFindPlatform(deps, subject, platformKey));
   setLoginBindingCookie(res, deps.config, started.transactionId, started.browserBinding);
   return { status: 302, location: started.authorizeUrl, headers: { 'Cache-Control': 'no-store' } };
 };

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { startDataExport as start } from '../services/dataRights/exports.ts';
 
 /** POST /v1/account/data-exports: queue an export of the caller's data (limited per person). */

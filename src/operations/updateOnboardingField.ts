@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { updateFieldDefinition } from '../services/onboarding/schema.ts';
 
 /** PATCH /v1/platforms/{platformKey}/onboarding/fields/{fieldKey} */

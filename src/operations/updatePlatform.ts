@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { updatePlatform as patchPlatform } from '../services/registry/index.ts';
 
 /** PATCH /v1/platforms/{platformKey}: merge semantics; only the properties sent change. */

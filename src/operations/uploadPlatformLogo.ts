@@ -1,7 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import type { OperationHandler } from '../api/types.ts';
 import { ApiError } from '../errors/catalogue.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import type { UploadImageType } from '../services/images/reencode.ts';
 import { LOGO_MAX_BYTES, LOGO_UPLOAD_TYPES, uploadLogo } from '../services/registry/index.ts';
 

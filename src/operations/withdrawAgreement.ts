@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { actorFromPrincipal } from '../services/audit.ts';
+import { actorFromPrincipal } from '../services/audit/audit.ts';
 import { withdrawConsent } from '../services/documents/agreements.ts';
 
 /** POST /v1/agreements/{platformKey}/withdrawals: withdraw consent to a custom document (idempotent). */

@@ -5,7 +5,7 @@
 // as a CSS custom property, and the logo is a path on this gateway (img-src 'self' of the CSP).
 import { HEX_COLOR_PATTERN } from '../services/registry/contrast.ts';
 import { brandName } from '../services/registry/branding.ts';
-import type { PlatformRow } from '../db/repositories/platforms.ts';
+import type { PlatformRow } from '../services/registry/index.ts';
 import type { PlatformPageBrand } from '../domain/platformBrand.ts';
 
 export type { PlatformPageBrand };

@@ -16,7 +16,7 @@ import { createApp } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createZitadelAccounts } from '../../src/services/identityProvider/zitadel.ts';
 import { patCredential } from '../../src/services/identityProvider/zitadelAuth.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';

@@ -20,7 +20,7 @@ import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../../src/db/embedded.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 
 const ACCOUNT_CENTER = 'http://account.test';

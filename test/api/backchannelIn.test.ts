@@ -19,7 +19,7 @@ import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
 import { BACKCHANNEL_LOGOUT_EVENT, LOGOUT_TOKEN_MAX_AGE_SECONDS, logoutTokenJtiDigest } from '../../src/oidc/logoutTokens.ts';
 import { CLOCK_TOLERANCE_SECONDS } from '../../src/oidc/accessTokens.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { purgeExpiredLogoutTokenJtis } from '../../src/services/backchannel/logoutIn.ts';
 
 const PATH = '/v1/auth/backchannel-logout';

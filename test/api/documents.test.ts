@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeIdp, type FakeIdp } from '../helpers/fakeIdp.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { sha256, randomToken } from '../../src/security/crypto.ts';

@@ -15,7 +15,7 @@ import { startFakeIdp, type FakeIdp } from '../helpers/fakeIdp.ts';
 import { basic, issueTestHandoff, seedPlatform } from './registryHelpers.ts';
 import { startHarness, addPlatform, startUrl, type Harness } from '../helpers/flowHarness.ts';
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { createDb } from '../../src/db/knex.ts';
 import { loadConfig } from '../../src/config/index.ts';

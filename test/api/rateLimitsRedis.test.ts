@@ -20,8 +20,8 @@ import { createLogger } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
 import { relyingPartyFromConfig } from '../../src/oidc/relyingParty.ts';
-import { closeRateLimitRedis, openRateLimitRedis, REDIS_COMMAND_TIMEOUT_MS } from '../../src/services/rateLimits.ts';
-import { REDIS_BREAKER_FAILURES } from '../../src/services/redisBreaker.ts';
+import { closeRateLimitRedis, openRateLimitRedis, REDIS_COMMAND_TIMEOUT_MS } from '../../src/services/rateLimits/rateLimits.ts';
+import { REDIS_BREAKER_FAILURES } from '../../src/services/rateLimits/redisBreaker.ts';
 import type { AppDeps } from '../../src/deps.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
 

@@ -9,11 +9,11 @@ import { obtainTokens } from '../helpers/oidcBrowser.ts';
 import { startDevIdp, type DevIdp } from '../../src/devidp/index.ts';
 import type { Db } from '../../src/db/knex.ts';
 import type { Permission } from '../../src/api/types.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
-import { findPlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { insertTransaction } from '../../src/db/repositories/transactions.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
+import { findPlatformByKey } from '../../src/services/registry/platformsRepository.ts';
+import { insertTransaction } from '../../src/services/login/transactionsRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { issueHandoff } from '../../src/services/handoff.ts';
+import { issueHandoff } from '../../src/services/login/handoff.ts';
 import { CLI_ACTOR, createPlatform, type PlatformCreateInput } from '../../src/services/registry/index.ts';
 
 /** The test configuration's account center origin: in CORS_ORIGINS by default. */

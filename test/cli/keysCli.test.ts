@@ -5,10 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { generateKeyRingSpec, parseKeyRing, randomToken, sha256 } from '../../src/security/crypto.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
-import { insertTransaction } from '../../src/db/repositories/transactions.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
+import { insertTransaction } from '../../src/services/login/transactionsRepository.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
-import { nonceAad, pkceAad, platformStateAad } from '../../src/services/loginFlow.ts';
+import { nonceAad, pkceAad, platformStateAad } from '../../src/services/login/loginFlow.ts';
 import { idTokenAad } from '../../src/services/sessions/create.ts';
 
 // `npm run gateway -- keys status|rotate-data` (issue 13 §10) as an operator runs it: a child

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedDemoBranding } from '../../src/devstack/branding.ts';
 import { CLI_ACTOR, createPlatform, getBranding, setBranding } from '../../src/services/registry/index.ts';
-import { findLogoImage } from '../../src/db/repositories/platformBranding.ts';
+import { findLogoImage } from '../../src/services/registry/platformBrandingRepository.ts';
 
 const DEMO = { primaryColor: '#0b6e69', displayNames: { de: 'Demo-Plattform' }, logo: { fill: '#0b6e69', ring: '#ffffff' } };
 

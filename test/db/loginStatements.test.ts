@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { markUserDeleted, upsertLoginUser } from '../../src/db/repositories/users.ts';
-import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
+import { findActivePlatformByKey } from '../../src/services/registry/platformsRepository.ts';
+import { markUserDeleted, upsertLoginUser } from '../../src/services/account/usersRepository.ts';
+import { insertLoginSession } from '../../src/services/sessions/repository.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { purgeExpired, withPurgeLock } from '../../src/db/repositories/maintenance.ts';
+import { purgeExpired, withPurgeLock } from '../../src/services/maintenance/repository.ts';
 import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
-import { attachLogin } from '../../src/db/repositories/transactions.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { attachLogin } from '../../src/services/login/transactionsRepository.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { issueHandoff } from '../../src/services/handoff.ts';
+import { issueHandoff } from '../../src/services/login/handoff.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
-import { purgeExpiredStepUpChallenges, reserveStepUpChallenge } from '../../src/db/repositories/stepUpChallenges.ts';
+import { purgeExpiredStepUpChallenges, reserveStepUpChallenge } from '../../src/services/login/stepUpChallengesRepository.ts';
 
 const DAY = 24 * 3600;
 const onboarding = { status: 'COMPLETE' as const, requirementVersion: 1, missingFields: [], canCompleteCentrally: true, missingDocuments: [], acceptedDocuments: [] };

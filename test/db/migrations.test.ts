@@ -33,7 +33,7 @@ const TABLES = [
   'agreement_records',
 ].sort();
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock'];
-// Every file of migrations/ must be applied (knex.ts lists them explicitly: a forgotten one fails here).
+// Every file of migrations/ must be applied (src/db/migrationList.ts lists them explicitly: a forgotten one fails here).
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../migrations/', import.meta.url)))
   .filter((name) => name.endsWith('.ts'))
   .map((name) => name.replace(/\.ts$/, ''))

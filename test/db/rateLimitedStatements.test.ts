@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { consumeTransactionByStateCounting } from '../../src/db/repositories/transactions.ts';
-import { redeemHandoff } from '../../src/db/repositories/handoffs.ts';
+import { findActivePlatformByKey } from '../../src/services/registry/platformsRepository.ts';
+import { consumeTransactionByStateCounting } from '../../src/services/login/transactionsRepository.ts';
+import { redeemHandoff } from '../../src/services/login/handoffsRepository.ts';
 import { seedPlatform } from '../api/registryHelpers.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 

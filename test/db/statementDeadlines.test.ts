@@ -11,11 +11,11 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freezableRelay, type FreezableRelay } from '../helpers/tcpRelay.ts';
 import { insertTestTransaction } from '../helpers/transactions.ts';
 import { createDb, runPrepared, STATEMENT_DEADLINE, STATEMENT_IN_TIME_CTE, type Db } from '../../src/db/knex.ts';
-import { findActivePlatformByKey } from '../../src/db/repositories/platforms.ts';
-import { upsertLoginUser } from '../../src/db/repositories/users.ts';
-import { insertLoginSession } from '../../src/db/repositories/sessions.ts';
-import { insertHandoff } from '../../src/db/repositories/handoffs.ts';
-import { insertTicket, spendTicket } from '../../src/db/repositories/avatars.ts';
+import { findActivePlatformByKey } from '../../src/services/registry/platformsRepository.ts';
+import { upsertLoginUser } from '../../src/services/account/usersRepository.ts';
+import { insertLoginSession } from '../../src/services/sessions/repository.ts';
+import { insertHandoff } from '../../src/services/login/handoffsRepository.ts';
+import { insertTicket, spendTicket } from '../../src/services/avatars/repository.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 

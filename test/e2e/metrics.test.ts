@@ -9,7 +9,7 @@ import { startHarness, addPlatform, browserLogin, type Harness, type TestPlatfor
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { startMetricsServer, type Metrics } from '../../src/observability/metrics.ts';
-import { schedulePurge } from '../../src/services/maintenance.ts';
+import { schedulePurge } from '../../src/services/maintenance/maintenance.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

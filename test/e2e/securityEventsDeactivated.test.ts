@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { basic, seedPlatform } from '../api/registryHelpers.ts';
-import { upsertUserFromIdp } from '../../src/db/repositories/users.ts';
+import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { activatePlatform, CLI_ACTOR, deactivatePlatform } from '../../src/services/registry/index.ts';
 import { recordPersonEvent, recordPlatformLeft, recordProfileChange } from '../../src/services/events/record.ts';
 import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';

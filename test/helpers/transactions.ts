@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/knex.ts';
-import { insertTransaction } from '../../src/db/repositories/transactions.ts';
+import { insertTransaction } from '../../src/services/login/transactionsRepository.ts';
 import { randomToken, sha256 } from '../../src/security/crypto.ts';
 
 /**

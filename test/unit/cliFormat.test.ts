@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { formatAuditList } from '../../src/cli/format.ts';
-import type { AuditEventList } from '../../src/services/audit.ts';
+import type { AuditEventList } from '../../src/services/audit/audit.ts';
 
 type AuditEvent = AuditEventList['items'][number];
 

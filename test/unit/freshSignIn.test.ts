@@ -1,10 +1,10 @@
-// The callback's rules for a fresh sign-in (src/services/freshSignIn.ts), at their edges: the age
+// The callback's rules for a fresh sign-in (src/services/login/freshSignIn.ts), at their edges: the age
 // is measured from the start of the login with 30 s of clock skew; prompt=login is an age of zero;
 // a second factor is any configured amr value; a step-up token opens only for its platform and
 // while it lives, and a start's parameters only ever add to what it asks.
 
 import { describe, expect, it } from 'vitest';
-import { combineRequests, NOTHING_REQUESTED, openStepUp, requestedAtStart, requireRequestedAuthentication, sealStepUp } from '../../src/services/freshSignIn.ts';
+import { combineRequests, NOTHING_REQUESTED, openStepUp, requestedAtStart, requireRequestedAuthentication, sealStepUp } from '../../src/services/login/freshSignIn.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planOperation } from '../../src/api/backend.ts';
+import { planOperation } from '../../src/api/requestParsing.ts';
 
 type Operation = Parameters<typeof planOperation>[0];
 const operation = (fields: Partial<Operation>): Operation => ({ operationId: 'op', method: 'get', path: '/v1/things', responses: {}, ...fields }) as Operation;

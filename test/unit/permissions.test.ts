@@ -3,7 +3,7 @@
 // the three names are ever copied; malformed claims grant nothing and never throw.
 
 import { describe, expect, it } from 'vitest';
-import { createPermissionReader, permissionsFromScope, permissionsFromZitadelRoles, unionPermissions } from '../../src/services/permissions.ts';
+import { createPermissionReader, permissionsFromScope, permissionsFromZitadelRoles, unionPermissions } from '../../src/oidc/permissions.ts';
 
 const ROLES = 'urn:zitadel:iam:org:project:roles';
 const PROJECT = '200000000000000001';

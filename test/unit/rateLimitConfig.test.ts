@@ -5,7 +5,7 @@ import type { Request } from 'express';
 
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { clientAddress, parseProxyEntry } from '../../src/security/clientAddress.ts';
-import { addressSubject } from '../../src/services/rateLimits.ts';
+import { addressSubject } from '../../src/services/rateLimits/rateLimits.ts';
 import { generateKeyRingSpec } from '../../src/security/crypto.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 

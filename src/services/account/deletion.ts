@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { IdentityProviderAccounts } from '../identityProvider/port.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
-import { lockUserForPurge, setDeletionReceipt, markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from '../../db/repositories/users.ts';
+import { lockUserForPurge, setDeletionReceipt, markIdpDeactivated, markUserDeleted, purgeUserData, usersAwaitingIdpDeactivation, usersDueForPurge } from './usersRepository.ts';
 import { recordAccountDeletionScheduled, recordAccountErased } from '../events/record.ts';
 import { requireLocalUser } from './localUser.ts';
 import { endSessions } from '../sessions/ending.ts';

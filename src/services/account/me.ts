@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
-import { activePlatformsOfMember } from '../../db/repositories/platforms.ts';
-import { findProfile } from '../../db/repositories/profiles.ts';
+import { activePlatformsOfMember } from '../registry/index.ts';
+import { findProfile } from './profilesRepository.ts';
 import { bootstrapAndEvaluate } from '../onboarding/status.ts';
 import { requireLocalUser } from './localUser.ts';
 

@@ -1,18 +1,19 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
-import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } from '../../db/repositories/profiles.ts';
+import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } from './profilesRepository.ts';
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { checkFieldValue } from '../onboarding/values.ts';
 import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';
 import { requireLocalUser } from './localUser.ts';
 import { recordProfileChange } from '../events/record.ts';
+import { schemaPattern } from '../../contract.ts';
 
 export type Profile = components['schemas']['Profile'];
 export type ProfileUpdate = components['schemas']['ProfileUpdateRequest'];
 
-/** BCP 47-shaped tag, as the contract's Locale schema (the API validated it; the check repeats it for other callers). */
-const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
+/** BCP 47-shaped tag, the contract's Locale schema (the API validated it; the check repeats it for other callers). */
+const LOCALE = schemaPattern('Locale');
 
 export async function getProfile(db: Db, principal: Principal): Promise<Profile> {
   return toProfile(await findProfile(db, requireLocalUser(principal)));

@@ -12,7 +12,7 @@ import {
   spendTicket,
   type RemovedAvatar,
   type SpentTicket,
-} from '../../db/repositories/avatars.ts';
+} from './repository.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { reencodeAvatar } from './image.ts';
 import { uploadLinkSigner, type SignedLink } from './signing.ts';

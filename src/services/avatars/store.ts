@@ -1,4 +1,4 @@
-import type { AvatarStoreKind } from '../../db/repositories/avatars.ts';
+import type { AvatarStoreKind } from './repository.ts';
 import type { UploadImageType } from '../images/reencode.ts';
 
 export type { AvatarStoreKind };

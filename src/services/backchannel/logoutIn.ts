@@ -59,7 +59,7 @@ async function liveSessionsOfProviderSession(db: Db, sid: string, sub: string): 
 /**
  * Forgets the `jti`s of logout tokens that could no longer be accepted anyway (past their
  * `expires_at`, set from the token's `exp` and `iat`), in bounded batches. For the periodic purge
- * (services/maintenance.ts); safe on many instances at once. Returns how many went.
+ * (services/maintenance/maintenance.ts); safe on many instances at once. Returns how many went.
  */
 export async function purgeExpiredLogoutTokenJtis(db: Db, batch = 5000): Promise<number> {
   let total = 0;

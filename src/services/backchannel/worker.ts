@@ -7,7 +7,7 @@ import { backchannelLogoutTask } from './delivery.ts';
 import { BACKCHANNEL_LOGOUT_TASK } from './outbox.ts';
 import { signingKeysFor } from './signingKeys.ts';
 import { securityEventPushTask } from '../events/push.ts';
-import { SECURITY_EVENT_TASK } from '../events/repository.ts';
+import { SECURITY_EVENT_TASK } from '../events/index.ts';
 import { DATA_EXPORT_TASK, dataExportTask } from '../dataRights/exportJob.ts';
 import type { Resolver } from '../../security/outboundLookup.ts';
 

@@ -2,7 +2,7 @@ import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import { ApiError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { enqueueBackchannelLogoutsOfPlatform } from '../backchannel/outbox.ts';
 import { recordPlatformLeft } from '../events/record.ts';

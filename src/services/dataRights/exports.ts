@@ -4,7 +4,7 @@ import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { postgresSource } from './chunkStore.ts';
 import { findExportRow, listExportRows, setExportLink, spendExportLink, startExportRow, type DataExportRow } from './exportRepository.ts';

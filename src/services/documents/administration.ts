@@ -1,12 +1,12 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
-import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
-import { bumpRequirementVersion } from '../../db/repositories/onboardingFields.ts';
-import { countCompleteMemberships } from '../../db/repositories/onboarding.ts';
-import { findUserBySub } from '../../db/repositories/users.ts';
+import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/index.ts';
+import { bumpRequirementVersion } from '../onboarding/index.ts';
+import { countCompleteMemberships } from '../onboarding/index.ts';
+import { findUserBySub } from '../account/index.ts';
 import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import {
   countAcceptancesByVersion,
   countActiveMembers,

@@ -2,11 +2,11 @@ import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
-import { findActivePlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
+import { findActivePlatformByKey, type PlatformRow } from '../registry/index.ts';
 import { isRequiredKind, isWithdrawableKind } from '../../domain/documents.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { requireLocalUser } from '../account/localUser.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { recordConsentWithdrawn } from '../events/record.ts';
 import { toVersionView } from './administration.ts';
 import {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex.ts';
-import { PLATFORM_CLIENT_MATCH } from '../../db/repositories/platforms.ts';
+import { PLATFORM_CLIENT_MATCH } from '../registry/platformsRepository.ts';
 import type { SecurityEventPayload, SecurityEventRow, SecurityEventStatus } from './types.ts';
 
 // The statements of the security events domain: recording events (and queueing their push

@@ -1,11 +1,11 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/onboarding.ts';
-import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
-import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from '../../db/repositories/onboardingFields.ts';
-import { countCompleteMemberships } from '../../db/repositories/onboarding.ts';
+import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/index.ts';
+import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from './onboardingFieldsRepository.ts';
+import { countCompleteMemberships } from './onboardingRepository.ts';
 import { ApiError, validationError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { validateFieldCreate, validateFieldPatch } from './definitions.ts';
 
 // Administration of a platform's onboarding schema (spec: Onboarding schema), shared by the

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
-import type { PlatformRow } from '../../db/repositories/platforms.ts';
-import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from '../../db/repositories/onboarding.ts';
+import type { PlatformRow } from '../registry/index.ts';
+import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from './onboardingRepository.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
 import { acceptedDocumentsOf, missingDocumentsOf } from '../documents/status.ts';
 import { isEmptyValue } from './values.ts';

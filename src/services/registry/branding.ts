@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
-import { findLogoImage, publishLogo, removeLogo, updateBrandingRow } from '../../db/repositories/platformBranding.ts';
-import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
+import { findLogoImage, publishLogo, removeLogo, updateBrandingRow } from './platformBrandingRepository.ts';
+import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from './platformsRepository.ts';
 import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { reencodeImage, type UploadImageType } from '../images/reencode.ts';
 import { AA_NORMAL_TEXT, BUTTON_TEXT_COLOR, HEX_COLOR_PATTERN, PAGE_BACKGROUND_COLOR, primaryColorContrast } from './contrast.ts';
 import { PLATFORM_KEY_PATTERN } from './rules.ts';

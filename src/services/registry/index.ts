@@ -8,6 +8,8 @@
 //
 // platforms.ts: the service functions (reads, writes, representation);
 // validate.ts: a create body and a patch, checked whole; rules.ts: one check per field.
+// Other domains reach the registry through this file only, never platformsRepository.ts
+// (npm run lint:deps, no-cross-domain-queries): the platform reads below are its API to them.
 
 export {
   activatePlatform,
@@ -49,3 +51,14 @@ export {
   type PlatformBrandingInput,
   type PlatformBrandingView,
 } from './branding.ts';
+export {
+  activePlatformsOfMember,
+  findActivePlatformById,
+  findActivePlatformByKey,
+  findActivePlatformByKeyCounting,
+  findPlatformByKey,
+  lockPlatformByKey,
+  lockPlatformForShare,
+  type OnboardingMode,
+  type PlatformRow,
+} from './platformsRepository.ts';

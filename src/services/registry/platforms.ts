@@ -11,19 +11,19 @@ import {
   updatePlatformRow,
   type PlatformChanges,
   type PlatformRow,
-} from '../../db/repositories/platforms.ts';
+} from './platformsRepository.ts';
 import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
-import { decodeCursor, encodeCursor, pageSize } from '../cursor.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
+import { decodeCursor, encodeCursor, pageSize } from '../../db/cursor.ts';
 import { checkCentral, checkComplete, checkEventReceiver, DEFAULT_RULES, PLATFORM_KEY_PATTERN, refuseInsecureUrls, type RegistryRules } from './rules.ts';
 import { CREATE_FIELDS, UPDATE_FIELDS, validateCreate, validateUpdate } from './validate.ts';
 
 // The registry's service functions (reads, writes, representation), shared by the
 // admin API and the operator CLI (see index.ts).
 
-export type { Actor } from '../audit.ts';
-export { CLI_ACTOR } from '../audit.ts';
+export type { Actor } from '../audit/audit.ts';
+export { CLI_ACTOR } from '../audit/audit.ts';
 
 export type PlatformView = components['schemas']['Platform'];
 export type PlatformList = components['schemas']['PlatformList'];

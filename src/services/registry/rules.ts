@@ -1,14 +1,16 @@
-import type { EventDelivery, OnboardingMode, PlatformRow } from '../../db/repositories/platforms.ts';
+import type { EventDelivery, OnboardingMode, PlatformRow } from './platformsRepository.ts';
 import { ApiError, type FieldError } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
-import { insecurePlatformUrls } from '../platformUrls.ts';
+import { insecurePlatformUrls } from './platformUrls.ts';
 import { canonicalLanguageTag } from '../onboarding/fieldTranslations.ts';
+import { schemaPattern } from '../../contract.ts';
 
 // The field rules of a platform record, one check per field, and the cross-field rules
 // of an active platform (see index.ts).
 
-export const PLATFORM_KEY_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
+/** A platform key, as the contract's PlatformKey schema defines it. */
+export const PLATFORM_KEY_PATTERN = schemaPattern('PlatformKey');
 
 /**
  * Rules that depend on where the gateway runs. Callers pass them from their own
@@ -55,7 +57,7 @@ export function checkPlatformKey(value: unknown, errors: FieldError[]): string |
   // hand the caller a different key than the one they sent (the account center
   // uppercases in its form, before submitting).
   if (typeof value !== 'string' || !PLATFORM_KEY_PATTERN.test(value)) {
-    return fail(errors, 'platformKey', value === undefined ? 'is required' : 'must match ^[A-Z][A-Z0-9_]{1,63}$ (uppercase letters, digits, underscores)');
+    return fail(errors, 'platformKey', value === undefined ? 'is required' : `must match ${PLATFORM_KEY_PATTERN.source} (uppercase letters, digits, underscores)`);
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import type { PlatformChanges, PlatformSettings } from '../../db/repositories/platforms.ts';
+import type { PlatformChanges, PlatformSettings } from './platformsRepository.ts';
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import {
   checkBackchannelLogoutUrl,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, Permission } from '../../domain/types.ts';
 import { randomToken, sha256, type KeyRing } from '../../security/crypto.ts';
-import { insertLoginSession, insertSession } from '../../db/repositories/sessions.ts';
+import { insertLoginSession, insertSession } from './repository.ts';
 import type { LoginAuthentication } from '../../domain/authentication.ts';
 
 /**

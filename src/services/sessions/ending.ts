@@ -1,5 +1,5 @@
 import type { Db } from '../../db/knex.ts';
-import { endSessionRows, type EndReason, type SessionSelector } from '../../db/repositories/sessions.ts';
+import { endSessionRows, type EndReason, type SessionSelector } from './repository.ts';
 import { enqueueBackchannelLogouts } from '../backchannel/outbox.ts';
 
 /**

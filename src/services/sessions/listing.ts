@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
-import { findSessionOwner, listLiveSessions } from '../../db/repositories/sessions.ts';
+import { findSessionOwner, listLiveSessions } from './repository.ts';
 import { ApiError } from '../../errors/catalogue.ts';
-import { recordAuditEvent, type Actor } from '../audit.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { endSessions } from './ending.ts';
 

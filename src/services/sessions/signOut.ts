@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../domain/types.ts';
-import { findActivePlatformByKey, type PlatformRow } from '../../db/repositories/platforms.ts';
-import { findSessionIdToken } from '../../db/repositories/sessions.ts';
+import { findActivePlatformByKey, type PlatformRow } from '../registry/index.ts';
+import { findSessionIdToken } from './repository.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
 import { idTokenAad } from './create.ts';

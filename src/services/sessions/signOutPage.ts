@@ -1,4 +1,4 @@
-import type { PlatformRow } from '../../db/repositories/platforms.ts';
+import type { PlatformRow } from '../registry/index.ts';
 
 import { escapeHtml, htmlPage } from '../../web/page.ts';
 import { pageIntl, type PageLanguage } from '../../web/i18n.ts';

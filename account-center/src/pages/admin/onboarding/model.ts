@@ -71,7 +71,8 @@ export const takesLengths = (type: FieldType) => LENGTH_TYPES.includes(type);
 export const takesRange = (type: FieldType) => RANGE_TYPES.includes(type);
 
 export const FIELD_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{1,63}$/;
-export const PLATFORM_KEY_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
+/** One copy in the account center: the registry pages' (contract: PlatformKey). */
+export { PLATFORM_KEY_PATTERN } from '../platforms/model.ts';
 export const SORT_ORDER_LIMIT = 1_000_000;
 
 export interface OptionDraft {

@@ -1,0 +1,151 @@
+import { runPrepared, type Db } from '../../db/knex.ts';
+import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
+import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
+import type { DocumentStanding } from '../../domain/documents.ts';
+import { DOCUMENT_STANDINGS_JSON } from '../documents/repository.ts';
+
+const FIELD_COLUMNS = `
+  f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,
+  f.profile_field AS "profileField", f.required, f.sort_order AS "sortOrder", f.options, f.validation,
+  f.ui_config AS "uiConfig", f.placeholder, f.description, f.translations, f.archived_at AS "archivedAt",
+  f.created_at AS "createdAt", f.updated_at AS "updatedAt"`;
+
+/**
+ * A user's current value of field `f`: the canonical profile column for a PROFILE_FIELD
+ * (`p`, shared by every platform that binds it), the platform-scoped value otherwise (`v`).
+ * Profile columns come from a fixed list.
+ */
+const CURRENT_VALUE = `
+  CASE WHEN f.source = 'PROFILE_FIELD' THEN
+    CASE f.profile_field
+      ${(Object.entries(PROFILE_COLUMNS) as [ProfileField, string][])
+        .map(([property, column]) => `WHEN '${property}' THEN to_jsonb(${column === 'date_of_birth' ? "to_char(p.date_of_birth, 'YYYY-MM-DD')" : `p.${column}`})`)
+        .join('\n      ')}
+    END
+  ELSE v.value END`;
+
+/** Empty as the value rules define it: null, an empty multi-select, or a blank string. */
+const IS_EMPTY = (value: string) =>
+  `(${value} IS NULL OR ${value} = 'null'::jsonb OR ${value} = '[]'::jsonb OR (jsonb_typeof(${value}) = 'string' AND btrim(${value} #>> '{}') = ''))`;
+
+export interface FieldWithValue extends FieldDefinitionRow {
+  /** The user's current value: null (or [] for a multi-select) when empty. */
+  value: unknown;
+}
+
+/** What the onboarding status is calculated from: the active fields with values, and the person's standing with the platform's documents. */
+export interface OnboardingInputs {
+  fields: FieldWithValue[];
+  documents: DocumentStanding[];
+}
+
+/** The text of gw_onboarding_inputs, built once: runPrepared compares it with the prepared one on every call. */
+const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents
+       FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
+       LEFT JOIN (
+         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
+           FROM onboarding_fields f
+           LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
+           LEFT JOIN profiles p ON p.user_id = :userId
+          WHERE f.platform_id = :platformId AND f.archived_at IS NULL) AS f ON true
+      ORDER BY f."sortOrder", f."fieldKey"`;
+
+/**
+ * Active field definitions of a platform with one user's current values, in rendering order,
+ * and the user's standing with each current document of the platform (issue 25), in one
+ * statement: the callback runs it, and the documents ride in it at no extra round trip. The
+ * documents come as a jsonb array on every row; the outer join keeps one row (with no field)
+ * when the platform has no active field.
+ */
+export async function activeFieldsWithValues(db: Db, platformId: string, userId: string): Promise<OnboardingInputs> {
+  // Named (a prepared statement): every callback runs it.
+  const { rows } = await runPrepared<FieldWithValue & { documents: DocumentStanding[] }>(
+    db,
+    'gw_onboarding_inputs',
+    ONBOARDING_INPUTS_SQL,
+    { platformId, userId },
+  );
+  return onboardingInputsOf(rows);
+}
+
+/** Splits the rows of the onboarding statement (shared with the bench's bare server). */
+export function onboardingInputsOf(rows: readonly (FieldWithValue & { documents: DocumentStanding[] })[]): OnboardingInputs {
+  const documents = rows[0]?.documents ?? [];
+  const fields = rows.filter((row) => row.id !== null).map(({ documents: _documents, ...field }) => field);
+  return { fields, documents };
+}
+
+/** Every definition of a platform, archived ones included, by key (a values write must tell unknown from archived). */
+export async function allFieldsOfPlatform(db: Db, platformId: string): Promise<FieldDefinitionRow[]> {
+  const { rows } = await db.raw<{ rows: FieldDefinitionRow[] }>(
+    `SELECT ${FIELD_COLUMNS} FROM onboarding_fields f WHERE f.platform_id = ?`,
+    [platformId],
+  );
+  return rows;
+}
+
+/** Platform-scoped (CUSTOM_FIELD) values of a user, in one statement. */
+export async function upsertCustomValues(db: Db, userId: string, platformId: string, values: ReadonlyMap<string, unknown>): Promise<void> {
+  if (values.size === 0) return;
+  await db.raw(
+    `INSERT INTO onboarding_values (user_id, platform_id, field_key, value)
+     SELECT :userId, :platformId, entry.key, entry.value
+       FROM jsonb_each(CAST(:values AS jsonb)) AS entry
+     ON CONFLICT (user_id, platform_id, field_key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    { userId, platformId, values: JSON.stringify(Object.fromEntries(values)) },
+  );
+}
+
+/** Canonical profile properties of a user (PROFILE_FIELD values): columns only from the fixed map. */
+export async function updateProfileValues(db: Db, userId: string, values: ReadonlyMap<ProfileField, string | null>): Promise<void> {
+  if (values.size === 0) return;
+  const columns = [...values.keys()].map((property) => PROFILE_COLUMNS[property]);
+  await db.raw(
+    `INSERT INTO profiles (user_id, ${columns.join(', ')})
+     VALUES (:userId, ${[...values.keys()].map((property) => `:${property}`).join(', ')})
+     ON CONFLICT (user_id) DO UPDATE SET ${columns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, updated_at = now()`,
+    { userId, ...Object.fromEntries(values) },
+  );
+}
+
+/** Membership is created on first use of a platform; returns the version the user completed, if any. */
+export async function bootstrapMembership(db: Db, userId: string, platformId: string): Promise<{ completedRequirementVersion: number | null }> {
+  const { rows } = await db.raw<{ rows: { completedRequirementVersion: number | null }[] }>(
+    `INSERT INTO platform_memberships (user_id, platform_id) VALUES (?, ?)
+     ON CONFLICT (user_id, platform_id) DO UPDATE SET updated_at = now()
+     RETURNING completed_requirement_version AS "completedRequirementVersion"`,
+    [userId, platformId],
+  );
+  return rows[0]!;
+}
+
+/** Records the requirement version the user completed (null: no longer complete). */
+export async function setCompletedVersion(db: Db, userId: string, platformId: string, version: number | null): Promise<void> {
+  await db.raw(
+    `UPDATE platform_memberships
+        SET completed_requirement_version = :version, completed_at = CASE WHEN CAST(:version AS integer) IS NULL THEN NULL ELSE now() END, updated_at = now()
+      WHERE user_id = :userId AND platform_id = :platformId`,
+    { userId, platformId, version },
+  );
+}
+
+/**
+ * How many users' onboarding is COMPLETE for the platform's current requirement version:
+ * they completed it and no active required field of theirs is empty. Every schema change
+ * turns all of them back to IN_PROGRESS (the impact a dry run reports).
+ */
+export async function countCompleteMemberships(db: Db, platformId: string, requirementVersion: number): Promise<number> {
+  const { rows } = await db.raw<{ rows: { count: string }[] }>(
+    `SELECT count(*) AS count
+       FROM platform_memberships m
+      WHERE m.platform_id = :platformId AND m.completed_requirement_version = :requirementVersion
+        AND NOT EXISTS (
+          SELECT 1 FROM onboarding_fields f
+            LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = m.user_id
+            LEFT JOIN profiles p ON p.user_id = m.user_id
+           WHERE f.platform_id = m.platform_id AND f.archived_at IS NULL AND f.required
+             AND ${IS_EMPTY(CURRENT_VALUE)})`,
+    { platformId, requirementVersion },
+  );
+  return Number(rows[0]!.count);
+}
