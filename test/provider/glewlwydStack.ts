@@ -38,6 +38,9 @@ export function installGlewlwyd(log: (line: string) => void): string | null {
   log('installing glewlwyd, sqlite3 (Debian)');
   try {
     execFileSync('debconf-set-selections', { input: 'glewlwyd glewlwyd/config_type select No configuration\n' });
+    // A fresh machine may have stale package lists (the LemonLDAP::NG install updates them only
+    // when it installs something itself).
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
     execFileSync('apt-get', ['install', '-y', '-qq', 'glewlwyd', 'sqlite3'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   } catch (error) {
     return `apt-get install glewlwyd sqlite3 failed: ${(error as Error).message.split('\n')[0]}`;
