@@ -49,9 +49,18 @@ export interface GatewayStack {
   close(): Promise<void>;
 }
 
-export async function startGatewayStack(env: Record<string, string> = {}): Promise<GatewayStack> {
-  const provider = inject('provider');
-  const llng = llngControl(provider.folder, provider.issuer);
+/** Another provider than the suite's LemonLDAP::NG (Glewlwyd): its issuer, the gateway's client there, the gateway's port. */
+export interface OtherProvider {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  gatewayPort: number;
+}
+
+export async function startGatewayStack(env: Record<string, string> = {}, other?: OtherProvider): Promise<GatewayStack> {
+  const suite = inject('provider');
+  const llng = llngControl(suite.folder, suite.issuer);
+  const provider = other ?? suite;
   const baseUrl = `http://127.0.0.1:${provider.gatewayPort}`;
   const cleanups: (() => Promise<unknown>)[] = [];
   const close = async () => {
@@ -69,7 +78,7 @@ export async function startGatewayStack(env: Record<string, string> = {}): Promi
         GATEWAY_SIGNING_KEYS: generateSigningKeySpec('provider-suite'),
         ...env,
       },
-      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, scopes: ['openid', 'profile', 'email'] },
+      oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, scopes: other ? ['openid'] : ['openid', 'profile', 'email'] },
     });
     const server: http.Server = await new Promise((resolve) => {
       const listening = gateway.app.listen(provider.gatewayPort, '127.0.0.1', () => resolve(listening));

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { freePort } from '../../src/db/embedded.ts';
 import { missingPackages, startLlng, type LlngStack } from './llngStack.ts';
+import { installGlewlwyd } from './glewlwydStack.ts';
 
 const RUN_LIMIT_MS = 8 * 60_000;
 
@@ -48,6 +49,9 @@ function install(): string | null {
 
 export default async function setup(project: TestProject) {
   const skipped = install();
+  // Glewlwyd serves check 5 only (glewlwyd.test.ts): when it cannot be installed that file reports itself skipped.
+  const glewlwyd = installGlewlwyd(log);
+  if (glewlwyd) log(`Glewlwyd not installed: ${glewlwyd}`);
   const empty = { issuer: '', folder: '', clientId: '', clientSecret: '', gatewayPort: 0 };
   if (skipped) {
     log(`skipped: ${skipped}`);

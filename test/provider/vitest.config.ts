@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:provider`: the gateway against LemonLDAP::NG (test/provider/README in docs/providers.md).
+// `npm run test:provider`: the gateway against LemonLDAP::NG, and Glewlwyd for check 5 (test/provider/README in docs/providers.md).
 // Its own vitest configuration, not a project of the main one: it installs Debian packages and
 // starts a provider that npm test must not need, and its files share that one provider and change
 // its configuration (a rotated key), so they run one after the other, in one worker.
