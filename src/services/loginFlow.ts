@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps.ts';
-import type { Principal } from '../domain/types.ts';
+import { letsThrough, type Principal } from '../domain/types.ts';
 import { ApiError, type NextStep } from '../errors/catalogue.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { digestEquals, randomToken, sha256 } from '../security/crypto.ts';
@@ -264,8 +264,9 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   if (user.deletedAt) throw accountDeleted();
   // 6. onboarding, evaluated on the server (read after the upsert: a new user's profile is prefilled by it)
   // (the same statement reads the person's standing with the platform's documents: no extra round trip)
-  const { fields, documents } = await activeFieldsWithValues(deps.db, platform.id, user.id);
-  const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion, documents);
+  // (and the platform's requirement changes still in grace, issue 36)
+  const { fields, documents, graces } = await activeFieldsWithValues(deps.db, platform.id, user.id);
+  const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion, documents, graces);
   // 9. where the browser goes next, decided before anything is written for it
   const toOnboarding = goesToCentralOnboarding(tx.onboardingMode, onboarding);
   if (!toOnboarding && !platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');
@@ -398,7 +399,7 @@ async function continueTo(
 
 /** Central onboarding first: the platform asked for it, it is incomplete, and it can be completed centrally. */
 function goesToCentralOnboarding(mode: OnboardingMode, onboarding: OnboardingStatus): boolean {
-  return mode === 'central' && onboarding.status !== 'COMPLETE' && onboarding.canCompleteCentrally;
+  return mode === 'central' && !letsThrough(onboarding.status) && onboarding.canCompleteCentrally;
 }
 
 function accountDeleted(): ApiError {

@@ -174,7 +174,7 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
     const body = creating ? createBody(draft, settings) : patchBody(stored, settings);
     if (!creating && Object.keys(body).length === 0) {
       // Nothing differs from the stored definition: a PATCH needs one property, and would change nothing.
-      setPending({ body, preview: { dryRun: true, changed: false, changedFields: [], field: stored, requirementVersion: 0, reopenedUsers: 0 } });
+      setPending({ body, preview: { dryRun: true, changed: false, changedFields: [], field: stored, requirementVersion: 0, reopenedUsers: 0, enforceAfter: null, graceUsers: 0, meetingUsers: 0 } });
       return;
     }
     setBusy(true);

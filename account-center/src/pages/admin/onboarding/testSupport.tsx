@@ -143,6 +143,9 @@ export class FakeGateway {
         field,
         requirementVersion: this.requirementVersion + (changed.length > 0 ? 1 : 0),
         reopenedUsers: changed.length > 0 ? this.reopened : 0,
+        enforceAfter: null,
+        graceUsers: 0,
+        meetingUsers: 0,
       };
       return { status: 200, body: preview };
     }
