@@ -185,6 +185,29 @@ describe('grace periods for requirement changes (issue 36)', () => {
     expect(isOnboarding(after.location, platform.key)).toBe(true);
   });
 
+  it('saving the form in grace without the new field keeps the grace; emptying a field required before takes it back', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
+
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+    const as = (req: request.Test) => req.set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER);
+    // The account center's form saves every field it shows; the new one is still empty.
+    const saved = await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme Ltd', teamSize: null } }).expect(200);
+    expect(saved.body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['teamSize'] });
+    const again = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(again.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+
+    // Emptying the company, which the completed form had: no longer a person who met the requirements before.
+    const emptied = await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: null } }).expect(200);
+    expect(emptied.body.onboarding).toMatchObject({ status: 'NOT_STARTED', missingFields: ['company', 'teamSize'] });
+    const blocked = await browserLogin(harness, platform.key, ALICE);
+    expect(isOnboarding(blocked.location, platform.key)).toBe(true);
+  });
+
   it('refuses an enforcement date that is not in the future, or not a date, and writes nothing', async () => {
     const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
     const body = { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true };
