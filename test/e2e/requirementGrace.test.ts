@@ -146,7 +146,11 @@ describe('grace periods for requirement changes (issue 36)', () => {
     const publishUrl = `/v1/platforms/${platform.key}/documents/terms/versions/${draft.body.version}/publish`;
     const dry = await admin(app().post(`${publishUrl}?dryRun=true&enforceAfter=${encodeURIComponent(deadline)}`)).expect(200);
     expect(dry.body).toMatchObject({ dryRun: true, blocking: true, mustAccept: 1, enforceAfter: deadline, graceUsers: 1, meetingUsers: 0 });
-    await admin(app().post(`${publishUrl}?enforceAfter=${encodeURIComponent(deadline)}`)).expect(200);
+    // Two tabs (or a retried request) publishing at once: one publication, one version in grace.
+    const both = await Promise.all([1, 2].map(() => admin(app().post(`${publishUrl}?enforceAfter=${encodeURIComponent(deadline)}`))));
+    expect(both.map((res) => res.status)).toEqual([200, 200]);
+    const graces = await admin(app().get(`/v1/platforms/${platform.key}/onboarding/grace`)).expect(200);
+    expect(graces.body.items).toEqual([{ requirementVersion: graces.body.requirementVersion, enforceAfter: deadline }]);
 
     const during = await browserLogin(harness, platform.key, ALICE);
     expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding).toMatchObject({
