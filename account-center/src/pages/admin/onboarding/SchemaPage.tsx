@@ -42,6 +42,8 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
   const [notice, setNotice] = useState<string | null>((location.state as FlashState | null)?.notice ?? null);
   const [failure, setFailure] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
+  /** When the change is enforced (issue 36): null for immediately. */
+  const [enforceAfter, setEnforceAfter] = useState<string | null>(null);
   const [working, setWorking] = useState<string | null>(null);
   const [focusAfter, setFocusAfter] = useState<string | null>(null);
   const noticeRef = useRef<HTMLDivElement>(null);
@@ -113,12 +115,13 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
     setWorking('confirm');
     try {
       if (pending.kind === 'archive') {
-        await archiveField(api, platformKey, pending.field.fieldKey, false);
+        await archiveField(api, platformKey, pending.field.fieldKey, false, enforceAfter);
       } else {
-        for (const change of pending.plan) await updateField(api, platformKey, change.fieldKey, { sortOrder: change.sortOrder }, false);
+        for (const change of pending.plan) await updateField(api, platformKey, change.fieldKey, { sortOrder: change.sortOrder }, false, enforceAfter);
       }
       const answer = await reload();
       setPending(null);
+      setEnforceAfter(null);
       const version = answer ? answer.requirementVersion : null;
       const values = { label: pending.field.label, version: version ?? 0, known: String(version !== null) };
       if (pending.kind === 'archive') {
@@ -129,6 +132,7 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
       }
     } catch (problem) {
       setPending(null);
+      setEnforceAfter(null);
       await reload();
       fail(problem, pending.kind === 'archive' ? 'schema.page.notArchived' : 'schema.page.notMoved', pending.field.label);
     } finally {
@@ -207,7 +211,8 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
         danger={pending?.kind === 'archive'}
         busy={working === 'confirm'}
         onConfirm={() => void confirm()}
-        onCancel={() => setPending(null)}
+        onCancel={() => { setPending(null); setEnforceAfter(null); }}
+        enforcement={{ enforceAfter, onChange: setEnforceAfter }}
       />
     </>
   );

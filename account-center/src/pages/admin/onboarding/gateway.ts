@@ -47,9 +47,9 @@ export async function updateField(api: Api, platformKey: string, fieldKey: strin
 }
 
 export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: true): Promise<ChangePreview>;
-export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: false): Promise<Definition>;
-export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: boolean): Promise<Definition | ChangePreview> {
-  const answer = await call<Definition | ChangePreview>(api.DELETE(FIELD, { params: { path: { platformKey, fieldKey }, query: dryRun ? { dryRun: true } : {} } }));
+export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: false, enforceAfter?: string | null): Promise<Definition>;
+export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: boolean, enforceAfter: string | null = null): Promise<Definition | ChangePreview> {
+  const answer = await call<Definition | ChangePreview>(api.DELETE(FIELD, { params: { path: { platformKey, fieldKey }, query: writeQuery(dryRun, enforceAfter) } }));
   return dryRun ? preview(answer) : definition(answer);
 }
 
