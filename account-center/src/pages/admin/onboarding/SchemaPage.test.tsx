@@ -92,6 +92,19 @@ describe('a platform’s form', () => {
     expect(real[0]!.query.get('enforceAfter')).toBe(new Date('2031-04-01T10:00').toISOString());
   });
 
+  it('lists the changes in a grace period and applies them now (issue 36)', async () => {
+    const fake = gateway();
+    fake.graces = [{ requirementVersion: 3, enforceAfter: '2031-03-01T09:30:00.000Z' }];
+    await open(fake);
+    const panel = await screen.findByRole('region', { name: 'Changes in a grace period' });
+    expect(within(panel).getByText(/^Requirement version 3: applies from /)).toBeDefined();
+    await userEvent.click(within(panel).getByRole('button', { name: 'Apply now' }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Changes in a grace period' })).toBeNull());
+    const put = fake.writes().find((write) => write.method === 'PUT');
+    expect(put).toMatchObject({ path: `/v1/platforms/${KEY}/onboarding/grace` });
+    expect(Date.parse((put!.body as { enforceAfter: string }).enforceAfter)).toBeLessThanOrEqual(Date.now());
+  });
+
   it('cancelling changes nothing', async () => {
     const fake = await open();
     await userEvent.click(screen.getByRole('button', { name: 'Archive Company' }));

@@ -10,6 +10,7 @@ import { hasPermission, useSession } from '../../../session.tsx';
 import { archiveField, updateField } from './gateway.ts';
 import { FormPreview } from './FormPreview.tsx';
 import { ImpactDialog } from './ImpactDialog.tsx';
+import { GracePanel } from './GracePanel.tsx';
 import { profileProperty, propertyLabel, typeLabel, type ChangePreview, type Definition } from './model.ts';
 import { movePlan, type SortChange } from './reordering.ts';
 import { ADMIN_BASE, fieldPath, newFieldPath } from './paths.ts';
@@ -166,6 +167,7 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
               {platform ? <div><dt>{t('schema.page.onboarding')}</dt><dd>{modeWords(intl, platform.defaultOnboardingMode)}</dd></div> : null}
             </dl>
             <p className="oa-muted">{t('schema.page.versionNote')}</p>
+            <GracePanel platformKey={platformKey} canWrite={canWrite} requirementVersion={list.requirementVersion} />
 
             <section className="panel" aria-labelledby="oa-fields-title">
               <div className="oa-section-head">
