@@ -20,7 +20,10 @@ export async function up(knex: Knex): Promise<void> {
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (platform_id, requirement_version)
     );
+    COMMENT ON TABLE requirement_graces IS 'Requirement versions of a platform whose enforcement waits until enforce_after (issue 36); no row: enforced at publication';
+    COMMENT ON COLUMN requirement_graces.enforce_after IS 'From then on the version blocks whoever has not met it; moved by moveRequirementGraces';
     ALTER TABLE document_versions ADD COLUMN requirement_version integer;
+    COMMENT ON COLUMN document_versions.requirement_version IS 'The platform requirement version this blocking version raised when published (null: non-blocking, or published before issue 36)';
   `);
 }
 
