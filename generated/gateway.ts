@@ -871,7 +871,7 @@ export interface paths {
          *     transaction**, exactly as an onboarding field change does, so every `COMPLETE`
          *     onboarding is `IN_PROGRESS` again and the next login or resume goes through central
          *     onboarding (or, in `platform` mode, the exchange lists it in
-         *     `onboarding.missingDocuments`). A non-material version asks nothing: people who
+         *     `onboarding.missingDocuments`); with `enforceAfter`, `GRACE` until that date. A non-material version asks nothing: people who
          *     accepted an earlier one see it as `updated`.
          *
          *     With `dryRun=true` nothing is written or audited: `200` with a
@@ -1203,7 +1203,8 @@ export interface paths {
          * @description Creates one definition. `fieldKey` must be unique per platform (`409 CONFLICT`) and is
          *     immutable afterwards. Increments the platform's `requirementVersion` by exactly one, in
          *     the same transaction: every user whose onboarding was `COMPLETE` is `IN_PROGRESS` from
-         *     then on, and the next login, resume or status check sends them back through onboarding.
+         *     then on, and the next login, resume or status check sends them back through onboarding
+         *     (with `enforceAfter`: `GRACE` until that date, and the login goes on as before).
          *
          *     With `dryRun=true` nothing is written or audited: the answer is `200` with an
          *     `OnboardingSchemaChangePreview` (the definition as it would be stored, the next
