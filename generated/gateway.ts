@@ -520,6 +520,8 @@ export interface paths {
          *     * `IN_PROGRESS`: any active field has a value (the first stored non-empty value turns
          *       `NOT_STARTED` into `IN_PROGRESS`), or the user completed an earlier version (every
          *       schema change raises `requirementVersion`, which moves `COMPLETE` back to `IN_PROGRESS`);
+         *     * `GRACE`: not complete, but only because of changes published with an enforcement date
+         *       still to come (`enforceAfter`); `graceUntil` says when they block;
          *     * `NOT_STARTED`: otherwise.
          *
          *     `missingFields` lists the keys of active required fields that are still empty. Callers as
@@ -869,7 +871,7 @@ export interface paths {
          *     transaction**, exactly as an onboarding field change does, so every `COMPLETE`
          *     onboarding is `IN_PROGRESS` again and the next login or resume goes through central
          *     onboarding (or, in `platform` mode, the exchange lists it in
-         *     `onboarding.missingDocuments`). A non-material version asks nothing: people who
+         *     `onboarding.missingDocuments`); with `enforceAfter`, `GRACE` until that date. A non-material version asks nothing: people who
          *     accepted an earlier one see it as `updated`.
          *
          *     With `dryRun=true` nothing is written or audited: `200` with a
@@ -1138,6 +1140,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platforms/{platformKey}/onboarding/grace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the requirement changes still in grace
+         * @description The platform's requirement versions published with an enforcement date still to come
+         *     (`enforceAfter` on a field change or a document publication), oldest first. Empty when
+         *     every change is enforced. Requires `onboarding:schema:read` (`x-platform-claim` as for
+         *     the onboarding schema).
+         */
+        get: operations["listRequirementGraces"];
+        /**
+         * Move the enforcement date of the changes in grace
+         * @description Moves every requirement version still in grace to `enforceAfter`: later to give people
+         *     more time, earlier to shorten it; a time not in the future enforces them now (the next
+         *     login of everyone who has not met them blocks, as an immediate change does). Versions
+         *     already enforced stay so. Safe to retry (the same body gives the same dates). Answers the
+         *     versions still in grace afterwards. Audited as `requirement_grace.move`. Requires
+         *     `onboarding:schema:write` (`x-platform-claim` as for the onboarding schema).
+         */
+        put: operations["moveRequirementGraces"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platforms/{platformKey}/onboarding/fields": {
         parameters: {
             query?: never;
@@ -1166,7 +1203,8 @@ export interface paths {
          * @description Creates one definition. `fieldKey` must be unique per platform (`409 CONFLICT`) and is
          *     immutable afterwards. Increments the platform's `requirementVersion` by exactly one, in
          *     the same transaction: every user whose onboarding was `COMPLETE` is `IN_PROGRESS` from
-         *     then on, and the next login, resume or status check sends them back through onboarding.
+         *     then on, and the next login, resume or status check sends them back through onboarding
+         *     (with `enforceAfter`: `GRACE` until that date, and the login goes on as before).
          *
          *     With `dryRun=true` nothing is written or audited: the answer is `200` with an
          *     `OnboardingSchemaChangePreview` (the definition as it would be stored, the next
@@ -2079,10 +2117,13 @@ export interface components {
          *     |---|---|
          *     | `NOT_STARTED` | No value has been stored yet for the platform's fields. |
          *     | `IN_PROGRESS` | Values exist, or the schema changed after completion, and onboarding is not complete. |
+         *     | `GRACE` | Not complete, but everything missing was introduced by changes published with a later enforcement date (`enforceAfter`): the login goes on as before until `graceUntil`, then the status is `IN_PROGRESS` and blocks. The platform decides whether to nudge. |
          *     | `COMPLETE` | Completed and no active required field is missing. |
+         *
+         *     A client that knows only the first three values treats any other as not complete.
          * @enum {string}
          */
-        OnboardingStatusValue: "NOT_STARTED" | "IN_PROGRESS" | "COMPLETE";
+        OnboardingStatusValue: "NOT_STARTED" | "IN_PROGRESS" | "GRACE" | "COMPLETE";
         /**
          * @description A permission (access-token scope copied onto the gateway session).
          *
@@ -2414,6 +2455,13 @@ export interface components {
              *     consent is absent). The platform reads the full record with `getPlatformAgreements`.
              */
             acceptedDocuments: components["schemas"]["DocumentReference"][];
+            /**
+             * Format: date-time
+             * @description Only with `GRACE`: from this time on, what `missingFields` and `missingDocuments`
+             *     list (and confirming the current `requirementVersion`) blocks the handoff. The
+             *     earliest enforcement date of the changes the person has not met.
+             */
+            graceUntil?: string;
         };
         /**
          * @description A field value. Its JSON type depends on the definition's `fieldType`:
@@ -2659,6 +2707,15 @@ export interface components {
             requirementVersion: components["schemas"]["RequirementVersion"];
             /** @description Users whose onboarding would go from `COMPLETE` to `IN_PROGRESS` (the requirement version is raised for a blocking version). */
             reopenedUsers: number;
+            /**
+             * Format: date-time
+             * @description When the change would be enforced (`enforceAfter`); null for immediately.
+             */
+            enforceAfter: string | null;
+            /** @description With `enforceAfter`, the users who would sign in with `GRACE` until then (the users the change reopens); 0 for immediately. */
+            graceUsers: number;
+            /** @description Of the users the change reopens, those who already meet the new requirement (nothing would be missing; they only confirm). */
+            meetingUsers: number;
         };
         /** @description A version of one of the platform's documents. */
         DocumentReference: {
@@ -3134,9 +3191,10 @@ export interface components {
          *     | `data_export.start` | A person started an export of their data (no platform). |
          *     | `data_export.download` | A person downloaded an export of their data (no platform). |
          *     | `membership.leave` | A person left a platform (the platform's key). |
+         *     | `requirement_grace.move` | The enforcement date of a platform's requirement changes in grace was moved. |
          * @enum {string}
          */
-        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave";
+        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave" | "requirement_grace.move";
         /** @description One audited change. Names the changed properties, never their values or secrets. */
         AuditEvent: {
             /** Format: uuid */
@@ -3485,6 +3543,29 @@ export interface components {
             description?: components["schemas"]["OnboardingFieldDescription"];
             translations?: components["schemas"]["OnboardingFieldTranslations"];
         };
+        /** @description A platform's requirement versions whose enforcement date is still to come (issue 36). */
+        RequirementGraceList: {
+            platformKey: components["schemas"]["PlatformKey"];
+            requirementVersion: components["schemas"]["RequirementVersion"];
+            items: components["schemas"]["RequirementGrace"][];
+        };
+        /** @description One requirement version in grace. */
+        RequirementGrace: {
+            requirementVersion: components["schemas"]["RequirementVersion"];
+            /**
+             * Format: date-time
+             * @description From this time on the version blocks whoever has not met it.
+             */
+            enforceAfter: string;
+        };
+        /** @description The new enforcement date of every requirement version in grace. */
+        RequirementGraceMoveRequest: {
+            /**
+             * Format: date-time
+             * @description The new date; a time not in the future enforces the versions now.
+             */
+            enforceAfter: string;
+        };
         /**
          * @description What a schema change would do (`dryRun=true`), computed exactly as the change itself
          *     would be, with nothing written or audited. No identity product offers this: it lets an
@@ -3501,6 +3582,15 @@ export interface components {
             requirementVersion: components["schemas"]["RequirementVersion"];
             /** @description How many users' onboarding would go from `COMPLETE` to `IN_PROGRESS` (every user who completed the current version and has no required field empty). */
             reopenedUsers: number;
+            /**
+             * Format: date-time
+             * @description When the change would be enforced (`enforceAfter`); null for immediately.
+             */
+            enforceAfter: string | null;
+            /** @description With `enforceAfter`, the users who would sign in with `GRACE` until then (the users the change reopens); 0 for immediately. */
+            graceUsers: number;
+            /** @description Of the users the change reopens, those who already meet the new requirement (nothing would be missing; they only confirm). */
+            meetingUsers: number;
         };
         /** @description A platform's field definitions with its current requirement version. */
         OnboardingFieldList: {
@@ -4068,6 +4158,14 @@ export interface components {
         UploadExpires: number;
         /** @description HMAC-SHA256 of the ticket id and expiry under the gateway's key (base64url). */
         UploadSignature: string;
+        /**
+         * @description When the change is enforced (issue 36). Absent: immediately, as always (the next login
+         *     of everyone who has not met it goes through onboarding). A date-time in the future:
+         *     until then a person who met the requirement before signs in as before, with the status
+         *     `GRACE` and its `graceUntil`; from then on it blocks. A time not in the future is
+         *     refused (`400`). Move the date later with `moveRequirementGraces`.
+         */
+        EnforceAfter: string;
         /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
         DryRun: boolean;
         /** @description Key of the platform. */
@@ -5035,6 +5133,14 @@ export interface operations {
             query?: {
                 /** @description Answer who would have to accept the version, writing and auditing nothing. */
                 dryRun?: boolean;
+                /**
+                 * @description When the change is enforced (issue 36). Absent: immediately, as always (the next login
+                 *     of everyone who has not met it goes through onboarding). A date-time in the future:
+                 *     until then a person who met the requirement before signs in as before, with the status
+                 *     `GRACE` and its `graceUntil`; from then on it blocks. A time not in the future is
+                 *     refused (`400`). Move the date later with `moveRequirementGraces`.
+                 */
+                enforceAfter?: components["parameters"]["EnforceAfter"];
             };
             header?: never;
             path: {
@@ -5572,6 +5678,71 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listRequirementGraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions in grace. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequirementGraceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    moveRequirementGraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key of the platform. */
+                platformKey: components["parameters"]["PlatformKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequirementGraceMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description The versions still in grace after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequirementGraceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `PLATFORM_NOT_FOUND`: no platform with this key. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listOnboardingFields: {
         parameters: {
             query?: {
@@ -5611,6 +5782,14 @@ export interface operations {
             query?: {
                 /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
                 dryRun?: components["parameters"]["DryRun"];
+                /**
+                 * @description When the change is enforced (issue 36). Absent: immediately, as always (the next login
+                 *     of everyone who has not met it goes through onboarding). A date-time in the future:
+                 *     until then a person who met the requirement before signs in as before, with the status
+                 *     `GRACE` and its `graceUntil`; from then on it blocks. A time not in the future is
+                 *     refused (`400`). Move the date later with `moveRequirementGraces`.
+                 */
+                enforceAfter?: components["parameters"]["EnforceAfter"];
             };
             header?: never;
             path: {
@@ -5664,6 +5843,14 @@ export interface operations {
             query?: {
                 /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
                 dryRun?: components["parameters"]["DryRun"];
+                /**
+                 * @description When the change is enforced (issue 36). Absent: immediately, as always (the next login
+                 *     of everyone who has not met it goes through onboarding). A date-time in the future:
+                 *     until then a person who met the requirement before signs in as before, with the status
+                 *     `GRACE` and its `graceUntil`; from then on it blocks. A time not in the future is
+                 *     refused (`400`). Move the date later with `moveRequirementGraces`.
+                 */
+                enforceAfter?: components["parameters"]["EnforceAfter"];
             };
             header?: never;
             path: {
@@ -5701,6 +5888,14 @@ export interface operations {
             query?: {
                 /** @description Validate and answer what the change would do (an `OnboardingSchemaChangePreview`), writing and auditing nothing. */
                 dryRun?: components["parameters"]["DryRun"];
+                /**
+                 * @description When the change is enforced (issue 36). Absent: immediately, as always (the next login
+                 *     of everyone who has not met it goes through onboarding). A date-time in the future:
+                 *     until then a person who met the requirement before signs in as before, with the status
+                 *     `GRACE` and its `graceUntil`; from then on it blocks. A time not in the future is
+                 *     refused (`400`). Move the date later with `moveRequirementGraces`.
+                 */
+                enforceAfter?: components["parameters"]["EnforceAfter"];
             };
             header?: never;
             path: {

@@ -21,8 +21,7 @@ import pg from 'pg';
 import { parseKeyRing, randomToken, s256Challenge, sha256 } from '../../src/security/crypto.ts';
 import type { PlatformRow } from '../../src/services/registry/platformsRepository.ts';
 import type { RedeemedHandoff } from '../../src/services/login/handoffsRepository.ts';
-import { onboardingInputsOf, type FieldWithValue } from '../../src/services/onboarding/onboardingRepository.ts';
-import type { DocumentStanding } from '../../src/domain/documents.ts';
+import { onboardingInputsOf, type OnboardingInputRow } from '../../src/services/onboarding/onboardingRepository.ts';
 import type { LoginUserRow } from '../../src/services/account/usersRepository.ts';
 import type { ConsumedTransaction } from '../../src/services/login/transactionsRepository.ts';
 import { calculateStatus } from '../../src/services/onboarding/status.ts';
@@ -206,10 +205,10 @@ async function main(): Promise<void> {
       platformId: platform.id,
     }))).rows[0]!;
     if (user.deletedAt) return problem(res, 403, clearBinding);
-    const { fields, documents } = onboardingInputsOf(
-      (await pool.query<FieldWithValue & { documents: DocumentStanding[] }>(queryFor(statements.activeFields, { platformId: platform.id, userId: user.id }))).rows,
+    const { fields, documents, graces } = onboardingInputsOf(
+      (await pool.query<OnboardingInputRow>(queryFor(statements.activeFields, { platformId: platform.id, userId: user.id }))).rows,
     );
-    const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion, documents);
+    const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion, documents, graces);
     const created = (await pool.query<{ expiresAt: Date; handoffIssued: boolean }>(queryFor(statements.insertLoginSession, {
       id: sessionId,
       userId: user.id,

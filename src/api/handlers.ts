@@ -52,6 +52,8 @@ import { archiveOnboardingField } from '../operations/archiveOnboardingField.ts'
 import { updateOnboardingField } from '../operations/updateOnboardingField.ts';
 import { createOnboardingField } from '../operations/createOnboardingField.ts';
 import { listOnboardingFields } from '../operations/listOnboardingFields.ts';
+import { listRequirementGraces } from '../operations/listRequirementGraces.ts';
+import { moveRequirementGraces } from '../operations/moveRequirementGraces.ts';
 import { completeOnboarding } from '../operations/completeOnboarding.ts';
 import { putOnboardingValues } from '../operations/putOnboardingValues.ts';
 import { getOnboardingStatus } from '../operations/getOnboardingStatus.ts';
@@ -114,6 +116,8 @@ export const handlers: HandlerMap = {
   getPlatformLogo,
 
   listOnboardingFields,
+  listRequirementGraces,
+  moveRequirementGraces,
   createOnboardingField,
   updateOnboardingField,
   archiveOnboardingField,

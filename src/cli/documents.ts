@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CLI_ACTOR } from '../services/audit/audit.ts';
+import { enforcementOf } from '../services/onboarding/grace.ts';
 import {
   createDraft,
   editDraft,
@@ -43,9 +44,10 @@ export const DOCUMENTS_HELP = `Documents of a platform (terms, privacy notice, c
                    [--url URL --sha256 HEX] [--language TAG] [--material true|false]
                    [--effective-at ISO_DATE|""]
                                change a draft; the text given replaces that language's
-  documents publish <KEY> <DOCUMENT_KEY> <VERSION> [--dry-run]
+  documents publish <KEY> <DOCUMENT_KEY> <VERSION> [--dry-run] [--enforce-after ISO_DATE]
                                a material version (or a document's first) of terms or privacy
                                raises requirementVersion: everyone accepts it at next sign-in
+                               (with --enforce-after: from that date; GRACE until then)
   documents acceptances <KEY> --sub SUB
                                one person's record for the platform's documents
 `;
@@ -120,13 +122,13 @@ export function parseDocumentsCommand(action: string | undefined, args: string[]
       };
     }
     case 'publish': {
-      const { values, positionals } = parseWithArguments(args, { 'dry-run': { type: 'boolean' } }, 'documents publish', ['the platform KEY', 'the DOCUMENT_KEY', 'the VERSION']);
+      const { values, positionals } = parseWithArguments(args, { 'dry-run': { type: 'boolean' }, 'enforce-after': { type: 'string' } }, 'documents publish', ['the platform KEY', 'the DOCUMENT_KEY', 'the VERSION']);
       if (values.help) return null;
       const [key, documentKey] = positionals as [string, string];
       const version = versionNumber(positionals[2]!);
       const dryRun = values['dry-run'] === true;
       return async (db, _io, json) => {
-        const result = await publishVersion(db, key, documentKey, version, CLI_ACTOR, { dryRun });
+        const result = await publishVersion(db, key, documentKey, version, CLI_ACTOR, { dryRun, enforceAfter: enforcementOf(values['enforce-after'], '--enforce-after') });
         if (result.applied) io.stdout(json ? toJson(result.version) : formatVersion(result.version));
         else io.stdout(json ? toJson(result.preview) : formatPreview(result.preview));
       };
@@ -197,5 +199,5 @@ function formatVersion(version: DocumentVersionView): string {
 function formatPreview(preview: PublishPreview): string {
   return `Dry run (nothing written): publishing ${preview.version.documentKey} version ${preview.version.version} ${preview.blocking
     ? `asks ${preview.mustAccept} of ${preview.activeUsers} active users to accept it before their next sign-in; requirementVersion would be ${preview.requirementVersion}, reopening ${preview.reopenedUsers} completed onboardings`
-    : 'asks no one to accept it again (not material); people who accepted an earlier version see it as updated'}.\n`;
+    : 'asks no one to accept it again (not material); people who accepted an earlier version see it as updated'}.\n${preview.enforceAfter ? `Enforced from ${preview.enforceAfter}: until then ${preview.graceUsers} users sign in as before (GRACE).\n` : ''}`;
 }

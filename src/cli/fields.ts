@@ -10,6 +10,7 @@ import {
 import type { FieldDefinitionRow } from '../domain/onboarding.ts';
 import { formatField, formatFieldList, formatSchemaChangePreview } from './format.ts';
 import { CLI_ACTOR } from '../services/audit/audit.ts';
+import { enforcementOf } from '../services/onboarding/grace.ts';
 import { booleanOption, numberOption, parseWithArguments, toJson, UsageError } from './args.ts';
 import type { CliIo, Command } from './command.ts';
 
@@ -33,11 +34,12 @@ const FIELD_SETTINGS_OPTIONS = {
   placeholder: { type: 'string' },
   description: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'enforce-after': { type: 'string' },
 } as const;
 const FIELD_CREATE_OPTIONS = { key: { type: 'string' }, ...FIELD_SETTINGS_OPTIONS } as const;
 const FIELD_UPDATE_OPTIONS = { ...FIELD_SETTINGS_OPTIONS, 'clear-options': { type: 'boolean' } } as const;
 const FIELD_LIST_OPTIONS = { archived: { type: 'boolean' } } as const;
-const FIELD_ARCHIVE_OPTIONS = { 'dry-run': { type: 'boolean' } } as const;
+const FIELD_ARCHIVE_OPTIONS = { 'dry-run': { type: 'boolean' }, 'enforce-after': { type: 'string' } } as const;
 
 export function parseFieldsCommand(action: string | undefined, args: string[], io: CliIo): Command | null {
   switch (action) {
@@ -71,8 +73,10 @@ export function parseFieldsCommand(action: string | undefined, args: string[], i
       if (Object.keys(newValidation).length > 0) input.validation = newValidation;
       if (Object.keys(newUiConfig).length > 0) input.uiConfig = newUiConfig;
       const dryRun = values['dry-run'] === true;
+      // Checked when the command runs (in the future then), as the API checks it.
+      const enforceAfter = values['enforce-after'];
       return async (db, _io, json) => {
-        printSchemaChange(io, json, await createFieldDefinition(db, key, input, CLI_ACTOR, { dryRun }));
+        printSchemaChange(io, json, await createFieldDefinition(db, key, input, CLI_ACTOR, { dryRun, enforceAfter: enforcementOf(enforceAfter, '--enforce-after') }));
       };
     }
     case 'update': {
@@ -90,6 +94,8 @@ export function parseFieldsCommand(action: string | undefined, args: string[], i
         throw new UsageError('fields update needs at least one option to change');
       }
       const dryRun = values['dry-run'] === true;
+      // Checked when the command runs (in the future then), as the API checks it.
+      const enforceAfter = values['enforce-after'];
       // The API replaces validation and uiConfig whole; each CLI option changes only its own key,
       // so the others are kept from the stored definition, read under the service's row lock.
       const patchOf = (current: FieldDefinitionRow): FieldUpdateInput => ({
@@ -98,7 +104,7 @@ export function parseFieldsCommand(action: string | undefined, args: string[], i
         ...(changesUiConfig ? { uiConfig: withChanges(current.uiConfig, uiConfig) } : {}),
       });
       return async (db, _io, json) => {
-        printSchemaChange(io, json, await updateFieldDefinition(db, key, fieldKey, patchOf, CLI_ACTOR, { dryRun }));
+        printSchemaChange(io, json, await updateFieldDefinition(db, key, fieldKey, patchOf, CLI_ACTOR, { dryRun, enforceAfter: enforcementOf(enforceAfter, '--enforce-after') }));
       };
     }
     case 'archive': {
@@ -106,8 +112,10 @@ export function parseFieldsCommand(action: string | undefined, args: string[], i
       if (values.help) return null;
       const [key, fieldKey] = positionals as [string, string];
       const dryRun = values['dry-run'] === true;
+      // Checked when the command runs (in the future then), as the API checks it.
+      const enforceAfter = values['enforce-after'];
       return async (db, _io, json) => {
-        printSchemaChange(io, json, await archiveFieldDefinition(db, key, fieldKey, CLI_ACTOR, { dryRun }));
+        printSchemaChange(io, json, await archiveFieldDefinition(db, key, fieldKey, CLI_ACTOR, { dryRun, enforceAfter: enforcementOf(enforceAfter, '--enforce-after') }));
       };
     }
     default:

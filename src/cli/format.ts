@@ -9,6 +9,7 @@ import type { PlatformList, PlatformView } from '../services/registry/index.ts';
 /** Which command-line option a problem pointer of the registry or onboarding schema service stands for. */
 const OPTION_OF_POINTER: Record<string, string> = {
   '/body/platformKey': '--key',
+  '/body/enforceAfter': '--enforce-after',
   '/body/displayName': '--name',
   '/body/callbackUrl': '--callback-url',
   '/body/backchannelLogoutUrl': '--backchannel-logout-url',
@@ -170,6 +171,9 @@ export function formatSchemaChangePreview(preview: SchemaChangePreview): string 
     'Dry run: nothing was written.\n',
     summary,
     `${users} onboarding would go from COMPLETE to IN_PROGRESS.\n`,
+    preview.enforceAfter
+      ? `Enforced from ${preview.enforceAfter}: until then ${preview.graceUsers} of them sign in as before (GRACE); ${preview.meetingUsers} already meet it and only confirm.\n`
+      : '',
     '\nThe definition as it would be stored:\n',
     formatField(preview.field),
   ].join('');

@@ -14,6 +14,7 @@ import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
 import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
 import { parseEventsCommand } from './events.ts';
 import { parseFieldsCommand } from './fields.ts';
+import { GRACE_HELP, parseGraceCommand } from './grace.ts';
 import { parseKeysCommand } from './keys.ts';
 import { parsePlatformsCommand } from './platforms.ts';
 import { UsageError } from './args.ts';
@@ -63,9 +64,10 @@ through it again):
                    [--required true|false] [--sort-order N] [--option VALUE=LABEL]...
                    [--min-length N] [--max-length N] [--min N] [--max N]
                    [--width full|half|third] [--help-text TEXT] [--placeholder TEXT]
-                   [--description TEXT] [--dry-run]
+                   [--description TEXT] [--dry-run] [--enforce-after ISO_DATE]
   fields update <KEY> <FIELD_KEY> [any create option but --key] [--clear-options] [--dry-run]
-  fields archive <KEY> <FIELD_KEY> [--dry-run]
+                   [--enforce-after ISO_DATE]
+  fields archive <KEY> <FIELD_KEY> [--dry-run] [--enforce-after ISO_DATE]
                                soft: the field stops counting, its values are kept
 
 Security events to platforms (see docs/operations.md, "Security events"):
@@ -73,6 +75,7 @@ Security events to platforms (see docs/operations.md, "Security events"):
                                the delivery record of a platform's events, newest first
 
 ${DOCUMENTS_HELP}
+${GRACE_HELP}
 Audit log:
   audit list [--platform KEY] [--action ACTION] [--limit N] [--cursor C]
 
@@ -93,7 +96,12 @@ Options:
   --dry-run    (fields create, update, archive) validate and print what the change would do:
                whether it changes anything, the properties it sets, the next
                requirementVersion and how many users' onboarding would go from COMPLETE
-               to IN_PROGRESS; nothing is written or audited
+               to IN_PROGRESS (with --enforce-after: how many sign in with GRACE until then,
+               and how many already meet it); nothing is written or audited
+  --enforce-after ISO_DATE
+               (fields create, update, archive; documents publish) enforce the change from
+               this future date, not at once: until then people who have not met it sign in
+               as before and platforms hear GRACE; move the date with \`grace move\`
   -h, --help   show this help
 
 Notes:
@@ -189,12 +197,13 @@ function parseCommand(argv: readonly string[], io: CliIo): Command | null {
   if (group === 'audit') return parseAuditCommand(action, rest, io);
   if (group === 'events') return parseEventsCommand(action, rest, io);
   if (group === 'documents') return parseDocumentsCommand(action, rest, io);
+  if (group === 'grace') return parseGraceCommand(action, rest, io);
   if (group === 'keys') return parseKeysCommand(action, rest, io);
   if (group === 'branding') {
     const command = parseBrandingCommand(action, rest, io.env);
     return command && ((db, _io, json) => command(db, io, json));
   }
-  throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, documents, events, audit, keys, dev)`);
+  throw new UsageError(`unknown command "${group}" (commands: platforms, branding, fields, documents, grace, events, audit, keys, dev)`);
 }
 
 function reportFailure(error: unknown, io: CliIo, logger: Logger): number {

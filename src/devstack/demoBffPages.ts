@@ -38,7 +38,7 @@ export function page(title: string, body: string): string {
   return htmlPage(title, body, { brand: 'Demo platform', style: BFF_STYLE });
 }
 
-const ONBOARDING_WORDS: Record<string, string> = { NOT_STARTED: 'not started', IN_PROGRESS: 'in progress', COMPLETE: 'complete' };
+const ONBOARDING_WORDS: Record<string, string> = { NOT_STARTED: 'not started', IN_PROGRESS: 'in progress', GRACE: 'complete for now', COMPLETE: 'complete' };
 const PERMISSION_WORDS: Record<string, string> = {
   'platforms:admin': 'Administrator of platforms',
   'onboarding:schema:read': 'Reads onboarding fields',
@@ -47,7 +47,9 @@ const PERMISSION_WORDS: Record<string, string> = {
 
 /** The exchange's onboarding status and permissions, in words a person reads (the raw values stay in the title). */
 export function accessHtml(session: Session): string {
-  const onboarding = ONBOARDING_WORDS[session.onboarding.status] ?? session.onboarding.status;
+  // GRACE (issue 36): let through until the date of a change; the demo says until when.
+  const until = session.onboarding.status === 'GRACE' && session.onboarding.graceUntil ? ` (more is needed from ${session.onboarding.graceUntil})` : '';
+  const onboarding = `${ONBOARDING_WORDS[session.onboarding.status] ?? session.onboarding.status}${until}`;
   const permissions = session.permissions.length === 0
     ? 'none'
     : session.permissions.map((permission) => `<span title="${escapeHtml(permission)}">${escapeHtml(PERMISSION_WORDS[permission] ?? permission)}</span>`).join(', ');

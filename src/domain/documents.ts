@@ -16,6 +16,12 @@ export interface DocumentStanding {
   requiredVersion: number;
   /** The version the person's latest record accepts; null when there is none or it is a withdrawal. */
   acceptedVersion: number | null;
+  /**
+   * Only while the required version is not accepted: the requirement versions that the
+   * document's blocking versions above the accepted one raised (null: published before grace
+   * periods, in force). The grace rule (requirementGrace.ts) reads them.
+   */
+  blockingAbove?: (number | null)[] | null;
 }
 
 /** Terms and privacy notices must be accepted to use a platform; custom documents are optional consents. */

@@ -21,7 +21,7 @@ export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboard
 
 export const GATEWAY_PERMISSIONS: readonly Permission[] = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
 
-export type OnboardingStatusValue = 'NOT_STARTED' | 'IN_PROGRESS' | 'COMPLETE';
+export type OnboardingStatusValue = 'NOT_STARTED' | 'IN_PROGRESS' | 'GRACE' | 'COMPLETE';
 
 /** The contract's OnboardingStatus object; always calculated by the server. */
 export interface OnboardingStatus {
@@ -33,6 +33,13 @@ export interface OnboardingStatus {
   missingDocuments: { documentKey: string; kind: 'terms' | 'privacy' | 'custom'; version: number }[];
   /** The document versions the person's record accepts now. */
   acceptedDocuments: { documentKey: string; kind: 'terms' | 'privacy' | 'custom'; version: number }[];
+  /** GRACE only (issue 36): from when what is missing blocks. */
+  graceUntil?: string;
+}
+
+/** Whether a status lets the login go on to the platform: COMPLETE, or GRACE until its date (issue 36). */
+export function letsThrough(status: OnboardingStatusValue): boolean {
+  return status === 'COMPLETE' || status === 'GRACE';
 }
 
 /**

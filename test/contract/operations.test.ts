@@ -342,6 +342,9 @@ describe('x-required-permissions', () => {
       createOnboardingField: ['onboarding:schema:write'],
       updateOnboardingField: ['onboarding:schema:write'],
       archiveOnboardingField: ['onboarding:schema:write'],
+      // Grace periods for requirement changes (issue 36)
+      listRequirementGraces: ['onboarding:schema:read'],
+      moveRequirementGraces: ['onboarding:schema:write'],
       listDocuments: ['onboarding:schema:read'],
       createDocumentDraft: ['onboarding:schema:write'],
       getDocumentVersion: ['onboarding:schema:read'],

@@ -14,7 +14,7 @@ import { AmbiguousCookieError, appendSetCookie, HOST_PREFIX, readCookies, serial
 import { loginCookieName, loginSeal, newLogin, sameState, type LoginInFlight } from './logins.ts';
 import { MemorySessionStore, type Session, type SessionStore } from './sessions.ts';
 import { clientWithCredential, clientWithPlatformSecret, type Exchanged, type GatewayClient } from './client.ts';
-import { needsOnboarding, onboardingToDo, type OnboardingToDo } from './onboarding.ts';
+import { needsOnboarding, onboardingGrace, onboardingToDo, type OnboardingGrace, type OnboardingToDo } from './onboarding.ts';
 import { gatewayKeySet, verifyLogoutToken, type GatewayKeySet } from './verify.ts';
 import { failurePage, type SignInFailure } from './pages.ts';
 import { readForm, localPath, sameOriginRequest } from './requests.ts';
@@ -108,6 +108,11 @@ export interface PlatformKit {
    * onboarding page (fields to fill, or documents to accept), as the exchange said at sign-in.
    */
   needsOnboarding(session: Session): boolean;
+  /**
+   * A requirement change in its grace period (status GRACE): from when it blocks and what is
+   * missing, or null. The person is let through until then; remind them if you wish.
+   */
+  onboardingGrace(session: Session): OnboardingGrace | null;
   /**
    * What to render on that page, read now: the fields with their values (GET
    * /v1/onboarding/{platformKey}/requirements), what is still missing (`missingFields`,
@@ -372,6 +377,7 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     clearSessionCookie: (res) => appendSetCookie(res, [serializeCookie(sessionCookieName, '', { path: '/', secure, maxAge: 0 })]),
     client: (session) => clientWithCredential(clientOptions, session.platformCredential),
     needsOnboarding,
+    onboardingGrace,
     onboardingRequirements: (session) => onboardingToDo(clientWithCredential(clientOptions, session.platformCredential), options.platformKey),
     signInHref,
   };

@@ -31,9 +31,29 @@ export interface OnboardingToDo extends OnboardingRequirements {
  * Whether the person still has to go through the platform's onboarding page, from what the
  * exchange said at sign-in (kept in the session): a status short of COMPLETE, or a document
  * still to accept. It does not call the gateway; onboardingToDo reads the current state.
+ * GRACE (the gateway's issue 36) is not such a status: the person may use the platform until
+ * the date onboardingGrace gives; whether to remind them is the platform's choice.
  */
 export function needsOnboarding(session: Session): boolean {
+  if (session.onboarding.status === 'GRACE') return false;
   return session.onboarding.status !== 'COMPLETE' || session.onboarding.missingDocuments.length > 0;
+}
+
+/** A change the platform published with a date (GRACE): what the person lacks, and from when it blocks. */
+export interface OnboardingGrace {
+  /** From this time on (ISO 8601) the person's next sign-in goes through onboarding. */
+  until: string;
+  /** Required fields still empty (none: the person only confirms the changed form). */
+  missingFields: string[];
+  /** Required documents still to accept. */
+  missingDocuments: DocumentReference[];
+}
+
+/** The grace the exchange reported at sign-in, or null when the status is not GRACE. For a reminder ("… from <date>") with a link to the onboarding page. */
+export function onboardingGrace(session: Session): OnboardingGrace | null {
+  const { status, graceUntil, missingFields, missingDocuments } = session.onboarding;
+  if (status !== 'GRACE' || !graceUntil) return null;
+  return { until: graceUntil, missingFields, missingDocuments };
 }
 
 /** The fields, the documents and the person's current standing, in three parallel reads with the person's platform credential. */

@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'data_export.start',
   'data_export.download',
   'membership.leave',
+  // Grace periods for requirement changes (issue 36)
+  'requirement_grace.move',
 ];
 
 /** Who makes a change: an API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */

@@ -114,7 +114,15 @@ export async function editDraft(db: Db, platformKey: string, documentKey: string
  * field change does (onboarding/schema.ts), so every COMPLETE onboarding is IN_PROGRESS again.
  * A dry run writes nothing and says who would have to accept it.
  */
-export async function publishVersion(db: Db, platformKey: string, documentKey: string, version: number, actor: Actor, options: { dryRun?: boolean } = {}): Promise<PublishResult> {
+export async function publishVersion(
+  db: Db,
+  platformKey: string,
+  documentKey: string,
+  version: number,
+  actor: Actor,
+  options: { dryRun?: boolean; enforceAfter?: Date | null } = {},
+): Promise<PublishResult> {
+  const enforceAfter = options.enforceAfter ?? null;
   return db.transaction(async (trx) => {
     const platform = await lockPlatform(trx, platformKey);
     const { document, row } = await requireVersion(trx, platform, documentKey, version);
@@ -127,25 +135,33 @@ export async function publishVersion(db: Db, platformKey: string, documentKey: s
     const blocking = isRequiredKind(document.kind) && (row.material || latest === null);
     if (options.dryRun) {
       const activeUsers = await countActiveMembers(trx, platform.id);
+      const raises = blocking && !row.publishedAt;
       return {
         applied: false,
         preview: {
           dryRun: true,
           version: toVersionView(platform, document, row),
           blocking,
-          mustAccept: blocking && !row.publishedAt ? activeUsers : 0,
+          mustAccept: raises ? activeUsers : 0,
           activeUsers,
-          requirementVersion: blocking && !row.publishedAt ? platform.requirementVersion + 1 : platform.requirementVersion,
-          reopenedUsers: blocking && !row.publishedAt ? await countCompleteMemberships(trx, platform.id, platform.requirementVersion) : 0,
+          requirementVersion: raises ? platform.requirementVersion + 1 : platform.requirementVersion,
+          reopenedUsers: raises ? await countCompleteMemberships(trx, platform.id, platform.requirementVersion) : 0,
+          // Issue 36: with a date, whoever must accept it signs in with GRACE until then; no one
+          // can have accepted a version before it is published.
+          enforceAfter: raises ? (enforceAfter?.toISOString() ?? null) : null,
+          graceUsers: raises && enforceAfter ? activeUsers : 0,
+          meetingUsers: 0,
         },
       };
     }
-    const published = await publishDraft(trx, row.id);
+    // A blocking version raises the requirement version (with its grace, issue 36) and records
+    // which one, so that the grace rule finds when it binds.
+    const raised = blocking ? await bumpRequirementVersion(trx, platform.id, enforceAfter) : null;
+    const published = await publishDraft(trx, row.id, raised);
     if (!published) throw publishedConflict(documentKey, version);
-    if (blocking) await bumpRequirementVersion(trx, platform.id);
     await recordAuditEvent(
       trx,
-      { action: 'document.publish', platformKey: platform.platformKey, documentKey, documentVersion: version, changedFields: blocking ? ['material', 'requirementVersion'] : [] },
+      { action: 'document.publish', platformKey: platform.platformKey, documentKey, documentVersion: version, changedFields: blocking ? ['material', 'requirementVersion', ...(enforceAfter ? ['enforceAfter'] : [])] : [] },
       actor,
     );
     return { applied: true, version: toVersionView(platform, document, published) };

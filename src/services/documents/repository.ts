@@ -29,15 +29,24 @@ export const DOCUMENT_STANDINGS_JSON = documentStandingsJson(':platformId');
 
 /** The standings statement for the platform named by `platformId` (a binding, or a column of an outer query). */
 function documentStandingsJson(platformId: string): string {
+  // `blockingAbove` (issue 36) only while the required version is not accepted: the grace rule
+  // reads the requirement versions those blocking versions raised; a person who meets the
+  // document pays nothing for it.
   return `
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'documentKey', d.document_key, 'kind', d.kind, 'currentVersion', v.current_version,
            'requiredVersion', v.required_version,
-           'acceptedVersion', CASE WHEN last.action = 'accept' THEN last.version END)
+           'acceptedVersion', CASE WHEN last.action = 'accept' THEN last.version END,
+           'blockingAbove', CASE WHEN d.kind <> 'custom' AND coalesce(CASE WHEN last.action = 'accept' THEN last.version END, 0) < v.required_version THEN (
+             SELECT jsonb_agg(bv.requirement_version) FROM document_versions bv
+              WHERE bv.document_id = d.id AND bv.published_at IS NOT NULL AND bv.effective_at <= now()
+                AND (bv.material OR bv.version = v.first_version)
+                AND bv.version > coalesce(CASE WHEN last.action = 'accept' THEN last.version END, 0)
+                AND bv.version <= v.required_version) END)
            ORDER BY d.document_key), '[]'::jsonb)
     FROM platform_documents d
     CROSS JOIN LATERAL (
-      SELECT max(dv.version) AS current_version,
+      SELECT max(dv.version) AS current_version, min(dv.version) AS first_version,
              coalesce(max(dv.version) FILTER (WHERE dv.material), min(dv.version)) AS required_version
         FROM document_versions dv
        WHERE dv.document_id = d.id AND dv.published_at IS NOT NULL AND dv.effective_at <= now()) v
@@ -184,14 +193,16 @@ export async function updateDraft(db: Db, id: string, settings: VersionSettings)
 /**
  * Publishes a draft: the statement changes only a row that is still a draft, so a version is
  * published once; from then on the trigger keeps it as it is. Effective from its effective
- * date, never earlier than its publication.
+ * date, never earlier than its publication. `requirementVersion`: the platform's version its
+ * publication raised (a blocking version), whose grace says when it binds (issue 36).
  */
-export async function publishDraft(db: Db, id: string): Promise<VersionRow | undefined> {
+export async function publishDraft(db: Db, id: string, requirementVersion: number | null): Promise<VersionRow | undefined> {
   const { rows } = await db.raw<{ rows: VersionRow[] }>(
-    `UPDATE document_versions AS v SET published_at = now(), effective_at = greatest(coalesce(v.effective_at, now()), now()), updated_at = now()
-      WHERE v.id = ? AND v.published_at IS NULL
+    `UPDATE document_versions AS v SET published_at = now(), effective_at = greatest(coalesce(v.effective_at, now()), now()), updated_at = now(),
+            requirement_version = :requirementVersion
+      WHERE v.id = :id AND v.published_at IS NULL
      RETURNING ${VERSION_COLUMNS}`,
-    [id],
+    { id, requirementVersion },
   );
   return rows[0];
 }

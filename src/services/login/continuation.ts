@@ -1,6 +1,7 @@
 // Where the browser goes after a callback or resume: the account center while central
 // onboarding is incomplete, otherwise the platform's registered callback with a handoff code.
 import type { AppDeps } from '../../deps.ts';
+import { letsThrough } from '../../domain/types.ts';
 import { ApiError } from '../../errors/catalogue.ts';
 import type { OnboardingMode, PlatformRow } from '../registry/index.ts';
 import type { OnboardingStatus } from '../onboarding/status.ts';
@@ -37,7 +38,7 @@ export async function continueTo(
 
 /** Central onboarding first: the platform asked for it, it is incomplete, and it can be completed centrally. */
 export function goesToCentralOnboarding(mode: OnboardingMode, onboarding: OnboardingStatus): boolean {
-  return mode === 'central' && onboarding.status !== 'COMPLETE' && onboarding.canCompleteCentrally;
+  return mode === 'central' && !letsThrough(onboarding.status) && onboarding.canCompleteCentrally;
 }
 
 

@@ -262,8 +262,9 @@ async function completeLogin(deps: AppDeps, oidc: RelyingParty, input: CallbackI
   if (user.deletedAt) throw accountDeleted();
   // 6. onboarding, evaluated on the server (read after the upsert: a new user's profile is prefilled by it)
   // (the same statement reads the person's standing with the platform's documents: no extra round trip)
-  const { fields, documents } = await activeFieldsWithValues(deps.db, platform.id, user.id);
-  const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion, documents);
+  // (and the platform's requirement changes still in grace, issue 36)
+  const { fields, documents, graces } = await activeFieldsWithValues(deps.db, platform.id, user.id);
+  const onboarding = calculateStatus(platform, fields, user.completedRequirementVersion, documents, graces);
   // 9. where the browser goes next, decided before anything is written for it
   const toOnboarding = goesToCentralOnboarding(tx.onboardingMode, onboarding);
   if (!toOnboarding && !platform.callbackUrl) throw new ApiError('PLATFORM_CALLBACK_NOT_CONFIGURED', 'The platform has no callback URL.');

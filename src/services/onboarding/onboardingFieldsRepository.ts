@@ -97,12 +97,20 @@ export async function archiveFieldRow(db: Db, id: string): Promise<FieldDefiniti
 /**
  * The platform's requirement version goes up by exactly one, in the transaction of the
  * schema change (the platform row is already locked by it, so concurrent changes queue).
+ * With `enforceAfter` (issue 36) the new version is in grace until then, in the same statement;
+ * without it, it is enforced at once. Shared by field changes and document publications.
  */
-export async function bumpRequirementVersion(db: Db, platformId: string): Promise<number> {
+export async function bumpRequirementVersion(db: Db, platformId: string, enforceAfter: Date | null = null): Promise<number> {
   const { rows } = await db.raw<{ rows: { requirementVersion: number }[] }>(
-    `UPDATE platforms SET requirement_version = requirement_version + 1, updated_at = now() WHERE id = ?
-     RETURNING requirement_version AS "requirementVersion"`,
-    [platformId],
+    `WITH bumped AS (
+       UPDATE platforms SET requirement_version = requirement_version + 1, updated_at = now() WHERE id = :platformId
+       RETURNING id, requirement_version
+     ), grace AS (
+       INSERT INTO requirement_graces (platform_id, requirement_version, enforce_after)
+       SELECT id, requirement_version, CAST(:enforceAfter AS timestamptz) FROM bumped WHERE CAST(:enforceAfter AS timestamptz) IS NOT NULL
+     )
+     SELECT requirement_version AS "requirementVersion" FROM bumped`,
+    { platformId, enforceAfter },
   );
   return rows[0]!.requirementVersion;
 }

@@ -3,6 +3,8 @@ import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
 import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
 import { DOCUMENT_STANDINGS_JSON } from '../documents/repository.ts';
+import type { PendingGraces } from '../../domain/requirementGrace.ts';
+import { PENDING_GRACES_JSON } from './requirementGracesRepository.ts';
 
 const FIELD_COLUMNS = `
   f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,
@@ -37,11 +39,17 @@ export interface FieldWithValue extends FieldDefinitionRow {
 export interface OnboardingInputs {
   fields: FieldWithValue[];
   documents: DocumentStanding[];
+  /** The platform's requirement versions still in grace (issue 36). */
+  graces: PendingGraces;
 }
 
+/** A row of the onboarding statement. */
+export type OnboardingInputRow = FieldWithValue & { documents: DocumentStanding[]; graces: PendingGraces };
+
 /** The text of gw_onboarding_inputs, built once: runPrepared compares it with the prepared one on every call. */
-const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents
+const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents, grace.graces
        FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
+       CROSS JOIN (${PENDING_GRACES_JSON}) AS grace (graces)
        LEFT JOIN (
          SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
            FROM onboarding_fields f
@@ -52,14 +60,15 @@ const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents
 
 /**
  * Active field definitions of a platform with one user's current values, in rendering order,
- * and the user's standing with each current document of the platform (issue 25), in one
- * statement: the callback runs it, and the documents ride in it at no extra round trip. The
- * documents come as a jsonb array on every row; the outer join keeps one row (with no field)
- * when the platform has no active field.
+ * and the user's standing with each current document of the platform (issue 25), and the
+ * platform's requirement versions still in grace (issue 36), in one statement: the callback
+ * runs it, and the documents and graces ride in it at no extra round trip. The documents and
+ * graces come as jsonb on every row; the outer join keeps one row (with no field) when the
+ * platform has no active field.
  */
 export async function activeFieldsWithValues(db: Db, platformId: string, userId: string): Promise<OnboardingInputs> {
   // Named (a prepared statement): every callback runs it.
-  const { rows } = await runPrepared<FieldWithValue & { documents: DocumentStanding[] }>(
+  const { rows } = await runPrepared<OnboardingInputRow>(
     db,
     'gw_onboarding_inputs',
     ONBOARDING_INPUTS_SQL,
@@ -69,10 +78,11 @@ export async function activeFieldsWithValues(db: Db, platformId: string, userId:
 }
 
 /** Splits the rows of the onboarding statement (shared with the bench's bare server). */
-export function onboardingInputsOf(rows: readonly (FieldWithValue & { documents: DocumentStanding[] })[]): OnboardingInputs {
+export function onboardingInputsOf(rows: readonly OnboardingInputRow[]): OnboardingInputs {
   const documents = rows[0]?.documents ?? [];
-  const fields = rows.filter((row) => row.id !== null).map(({ documents: _documents, ...field }) => field);
-  return { fields, documents };
+  const graces = rows[0]?.graces ?? {};
+  const fields = rows.filter((row) => row.id !== null).map(({ documents: _documents, graces: _graces, ...field }) => field);
+  return { fields, documents, graces };
 }
 
 /** Every definition of a platform, archived ones included, by key (a values write must tell unknown from archived). */
@@ -129,14 +139,8 @@ export async function setCompletedVersion(db: Db, userId: string, platformId: st
   );
 }
 
-/**
- * How many users' onboarding is COMPLETE for the platform's current requirement version:
- * they completed it and no active required field of theirs is empty. Every schema change
- * turns all of them back to IN_PROGRESS (the impact a dry run reports).
- */
-export async function countCompleteMemberships(db: Db, platformId: string, requirementVersion: number): Promise<number> {
-  const { rows } = await db.raw<{ rows: { count: string }[] }>(
-    `SELECT count(*) AS count
+/** The memberships `m` of :platformId that completed :requirementVersion with no active required field empty. */
+const COMPLETE_MEMBERSHIPS = `
        FROM platform_memberships m
       WHERE m.platform_id = :platformId AND m.completed_requirement_version = :requirementVersion
         AND NOT EXISTS (
@@ -144,8 +148,38 @@ export async function countCompleteMemberships(db: Db, platformId: string, requi
             LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = m.user_id
             LEFT JOIN profiles p ON p.user_id = m.user_id
            WHERE f.platform_id = m.platform_id AND f.archived_at IS NULL AND f.required
-             AND ${IS_EMPTY(CURRENT_VALUE)})`,
-    { platformId, requirementVersion },
+             AND ${IS_EMPTY(CURRENT_VALUE)})`;
+
+/**
+ * How many users' onboarding is COMPLETE for the platform's current requirement version:
+ * they completed it and no active required field of theirs is empty. Every schema change
+ * turns all of them back to IN_PROGRESS (the impact a dry run reports).
+ */
+export async function countCompleteMemberships(db: Db, platformId: string, requirementVersion: number): Promise<number> {
+  const { rows } = await db.raw<{ rows: { count: string }[] }>(`SELECT count(*) AS count ${COMPLETE_MEMBERSHIPS}`, { platformId, requirementVersion });
+  return Number(rows[0]!.count);
+}
+
+/**
+ * Of the users countCompleteMemberships counts, those who would still miss nothing with `field`
+ * as a change would leave it (issue 36, a dry run's `meetingUsers`): it requires nothing
+ * (optional or archived), or they already have a value for it (a profile property given to
+ * another platform, for example). Their other required fields are filled already.
+ */
+export async function countCompleteMembershipsMeeting(
+  db: Db,
+  platformId: string,
+  requirementVersion: number,
+  field: Pick<FieldDefinitionRow, 'fieldKey' | 'source' | 'profileField' | 'required' | 'archivedAt'>,
+): Promise<number> {
+  if (!field.required || field.archivedAt !== null) return countCompleteMemberships(db, platformId, requirementVersion);
+  const { rows } = await db.raw<{ rows: { count: string }[] }>(
+    `SELECT count(*) AS count FROM (SELECT m.user_id ${COMPLETE_MEMBERSHIPS}) m
+       CROSS JOIN (SELECT CAST(:fieldKey AS text) AS field_key, CAST(:source AS text) AS source, CAST(:profileField AS text) AS profile_field) f
+       LEFT JOIN onboarding_values v ON v.platform_id = :platformId AND v.field_key = f.field_key AND v.user_id = m.user_id
+       LEFT JOIN profiles p ON p.user_id = m.user_id
+      WHERE NOT ${IS_EMPTY(CURRENT_VALUE)}`,
+    { platformId, requirementVersion, fieldKey: field.fieldKey, source: field.source, profileField: field.profileField },
   );
   return Number(rows[0]!.count);
 }

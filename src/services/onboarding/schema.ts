@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/onboarding.ts';
 import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/index.ts';
 import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from './onboardingFieldsRepository.ts';
-import { countCompleteMemberships } from './onboardingRepository.ts';
+import { countCompleteMemberships, countCompleteMembershipsMeeting } from './onboardingRepository.ts';
 import { ApiError, validationError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { validateFieldCreate, validateFieldPatch } from './definitions.ts';
@@ -29,6 +29,8 @@ export type SchemaChangeResult = { applied: true; field: FieldView } | { applied
 
 export interface SchemaChangeOptions {
   dryRun?: boolean;
+  /** When the change is enforced (issue 36, grace.ts enforcementOf): null or absent for immediately. */
+  enforceAfter?: Date | null;
 }
 
 export async function listFieldDefinitions(db: Db, platformKey: string, includeArchived: boolean): Promise<FieldList> {
@@ -45,10 +47,10 @@ export async function createFieldDefinition(db: Db, platformKey: string, input: 
     const existing = await lockFieldRow(trx, platform.id, settings.fieldKey);
     if (existing) throw new ApiError('CONFLICT', `The platform already has a field ${settings.fieldKey}.`);
     await requireFreeProfileBinding(trx, platform, settings);
-    if (options.dryRun) return preview(trx, platform, draftRow(platform, settings), ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')]);
+    if (options.dryRun) return preview(trx, platform, draftRow(platform, settings), ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')], options);
     const row = await insertFieldRow(trx, platform.id, settings);
     if (!row) throw new ApiError('CONFLICT', `The platform already has a field ${settings.fieldKey}.`);
-    await applied(trx, platform, actor, 'onboarding_field.create', settings.fieldKey, ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')]);
+    await applied(trx, platform, actor, 'onboarding_field.create', settings.fieldKey, ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')], options);
     return { applied: true, field: toFieldView(row) };
   });
 }
@@ -73,11 +75,11 @@ export async function updateFieldDefinition(
     if (!current) throw fieldNotFound(fieldKey);
     const { merged, changed } = validateFieldPatch(current, typeof patch === 'function' ? patch(current) : patch);
     if (!current.archivedAt) await requireFreeProfileBinding(trx, platform, merged);
-    if (options.dryRun) return preview(trx, platform, { ...current, ...merged }, changed);
+    if (options.dryRun) return preview(trx, platform, { ...current, ...merged }, changed, options);
     if (changed.length === 0) return { applied: true, field: toFieldView(current) };
     const changes = Object.fromEntries(changed.map((setting) => [setting, merged[setting]])) as Partial<FieldDefinitionSettings>;
     const row = await updateFieldRow(trx, current.id, changes);
-    await applied(trx, platform, actor, 'onboarding_field.update', fieldKey, changed);
+    await applied(trx, platform, actor, 'onboarding_field.update', fieldKey, changed, options);
     return { applied: true, field: toFieldView(row) };
   });
 }
@@ -88,10 +90,10 @@ export async function archiveFieldDefinition(db: Db, platformKey: string, fieldK
     const current = await lockFieldRow(trx, platform.id, fieldKey);
     if (!current) throw fieldNotFound(fieldKey);
     const changed = current.archivedAt ? [] : ['archived'];
-    if (options.dryRun) return preview(trx, platform, { ...current, archivedAt: current.archivedAt ?? new Date() }, changed);
+    if (options.dryRun) return preview(trx, platform, { ...current, archivedAt: current.archivedAt ?? new Date() }, changed, options);
     if (changed.length === 0) return { applied: true, field: toFieldView(current) };
     const row = await archiveFieldRow(trx, current.id);
-    await applied(trx, platform, actor, 'onboarding_field.archive', fieldKey, changed);
+    await applied(trx, platform, actor, 'onboarding_field.archive', fieldKey, changed, options);
     return { applied: true, field: toFieldView(row) };
   });
 }
@@ -113,14 +115,30 @@ async function inSchemaChange<T>(db: Db, platformKey: string, work: (trx: Db, pl
   });
 }
 
-async function applied(trx: Db, platform: PlatformRow, actor: Actor, action: 'onboarding_field.create' | 'onboarding_field.update' | 'onboarding_field.archive', fieldKey: string, changed: readonly string[]): Promise<void> {
-  await bumpRequirementVersion(trx, platform.id);
-  await recordAuditEvent(trx, { action, platformKey: platform.platformKey, fieldKey, changedFields: changed }, actor);
+async function applied(
+  trx: Db,
+  platform: PlatformRow,
+  actor: Actor,
+  action: 'onboarding_field.create' | 'onboarding_field.update' | 'onboarding_field.archive',
+  fieldKey: string,
+  changed: readonly string[],
+  options: SchemaChangeOptions,
+): Promise<void> {
+  const enforceAfter = options.enforceAfter ?? null;
+  await bumpRequirementVersion(trx, platform.id, enforceAfter);
+  await recordAuditEvent(trx, { action, platformKey: platform.platformKey, fieldKey, changedFields: enforceAfter ? [...changed, 'enforceAfter'] : changed }, actor);
 }
 
-/** What a change would do: no write, no audit, no version bump. */
-async function preview(trx: Db, platform: PlatformRow, field: FieldDefinitionRow, changed: readonly string[]): Promise<SchemaChangeResult> {
+/**
+ * What a change would do: no write, no audit, no version bump. The users it reopens sign in
+ * with GRACE until `enforceAfter` when one is given; those of them who already have a value
+ * for the field as it would be (or for whom it would require nothing) only confirm.
+ */
+async function preview(trx: Db, platform: PlatformRow, field: FieldDefinitionRow, changed: readonly string[], options: SchemaChangeOptions): Promise<SchemaChangeResult> {
   const changes = changed.length > 0;
+  const reopenedUsers = changes ? await countCompleteMemberships(trx, platform.id, platform.requirementVersion) : 0;
+  const meetingUsers = changes && reopenedUsers > 0 ? await countCompleteMembershipsMeeting(trx, platform.id, platform.requirementVersion, field) : 0;
+  const enforceAfter = options.enforceAfter ?? null;
   return {
     applied: false,
     preview: {
@@ -129,7 +147,10 @@ async function preview(trx: Db, platform: PlatformRow, field: FieldDefinitionRow
       changedFields: [...changed],
       field: toFieldView(field),
       requirementVersion: changes ? platform.requirementVersion + 1 : platform.requirementVersion,
-      reopenedUsers: changes ? await countCompleteMemberships(trx, platform.id, platform.requirementVersion) : 0,
+      reopenedUsers,
+      enforceAfter: enforceAfter?.toISOString() ?? null,
+      graceUsers: enforceAfter ? reopenedUsers : 0,
+      meetingUsers,
     },
   };
 }

@@ -3,7 +3,8 @@ import type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types
 import type { PlatformRow } from '../registry/index.ts';
 import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from './onboardingRepository.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
-import { acceptedDocumentsOf, missingDocumentsOf } from '../documents/status.ts';
+import { acceptedDocumentsOf, isMissing, missingDocumentsOf } from '../documents/status.ts';
+import { graceDeadline, versionsAfter, type PendingGraces } from '../../domain/requirementGrace.ts';
 import { isEmptyValue } from './values.ts';
 
 export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
@@ -15,6 +16,11 @@ export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types
  *   version is unaccepted (issue 25). Every schema change, and every publication of a
  *   material document version, bumps the version, which turns COMPLETE back into
  *   IN_PROGRESS. A platform with no active field asks only for its documents.
+ * - GRACE (issue 36) when what keeps it from COMPLETE was all introduced by changes whose
+ *   enforcement date is still to come (requirementGrace.ts): on the fields' side, every
+ *   version raised since the person completed one; on the documents' side, the blocking
+ *   versions not accepted. The login goes on; `graceUntil` is the earliest of those dates.
+ *   A person who never completed the platform's onboarding gets no grace on its fields.
  * - otherwise IN_PROGRESS once any active field has a value (NOT_STARTED becomes
  *   IN_PROGRESS at the first stored non-empty value), or once the user has completed an
  *   earlier version;
@@ -25,13 +31,18 @@ export function calculateStatus(
   fields: readonly Pick<FieldWithValue, 'fieldKey' | 'required' | 'value'>[],
   completedRequirementVersion: number | null,
   documents: readonly DocumentStanding[],
+  graces: PendingGraces = {},
 ): OnboardingStatus {
   const missingFields = fields.filter((field) => field.required && isEmptyValue(field.value)).map((field) => field.fieldKey);
   const missingDocuments = missingDocumentsOf(documents);
   const acceptedDocuments = acceptedDocumentsOf(documents);
   const completed = fields.length === 0 || completedRequirementVersion === platform.requirementVersion;
+  const graceUntil = missingFields.length === 0 && missingDocuments.length === 0 && completed
+    ? null
+    : graceOf(platform.requirementVersion, fields.length > 0, completed && missingFields.length === 0, completedRequirementVersion, documents, graces);
   let status: OnboardingStatusValue;
   if (missingFields.length === 0 && missingDocuments.length === 0 && completed) status = 'COMPLETE';
+  else if (graceUntil !== null) status = 'GRACE';
   else if (completedRequirementVersion !== null || acceptedDocuments.length > 0 || fields.some((field) => !isEmptyValue(field.value))) status = 'IN_PROGRESS';
   else status = 'NOT_STARTED';
   return {
@@ -41,7 +52,37 @@ export function calculateStatus(
     canCompleteCentrally: platform.centralOnboardingEnabled,
     missingDocuments,
     acceptedDocuments,
+    ...(graceUntil === null ? {} : { graceUntil }),
   };
+}
+
+/**
+ * The grace deadline of a person who is not COMPLETE, or null when something in force is
+ * missing. Both sides must be met or in grace; the deadline is the earliest of theirs.
+ */
+function graceOf(
+  requirementVersion: number,
+  hasFields: boolean,
+  fieldsMet: boolean,
+  completedRequirementVersion: number | null,
+  documents: readonly DocumentStanding[],
+  graces: PendingGraces,
+): string | null {
+  const deadlines: string[] = [];
+  if (hasFields && !fieldsMet) {
+    if (completedRequirementVersion === null || completedRequirementVersion >= requirementVersion) return null;
+    const deadline = graceDeadline(versionsAfter(completedRequirementVersion, requirementVersion), graces);
+    if (deadline === null) return null;
+    deadlines.push(deadline);
+  }
+  for (const document of documents) {
+    if (!isMissing(document)) continue;
+    const deadline = graceDeadline(document.blockingAbove ?? [null], graces);
+    if (deadline === null) return null;
+    deadlines.push(deadline);
+  }
+  if (deadlines.length === 0) return null;
+  return deadlines.reduce((earliest, deadline) => (Date.parse(deadline) < Date.parse(earliest) ? deadline : earliest));
 }
 
 export interface EvaluatedOnboarding {
@@ -53,9 +94,9 @@ export interface EvaluatedOnboarding {
 /** Make sure the membership exists, then evaluate on the server (client flags are never trusted). */
 export async function evaluateOnboarding(db: Db, userId: string, platform: PlatformRow): Promise<EvaluatedOnboarding> {
   const membership = await bootstrapMembership(db, userId, platform.id);
-  const { fields, documents } = await activeFieldsWithValues(db, platform.id, userId);
+  const { fields, documents, graces } = await activeFieldsWithValues(db, platform.id, userId);
   return {
-    status: calculateStatus(platform, fields, membership.completedRequirementVersion, documents),
+    status: calculateStatus(platform, fields, membership.completedRequirementVersion, documents, graces),
     fields,
     completedRequirementVersion: membership.completedRequirementVersion,
   };

@@ -69,12 +69,15 @@ export async function getStatus(db: Db, platformKey: string, principal: Principa
  * PUT values: the map holds the fields the client renders; keys it leaves out keep their
  * stored values. Unknown and archived keys are refused. PROFILE_FIELD values go to the
  * canonical profile (shared by every platform binding the property), CUSTOM_FIELD values
- * stay with the platform. Writing never completes onboarding; a write that leaves a
- * required field empty takes back an earlier completion.
+ * stay with the platform. Writing never completes onboarding; a write that empties a
+ * required field that had a value takes back an earlier completion. A write that leaves
+ * empty only what was missing already keeps it: a person in a grace period (issue 36) who
+ * saves the form without the new field keeps the grace their completion gives.
  */
 export async function putValues(db: Db, platformKey: string, principal: Principal, values: ValueMap): Promise<ValuesResult> {
   const { platform, userId } = await resolve(db, platformKey, principal);
   return db.transaction(async (trx) => {
+    const missingBefore = new Set((await evaluateOnboarding(trx, userId, platform)).status.missingFields);
     const definitions = new Map((await allFieldsOfPlatform(trx, platform.id)).map((field) => [field.fieldKey, field]));
     const errors: FieldError[] = [];
     const custom = new Map<string, unknown>();
@@ -111,7 +114,7 @@ export async function putValues(db: Db, platformKey: string, principal: Principa
     }
     const evaluated = await evaluateOnboarding(trx, userId, platform);
     let status = evaluated.status;
-    if (status.missingFields.length > 0 && evaluated.completedRequirementVersion !== null) {
+    if (status.missingFields.some((fieldKey) => !missingBefore.has(fieldKey)) && evaluated.completedRequirementVersion !== null) {
       await setCompletedVersion(trx, userId, platform.id, null);
       status = (await evaluateOnboarding(trx, userId, platform)).status;
     }

@@ -113,6 +113,7 @@ export function tooManyAttemptsText(intl: IntlShape, seconds: number | null): st
 export const STATUS_TEXT: Record<OnboardingStatusValue, { className: string }> = {
   COMPLETE: { className: 'badge badge-success' },
   IN_PROGRESS: { className: 'badge badge-warning' },
+  GRACE: { className: 'badge badge-warning' },
   NOT_STARTED: { className: 'badge badge-muted' },
 };
 

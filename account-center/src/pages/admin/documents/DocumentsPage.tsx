@@ -5,6 +5,7 @@ import { useGatewayRead } from '../../../components/useGatewayRead.ts';
 import { hasPermission, useSession } from '../../../session.tsx';
 import { LoadState } from '../../../components/LoadState.tsx';
 import { Notice } from '../../../components/Notice.tsx';
+import { EnforcementChoice } from '../../../components/EnforcementChoice.tsx';
 import { PageTitle } from '../../../components/PageTitle.tsx';
 import { MarkdownText } from '../../../documents/MarkdownText.tsx';
 
@@ -38,6 +39,8 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [message, setMessage] = useState<{ tone: 'success' | 'warning'; text: string } | null>(null);
   const [preview, setPreview] = useState<{ documentKey: string; result: Preview } | null>(null);
+  /** When each document's draft is enforced once published (issue 36): absent or null for immediately. */
+  const [enforceAfter, setEnforceAfter] = useState<Record<string, string | null>>({});
   const path = { params: { path: { platformKey } } };
 
 
@@ -81,7 +84,7 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
     try {
       const result = await call(api.POST('/v1/platforms/{platformKey}/documents/{documentKey}/versions/{version}/publish', {
         ...versionPath(documentKey, version),
-        params: { ...versionPath(documentKey, version).params, query: { dryRun } },
+        params: { ...versionPath(documentKey, version).params, query: { dryRun, ...(enforceAfter[documentKey] ? { enforceAfter: enforceAfter[documentKey] } : {}) } },
       }));
       if ('dryRun' in result) {
         setPreview({ documentKey, result });
@@ -122,17 +125,22 @@ export function DocumentsPage({ platformKey }: { platformKey: string }) {
                       {version.status === 'published' ? (
                         <p className="agreement-meta">{intl.formatMessage({ id: 'documents.list.count' }, { accepted: version.acceptedBy, active: list.activeUsers, version: version.version })}</p>
                       ) : canWrite ? (
-                        <div className="actions">
-                          <button type="button" className="button button-secondary" onClick={() => void edit(document.documentKey, document.kind, version.version)}>{intl.formatMessage({ id: 'documents.list.edit' }, { version: version.version })}</button>
-                          <button type="button" className="button button-secondary" onClick={() => void publish(document.documentKey, version.version, true)}>{intl.formatMessage({ id: 'documents.list.dryRun' })}</button>
-                          <button type="button" className="button" onClick={() => void publish(document.documentKey, version.version, false)}>{intl.formatMessage({ id: 'documents.list.publish' }, { version: version.version })}</button>
-                        </div>
+                        <>
+                          <EnforcementChoice onChange={(value) => { setEnforceAfter((current) => ({ ...current, [document.documentKey]: value })); setPreview(null); }} />
+                          <div className="actions">
+                            <button type="button" className="button button-secondary" onClick={() => void edit(document.documentKey, document.kind, version.version)}>{intl.formatMessage({ id: 'documents.list.edit' }, { version: version.version })}</button>
+                            <button type="button" className="button button-secondary" onClick={() => void publish(document.documentKey, version.version, true)}>{intl.formatMessage({ id: 'documents.list.dryRun' })}</button>
+                            <button type="button" className="button" onClick={() => void publish(document.documentKey, version.version, false)}>{intl.formatMessage({ id: 'documents.list.publish' }, { version: version.version })}</button>
+                          </div>
+                        </>
                       ) : null}
                       {preview && preview.documentKey === document.documentKey && preview.result.version.version === version.version ? (
                         <Notice title={intl.formatMessage(
                           { id: preview.result.blocking ? 'documents.dryRun.blocking' : 'documents.dryRun.nonBlocking' },
                           { mustAccept: preview.result.mustAccept, active: preview.result.activeUsers, reopened: preview.result.reopenedUsers },
-                        )} />
+                        )}>
+                          {preview.result.enforceAfter ? <p>{intl.formatMessage({ id: 'common.enforcement.impact' }, { count: preview.result.graceUsers, meeting: preview.result.meetingUsers })}</p> : null}
+                        </Notice>
                       ) : null}
                     </li>
                   ))}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { definition, FakeGateway, KEY, problem, renderAdmin } from './testSupport.tsx';
 
@@ -116,6 +116,26 @@ describe('field form', () => {
     expect(gateway.writes()).toHaveLength(2);
     expect(gateway.writes()[1]!.query.get('dryRun')).toBeNull();
     expect((await screen.findByTestId('requirement-version')).textContent).toBe('4');
+  });
+
+  it('the confirmation offers a date to enforce the change from; the real request carries it (issue 36)', async () => {
+    const gateway = await openNew();
+    await userEvent.type(screen.getByRole('textbox', { name: /Field key/ }), 'vatNumber');
+    await userEvent.type(screen.getByRole('textbox', { name: required('Label') }), 'VAT number');
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Required' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Add the field' }));
+
+    const dialog = await screen.findByRole('dialog', { name: 'Add “VAT number”?' });
+    const when = within(dialog).getByRole('group', { name: 'When does it apply?' });
+    expect((within(when).getByRole('radio', { name: /^Immediately/ }) as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(within(when).getByRole('radio', { name: /^From a date/ }));
+    fireEvent.change(within(when).getByLabelText(/Enforced from/), { target: { value: '2031-03-01T09:30' } });
+    expect(within(dialog).getByText('Until then 1 person signs in as before; none of them already meets it.')).toBeDefined();
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add the field' }));
+    expect(await screen.findByText('The field “VAT number” was added.')).toBeDefined();
+    expect(gateway.writes()[1]!.query.get('enforceAfter')).toBe(new Date('2031-03-01T09:30').toISOString());
+    expect(gateway.writes()[1]!.query.get('dryRun')).toBeNull();
   });
 
   it('an edit that changes nothing has nothing to save; an edit sends only what changed', async () => {

@@ -91,6 +91,8 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
   const [attempt, setAttempt] = useState(0);
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<{ body: CreateBody | UpdateBody; preview: ChangePreview } | null>(null);
+  /** When the change is enforced (issue 36): null for immediately. */
+  const [enforceAfter, setEnforceAfter] = useState<string | null>(null);
   const [wholeFormOpen, setWholeFormOpen] = useState(false);
   const elements = useRef(new Map<string, HTMLElement>());
 
@@ -174,7 +176,7 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
     const body = creating ? createBody(draft, settings) : patchBody(stored, settings);
     if (!creating && Object.keys(body).length === 0) {
       // Nothing differs from the stored definition: a PATCH needs one property, and would change nothing.
-      setPending({ body, preview: { dryRun: true, changed: false, changedFields: [], field: stored, requirementVersion: 0, reopenedUsers: 0 } });
+      setPending({ body, preview: { dryRun: true, changed: false, changedFields: [], field: stored, requirementVersion: 0, reopenedUsers: 0, enforceAfter: null, graceUsers: 0, meetingUsers: 0 } });
       return;
     }
     setBusy(true);
@@ -197,12 +199,13 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
     setBusy(true);
     try {
       const saved = creating
-        ? await createField(api, platformKey, pending.body as CreateBody, false)
-        : await updateField(api, platformKey, stored.fieldKey, pending.body as UpdateBody, false);
+        ? await createField(api, platformKey, pending.body as CreateBody, false, enforceAfter)
+        : await updateField(api, platformKey, stored.fieldKey, pending.body as UpdateBody, false, enforceAfter);
       const state: FlashState = { notice: t(creating ? 'schema.editor.added' : 'schema.editor.saved', { label: saved.label }) };
       navigate(platformPath(platformKey), { state });
     } catch (problem) {
       setPending(null);
+      setEnforceAfter(null);
       setBusy(false);
       refuseProblem(problem);
     }
@@ -281,7 +284,8 @@ export function FieldForm({ platformKey, stored, fields }: { platformKey: string
         confirmLabel={t(creating ? 'schema.editor.add' : 'schema.editor.save')}
         busy={busy}
         onConfirm={() => void confirm()}
-        onCancel={() => setPending(null)}
+        onCancel={() => { setPending(null); setEnforceAfter(null); }}
+        enforcement={{ enforceAfter, onChange: setEnforceAfter }}
       />
     </div>
   );

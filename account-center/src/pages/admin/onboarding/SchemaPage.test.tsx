@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { definition, FakeGateway, KEY, renderAdmin } from './testSupport.tsx';
 
@@ -71,6 +71,38 @@ describe('a platform’s form', () => {
     expect(await screen.findByText('The field “Team size” was archived. The requirement version is now 4.')).toBeDefined();
     expect(fake.writes()[1]!.query.get('dryRun')).toBeNull();
     expect(titles()).toEqual(['Company', 'Country']);
+  });
+
+  it('archiving can be enforced from a date too (issue 36); cancelling forgets the date', async () => {
+    const fake = await open();
+    await userEvent.click(screen.getByRole('button', { name: 'Archive Team size' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Archive “Team size”?' });
+    await userEvent.click(within(dialog).getByRole('radio', { name: /^From a date/ }));
+    fireEvent.change(within(dialog).getByLabelText(/Enforced from/), { target: { value: '2031-03-01T09:30' } });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Archive Team size' }));
+    dialog = await screen.findByRole('dialog', { name: 'Archive “Team size”?' });
+    expect((within(dialog).getByRole('radio', { name: /^Immediately/ }) as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(within(dialog).getByRole('radio', { name: /^From a date/ }));
+    fireEvent.change(within(dialog).getByLabelText(/Enforced from/), { target: { value: '2031-04-01T10:00' } });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Archive the field' }));
+    expect(await screen.findByText('The field “Team size” was archived. The requirement version is now 4.')).toBeDefined();
+    const real = fake.writes().filter((write) => write.query.get('dryRun') === null);
+    expect(real).toHaveLength(1);
+    expect(real[0]!.query.get('enforceAfter')).toBe(new Date('2031-04-01T10:00').toISOString());
+  });
+
+  it('lists the changes in a grace period and applies them now (issue 36)', async () => {
+    const fake = gateway();
+    fake.graces = [{ requirementVersion: 3, enforceAfter: '2031-03-01T09:30:00.000Z' }];
+    await open(fake);
+    const panel = await screen.findByRole('region', { name: 'Changes in a grace period' });
+    expect(within(panel).getByText(/^Requirement version 3: applies from /)).toBeDefined();
+    await userEvent.click(within(panel).getByRole('button', { name: 'Apply now' }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Changes in a grace period' })).toBeNull());
+    const put = fake.writes().find((write) => write.method === 'PUT');
+    expect(put).toMatchObject({ path: `/v1/platforms/${KEY}/onboarding/grace` });
+    expect(Date.parse((put!.body as { enforceAfter: string }).enforceAfter)).toBeLessThanOrEqual(Date.now());
   });
 
   it('cancelling changes nothing', async () => {

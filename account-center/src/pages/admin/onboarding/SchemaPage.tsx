@@ -10,6 +10,7 @@ import { hasPermission, useSession } from '../../../session.tsx';
 import { archiveField, updateField } from './gateway.ts';
 import { FormPreview } from './FormPreview.tsx';
 import { ImpactDialog } from './ImpactDialog.tsx';
+import { GracePanel } from './GracePanel.tsx';
 import { profileProperty, propertyLabel, typeLabel, type ChangePreview, type Definition } from './model.ts';
 import { movePlan, type SortChange } from './reordering.ts';
 import { ADMIN_BASE, fieldPath, newFieldPath } from './paths.ts';
@@ -42,6 +43,8 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
   const [notice, setNotice] = useState<string | null>((location.state as FlashState | null)?.notice ?? null);
   const [failure, setFailure] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
+  /** When the change is enforced (issue 36): null for immediately. */
+  const [enforceAfter, setEnforceAfter] = useState<string | null>(null);
   const [working, setWorking] = useState<string | null>(null);
   const [focusAfter, setFocusAfter] = useState<string | null>(null);
   const noticeRef = useRef<HTMLDivElement>(null);
@@ -113,12 +116,13 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
     setWorking('confirm');
     try {
       if (pending.kind === 'archive') {
-        await archiveField(api, platformKey, pending.field.fieldKey, false);
+        await archiveField(api, platformKey, pending.field.fieldKey, false, enforceAfter);
       } else {
-        for (const change of pending.plan) await updateField(api, platformKey, change.fieldKey, { sortOrder: change.sortOrder }, false);
+        for (const change of pending.plan) await updateField(api, platformKey, change.fieldKey, { sortOrder: change.sortOrder }, false, enforceAfter);
       }
       const answer = await reload();
       setPending(null);
+      setEnforceAfter(null);
       const version = answer ? answer.requirementVersion : null;
       const values = { label: pending.field.label, version: version ?? 0, known: String(version !== null) };
       if (pending.kind === 'archive') {
@@ -129,6 +133,7 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
       }
     } catch (problem) {
       setPending(null);
+      setEnforceAfter(null);
       await reload();
       fail(problem, pending.kind === 'archive' ? 'schema.page.notArchived' : 'schema.page.notMoved', pending.field.label);
     } finally {
@@ -162,6 +167,7 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
               {platform ? <div><dt>{t('schema.page.onboarding')}</dt><dd>{modeWords(intl, platform.defaultOnboardingMode)}</dd></div> : null}
             </dl>
             <p className="oa-muted">{t('schema.page.versionNote')}</p>
+            <GracePanel platformKey={platformKey} canWrite={canWrite} requirementVersion={list.requirementVersion} />
 
             <section className="panel" aria-labelledby="oa-fields-title">
               <div className="oa-section-head">
@@ -207,7 +213,8 @@ export function SchemaPage({ platformKey }: { platformKey: string }) {
         danger={pending?.kind === 'archive'}
         busy={working === 'confirm'}
         onConfirm={() => void confirm()}
-        onCancel={() => setPending(null)}
+        onCancel={() => { setPending(null); setEnforceAfter(null); }}
+        enforcement={{ enforceAfter, onChange: setEnforceAfter }}
       />
     </>
   );

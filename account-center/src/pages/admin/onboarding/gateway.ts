@@ -27,24 +27,29 @@ export function listFields(api: Api, platformKey: string, includeArchived: boole
   return call(api.GET(FIELDS, { params: { path: { platformKey }, query: includeArchived ? { includeArchived: true } : {} } }));
 }
 
+/** The query of a write: a dry run, and when the change is enforced (issue 36; absent: immediately). */
+function writeQuery(dryRun: boolean, enforceAfter: string | null): { dryRun?: true; enforceAfter?: string } {
+  return { ...(dryRun ? { dryRun: true as const } : {}), ...(enforceAfter ? { enforceAfter } : {}) };
+}
+
 export async function createField(api: Api, platformKey: string, body: CreateBody, dryRun: true): Promise<ChangePreview>;
-export async function createField(api: Api, platformKey: string, body: CreateBody, dryRun: false): Promise<Definition>;
-export async function createField(api: Api, platformKey: string, body: CreateBody, dryRun: boolean): Promise<Definition | ChangePreview> {
-  const answer = await call<Definition | ChangePreview>(api.POST(FIELDS, { params: { path: { platformKey }, query: dryRun ? { dryRun: true } : {} }, body }));
+export async function createField(api: Api, platformKey: string, body: CreateBody, dryRun: false, enforceAfter?: string | null): Promise<Definition>;
+export async function createField(api: Api, platformKey: string, body: CreateBody, dryRun: boolean, enforceAfter: string | null = null): Promise<Definition | ChangePreview> {
+  const answer = await call<Definition | ChangePreview>(api.POST(FIELDS, { params: { path: { platformKey }, query: writeQuery(dryRun, enforceAfter) }, body }));
   return dryRun ? preview(answer) : definition(answer);
 }
 
 export async function updateField(api: Api, platformKey: string, fieldKey: string, body: UpdateBody, dryRun: true): Promise<ChangePreview>;
-export async function updateField(api: Api, platformKey: string, fieldKey: string, body: UpdateBody, dryRun: false): Promise<Definition>;
-export async function updateField(api: Api, platformKey: string, fieldKey: string, body: UpdateBody, dryRun: boolean): Promise<Definition | ChangePreview> {
-  const answer = await call<Definition | ChangePreview>(api.PATCH(FIELD, { params: { path: { platformKey, fieldKey }, query: dryRun ? { dryRun: true } : {} }, body }));
+export async function updateField(api: Api, platformKey: string, fieldKey: string, body: UpdateBody, dryRun: false, enforceAfter?: string | null): Promise<Definition>;
+export async function updateField(api: Api, platformKey: string, fieldKey: string, body: UpdateBody, dryRun: boolean, enforceAfter: string | null = null): Promise<Definition | ChangePreview> {
+  const answer = await call<Definition | ChangePreview>(api.PATCH(FIELD, { params: { path: { platformKey, fieldKey }, query: writeQuery(dryRun, enforceAfter) }, body }));
   return dryRun ? preview(answer) : definition(answer);
 }
 
 export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: true): Promise<ChangePreview>;
-export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: false): Promise<Definition>;
-export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: boolean): Promise<Definition | ChangePreview> {
-  const answer = await call<Definition | ChangePreview>(api.DELETE(FIELD, { params: { path: { platformKey, fieldKey }, query: dryRun ? { dryRun: true } : {} } }));
+export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: false, enforceAfter?: string | null): Promise<Definition>;
+export async function archiveField(api: Api, platformKey: string, fieldKey: string, dryRun: boolean, enforceAfter: string | null = null): Promise<Definition | ChangePreview> {
+  const answer = await call<Definition | ChangePreview>(api.DELETE(FIELD, { params: { path: { platformKey, fieldKey }, query: writeQuery(dryRun, enforceAfter) } }));
   return dryRun ? preview(answer) : definition(answer);
 }
 

@@ -73,6 +73,8 @@ export class FakeGateway {
   requirementVersion: number;
   reopened: number;
   platforms: Schemas['Platform'][] = [];
+  /** Requirement versions in a grace period (issue 36). */
+  graces: { requirementVersion: number; enforceAfter: string }[] = [];
   requests: Recorded[] = [];
   override: ((request: Recorded) => Answer | undefined) | null = null;
 
@@ -105,6 +107,14 @@ export class FakeGateway {
     if (method === 'GET' && path === fieldsPath) {
       const items = this.fields.filter((field) => query.get('includeArchived') === 'true' || !field.archived)
         .sort((a, b) => a.sortOrder - b.sortOrder || (a.fieldKey < b.fieldKey ? -1 : 1));
+      return { status: 200, body: { platformKey: KEY, requirementVersion: this.requirementVersion, items } };
+    }
+    if (path === `/v1/platforms/${KEY}/onboarding/grace`) {
+      if (method === 'PUT') {
+        const moved = new Date(Math.max(Date.parse((body as { enforceAfter: string }).enforceAfter), Date.now())).toISOString();
+        this.graces = this.graces.filter((grace) => Date.parse(grace.enforceAfter) > Date.now()).map((grace) => ({ ...grace, enforceAfter: moved }));
+      }
+      const items = this.graces.filter((grace) => Date.parse(grace.enforceAfter) > Date.now());
       return { status: 200, body: { platformKey: KEY, requirementVersion: this.requirementVersion, items } };
     }
     if (method === 'GET' && path === '/v1/platforms') return { status: 200, body: { items: this.platforms, nextCursor: null } };
@@ -143,6 +153,9 @@ export class FakeGateway {
         field,
         requirementVersion: this.requirementVersion + (changed.length > 0 ? 1 : 0),
         reopenedUsers: changed.length > 0 ? this.reopened : 0,
+        enforceAfter: null,
+        graceUsers: 0,
+        meetingUsers: 0,
       };
       return { status: 200, body: preview };
     }

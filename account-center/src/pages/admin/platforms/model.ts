@@ -37,6 +37,7 @@ const KNOWN_ACTIONS = new Set([
   'onboarding_field.update',
   'onboarding_field.archive',
   'session.revoke',
+  'requirement_grace.move',
 ]);
 
 /** A person's word for an audit action; an action this build does not know is shown as sent. */

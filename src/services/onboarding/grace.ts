@@ -1,0 +1,63 @@
+import type { components } from '../../../generated/gateway.ts';
+import type { Db } from '../../db/knex.ts';
+import { findPlatformByKey, lockPlatformByKey } from '../registry/index.ts';
+import { listPendingGraces, moveGraces, type PendingGraceRow } from './requirementGracesRepository.ts';
+import { ApiError, validationError } from '../../errors/catalogue.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit.ts';
+
+// Grace periods for requirement changes (issue 36): the enforcement a change is published
+// with, and moving the date of the changes in grace. The rule that decides GRACE is
+// src/domain/requirementGrace.ts; a change's grace is a row of requirement_graces written with
+// the version it raises (bumpRequirementVersion), for field changes and documents alike.
+
+export type RequirementGraceList = components['schemas']['RequirementGraceList'];
+
+/**
+ * The enforcement of a change from its `enforceAfter` (the API's query parameter, the CLI's
+ * `--enforce-after`): null for immediately; a date for later, which must be in the future (a
+ * past date would be an immediate change that looks like a grace).
+ */
+export function enforcementOf(enforceAfter: string | undefined, pointer = '/query/enforceAfter'): Date | null {
+  if (enforceAfter === undefined) return null;
+  const date = new Date(enforceAfter);
+  if (Number.isNaN(date.getTime())) throw validationError([{ pointer, message: 'must be a date-time' }]);
+  if (date.getTime() <= Date.now()) throw validationError([{ pointer, message: 'must be in the future (leave it out to enforce the change immediately)' }]);
+  return date;
+}
+
+export async function listRequirementGraces(db: Db, platformKey: string): Promise<RequirementGraceList> {
+  const platform = await findPlatformByKey(db, platformKey);
+  if (!platform) throw platformNotFound(platformKey);
+  return toList(platform.platformKey, platform.requirementVersion, await listPendingGraces(db, platform.id));
+}
+
+/**
+ * Moves every version in grace to `enforceAfter` (not in the future: enforced now). The
+ * platform row is locked as for a schema change, so a publication with a grace and a move
+ * queue rather than interleave. Audited only when a version moved.
+ */
+export async function moveRequirementGraces(db: Db, platformKey: string, enforceAfter: string, actor: Actor): Promise<RequirementGraceList> {
+  const date = new Date(enforceAfter);
+  if (Number.isNaN(date.getTime())) throw validationError([{ pointer: '/body/enforceAfter', message: 'must be a date-time' }]);
+  return db.transaction(async (trx) => {
+    const platform = await lockPlatformByKey(trx, platformKey);
+    if (!platform) throw platformNotFound(platformKey);
+    const moved = await moveGraces(trx, platform.id, date);
+    if (moved.length > 0) {
+      await recordAuditEvent(trx, { action: 'requirement_grace.move', platformKey: platform.platformKey, changedFields: ['enforceAfter'] }, actor);
+    }
+    return toList(platform.platformKey, platform.requirementVersion, await listPendingGraces(trx, platform.id));
+  });
+}
+
+function toList(platformKey: string, requirementVersion: number, rows: readonly PendingGraceRow[]): RequirementGraceList {
+  return {
+    platformKey,
+    requirementVersion,
+    items: rows.map((row) => ({ requirementVersion: row.requirementVersion, enforceAfter: row.enforceAfter.toISOString() })),
+  };
+}
+
+function platformNotFound(platformKey: string): ApiError {
+  return new ApiError('PLATFORM_NOT_FOUND', `No platform has the key ${platformKey}.`);
+}
