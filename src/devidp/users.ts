@@ -15,7 +15,7 @@ export interface DevIdpUser {
 export type DevIdpProfile = Omit<DevIdpUser, 'password'>;
 
 /** Permission scopes the gateway understands (spec: "Permissions"). */
-export const PERMISSION_SCOPES = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'] as const;
+export const PERMISSION_SCOPES = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access'] as const;
 export type PermissionScope = (typeof PERMISSION_SCOPES)[number];
 
 /** OIDC scopes whose claims the IdP releases (OIDC Core §5.4); they also appear in the JWT `scope`. */
@@ -43,6 +43,16 @@ export const DEV_USERS: DevIdpUser[] = [
     givenName: 'Ada',
     familyName: 'Admin',
     permissions: ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'],
+  },
+  {
+    // Support access (issue 35) is a permission of its own, never implied by platforms:admin.
+    sub: 'dev-user-support',
+    username: 'support',
+    password: 'support-password',
+    email: 'support@example.test',
+    givenName: 'Sam',
+    familyName: 'Support',
+    permissions: ['support:access'],
   },
 ];
 

@@ -26,6 +26,12 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'data_export.start',
   'data_export.download',
   'membership.leave',
+  // Support access (issue 35)
+  'support_access.request',
+  'support_access.approve',
+  'support_access.refuse',
+  'support_access.use',
+  'support_access.end',
 ];
 
 /** Who makes a change: an API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */
