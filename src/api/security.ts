@@ -129,7 +129,8 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
     via: 'platform',
     userId: row.userId,
     sub: row.sub,
-    permissions: row.permissions.filter((permission) => permission !== 'platforms:admin'),
+    // Nor support:access (issue 35): a platform never acts as an operator of the person it serves.
+    permissions: row.permissions.filter((permission) => permission !== 'platforms:admin' && permission !== 'support:access'),
     heldPermissions: row.permissions,
     session: { id: row.id, expiresAt: row.expiresAt },
     platform: { id: row.platformId, key: row.platformKey },

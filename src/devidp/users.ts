@@ -42,17 +42,8 @@ export const DEV_USERS: DevIdpUser[] = [
     email: 'admin@example.test',
     givenName: 'Ada',
     familyName: 'Admin',
-    permissions: ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'],
-  },
-  {
-    // Support access (issue 35) is a permission of its own, never implied by platforms:admin.
-    sub: 'dev-user-support',
-    username: 'support',
-    password: 'support-password',
-    email: 'support@example.test',
-    givenName: 'Sam',
-    familyName: 'Support',
-    permissions: ['support:access'],
+    // support:access is granted to the demo administrator on its own (issue 35): platforms:admin never implies it.
+    permissions: ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access'],
   },
 ];
 

@@ -21,8 +21,9 @@ const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
 const PAULA = person('paula');
 const PETER = person('peter');
 const OTTO = { ...person('otto'), permissions: ['support:access'] };
-const SAM = { username: 'support', password: 'support-password' };
-const ADMIN = { username: 'admin', password: 'admin-password' };
+const SAM = { ...person('sam'), familyName: 'Support', permissions: ['support:access'] };
+// An administrator without support:access: platforms:admin never stands in for it.
+const ADMIN = { ...person('adele'), permissions: ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'] };
 
 describe('support access', () => {
   let harness: Harness;
@@ -45,7 +46,7 @@ describe('support access', () => {
   beforeAll(async () => {
     harness = await startHarness(
       { GATEWAY_SIGNING_KEYS: generateSigningKeySpec('sa'), OUTBOUND_ALLOWED_PRIVATE_RANGES: '127.0.0.0/8', AUTH_PLATFORM_KEY: OWN_PLATFORM },
-      { users: [...DEV_USERS, PAULA, PETER, OTTO] },
+      { users: [...DEV_USERS, PAULA, PETER, OTTO, SAM, ADMIN] },
     );
     worker = await startBackchannelWorker(harness.gateway.deps, { pollIntervalMs: 100 });
     [approve, notify, off, sensitive] = [await addPlatform(harness), await addPlatform(harness), await addPlatform(harness), await addPlatform(harness)];
@@ -91,7 +92,7 @@ describe('support access', () => {
     await updatePlatform(db(), off.key, { supportAccess: 'notify' }, CLI_ACTOR, rules());
     expectCode(await ask(off.key), 403, 'SUPPORT_ACCESS_NOT_ALLOWED'); // no supportSignInUrl
     await updatePlatform(db(), off.key, { supportAccess: 'off' }, CLI_ACTOR, rules());
-    expectCode(await ask(approve.key, 'dev-user-support'), 403, 'SUPPORT_ACCESS_NOT_ALLOWED');
+    expectCode(await ask(approve.key, SAM.sub), 403, 'SUPPORT_ACCESS_NOT_ALLOWED');
     expectCode(await ask(approve.key, 'nobody@example.test'), 404, 'PERSON_NOT_FOUND');
     expectCode(await ask('NO_SUCH_PLATFORM'), 404, 'PLATFORM_NOT_FOUND');
     for (const bad of [{ reason: '' }, { reason: 'x'.repeat(501) }, { durationMinutes: 31 }, { durationMinutes: 0 }, { reason: undefined }]) {
@@ -105,7 +106,7 @@ describe('support access', () => {
     const requested = await requestAccess(sam, { person: PAULA.email, platformKey: approve.key, reason: 'Paula cannot see her invoices', durationMinutes: 10 });
     expect(requested.status).toBe(201);
     const id: string = requested.body.id;
-    expect(requested.body).toMatchObject({ status: 'pending', mode: 'approve', durationMinutes: 10, signInUrl: null, operator: { sub: 'dev-user-support', name: 'Sam Support' }, person: { sub: PAULA.sub } });
+    expect(requested.body).toMatchObject({ status: 'pending', mode: 'approve', durationMinutes: 10, signInUrl: null, operator: { sub: SAM.sub, name: 'Sam Support' }, person: { sub: PAULA.sub } });
 
     // Not usable before the approval.
     expectCode(await supportStart(approve, id, sam.cookie), 403, 'APPROVAL_REQUIRED');
@@ -137,7 +138,7 @@ describe('support access', () => {
     // Once.
     expectCode(await supportStart(approve, id, sam.cookie), 409, 'SUPPORT_ACCESS_ENDED');
     const exchanged = await api().post('/v1/auth/exchange').set('Authorization', approve.basic).send({ code: callback.searchParams.get('code') }).expect(200);
-    expect(exchanged.body).toMatchObject({ user: { id: paula.userId, sub: PAULA.sub }, permissions: [], act: { sub: 'dev-user-support', name: 'Sam Support' }, supportAccess: { id } });
+    expect(exchanged.body).toMatchObject({ user: { id: paula.userId, sub: PAULA.sub }, permissions: [], act: { sub: SAM.sub, name: 'Sam Support' }, supportAccess: { id } });
     expect(exchanged.body.supportAccess.endsAt).toBe(exchanged.body.session.expiresAt);
     const endsIn = Date.parse(exchanged.body.session.expiresAt) - Date.now();
     expect(endsIn).toBeGreaterThan(9 * 60_000);
@@ -169,7 +170,7 @@ describe('support access', () => {
 
     // The platform hears it started: a SET verified against the published keys.
     const started_ = await pollSets(approve);
-    expect(started_.map((set) => set.events)).toEqual([{ 'urn:auth-gateway:secevent:support-access-started': { session: sessionId, act_sub: 'dev-user-support', ends_at: Math.floor(Date.parse(exchanged.body.session.expiresAt) / 1000) } }]);
+    expect(started_.map((set) => set.events)).toEqual([{ 'urn:auth-gateway:secevent:support-access-started': { session: sessionId, act_sub: SAM.sub, ends_at: Math.floor(Date.parse(exchanged.body.session.expiresAt) / 1000) } }]);
 
     // The person ends it: the session stops at once and the platform is told by back-channel logout.
     const ended = await asPerson(harness, paula.cookie).post(`/v1/account/support-access/${id}/end`).expect(200);
@@ -182,9 +183,9 @@ describe('support access', () => {
     expect((await asPerson(harness, paula.cookie).post(`/v1/account/support-access/${id}/end`).expect(200)).body.endedBy).toBe('person');
     const audit = await db().raw(`SELECT action, actor_sub FROM audit_events WHERE action LIKE 'support_access.%' ORDER BY occurred_at, id`);
     expect(audit.rows).toEqual([
-      { action: 'support_access.request', actor_sub: 'dev-user-support' },
+      { action: 'support_access.request', actor_sub: SAM.sub },
       { action: 'support_access.approve', actor_sub: PAULA.sub },
-      { action: 'support_access.use', actor_sub: 'dev-user-support' },
+      { action: 'support_access.use', actor_sub: SAM.sub },
       { action: 'support_access.end', actor_sub: PAULA.sub },
     ]);
   });
@@ -210,7 +211,7 @@ describe('support access', () => {
     const code = new URL(started.headers.location!).searchParams.get('code');
     // The handoff is bound as every login's: the verifier is required.
     const exchanged = await api().post('/v1/auth/exchange').set('Authorization', notify.basic).send({ code, handoffVerifier: verifier }).expect(200);
-    expect(exchanged.body.act).toEqual({ sub: 'dev-user-support', name: 'Sam Support' });
+    expect(exchanged.body.act).toEqual({ sub: SAM.sub, name: 'Sam Support' });
     const support = `gw_session=${exchanged.body.session.gatewayToken}`;
     await api().get('/v1/me').set('Cookie', support).expect(200);
     const ended = await asPerson(harness, sam.cookie).post(`/v1/support-access/${id}/end`).expect(200);
