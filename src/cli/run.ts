@@ -7,6 +7,7 @@ import { PROFILE_FIELDS } from '../services/onboarding/profileFields.ts';
 import { FIELD_TYPES } from '../services/onboarding/values.ts';
 import { describeFieldError } from './format.ts';
 import { runDevCommand } from './devToken.ts';
+import { runSupportCommand } from './support.ts';
 import { parseAuditCommand } from './audit.ts';
 import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
 import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
@@ -80,6 +81,12 @@ Encryption keys (ENCRYPTION_KEYS, first key active; see docs/operations.md, "Rot
                                re-seal every value under the active key, in batches; safe
                                beside running instances, resumable (run it again after a stop)
 
+Support access (over the gateway's API as the operator of GATEWAY_ACCESS_TOKEN; see
+\`npm run gateway -- support --help\` and docs/support-access.md):
+  support request --person SUB_OR_EMAIL --platform KEY --reason TEXT [--minutes N]
+  support list [--limit N]
+  support end <ID>
+
 Development only (refused when NODE_ENV=production or OIDC_ISSUER is set):
   dev token --user USERNAME [--password PASSWORD]
                                sign in at the running dev stack's identity provider and print
@@ -133,6 +140,8 @@ Exit codes: 0 done, 1 refused or failed (the problem is printed), 2 usage error,
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Development helpers talk to the running dev stack over HTTP, not to the database.
   if (argv[0] === 'dev') return runDevCommand(argv.slice(1), io);
+  // Support access acts as the operator (their access token), over the gateway's API (support.ts).
+  if (argv[0] === 'support') return runSupportCommand(argv.slice(1), io);
   let command: Command | null;
   try {
     command = parseCommand(argv, io);
