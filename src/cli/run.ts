@@ -42,12 +42,16 @@ Platform registry (same rules as the admin API; changes are audited with actor "
                    [--mode none|platform|central] [--central-onboarding true|false]
                    [--handoff-challenge-required true|false] [--default-language TAG]
                    [--onboarding-path PATH] [--metadata JSON] [--inactive]
+                   [--support-access off|notify|approve] [--sensitive true|false]
+                   [--support-sign-in-url URL]
   platforms update <KEY> [--name NAME] [--callback-url URL|""] [--return-url URL]...
                    [--backchannel-logout-url URL|""]
                    [--event-delivery none|push|poll] [--event-receiver-url URL|""]
                    [--mode MODE] [--central-onboarding true|false]
                    [--handoff-challenge-required true|false] [--default-language TAG|""]
                    [--onboarding-path PATH|""] [--metadata JSON]
+                   [--support-access off|notify|approve] [--sensitive true|false]
+                   [--support-sign-in-url URL|""]
   platforms rotate <KEY>       new client secret, shown once; the old one stops working at once
   platforms activate <KEY>
   platforms deactivate <KEY>   soft deactivation: logins and exchanges stop, the record stays
