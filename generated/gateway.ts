@@ -3331,7 +3331,7 @@ export interface components {
          *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     | `…:support-access-started` | An operator signed in to this platform as the person (support access); only that platform hears | `session`: the support session's id (the exchange's `session.id`, the `sid` of its logout token); `act_sub`: the operator's subject; `ends_at`: NumericDate |
-         *     | `…:support-access-ended` | That support access ended (by the operator, the person, or time); only that platform hears | `session`; `ended_by`: `operator`, `person` or `expired` |
+         *     | `…:support-access-ended` | That support access ended (by the operator, the person, or its time, found by the purge within minutes); only that platform hears | `session`; `ended_by`: `operator`, `person` or `expired` |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}

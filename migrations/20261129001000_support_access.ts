@@ -9,7 +9,8 @@ import type { Knex } from 'knex';
  *   and `support_sign_in_url` (the platform's own sign-in route, which forwards `supportAccess`
  *   to the gateway's start, so the platform's back end binds the login as it binds every other).
  * - support_access: one row per request. Every single-use step (approve, refuse, use, end) is a
- *   conditional UPDATE of this row, so a double submission records one.
+ *   conditional UPDATE of this row, so a double submission records one. Its session goes with
+ *   the purge a day after it ended like every session (ON DELETE SET NULL): the history stays.
  * - gateway_sessions: the support session of the person names its grant and its actor (RFC 8693
  *   §4.1 `act`), read by the statements that already read the session row (exchange, cookie
  *   lookups): ordinary logins run no extra statement.
@@ -41,7 +42,7 @@ export async function up(knex: Knex): Promise<void> {
       refused_at timestamptz,
       ends_at timestamptz,
       used_at timestamptz,
-      session_id uuid REFERENCES gateway_sessions (id),
+      session_id uuid REFERENCES gateway_sessions (id) ON DELETE SET NULL,
       ended_at timestamptz,
       end_reason text CHECK (end_reason IN ('operator', 'person', 'expired')),
       CONSTRAINT support_access_not_self CHECK (user_id <> operator_user_id),

@@ -3,6 +3,7 @@ import { purgeExpired, withPurgeLock } from '../db/repositories/maintenance.ts';
 import { purgeExpiredTickets } from '../db/repositories/avatars.ts';
 import { purgeDeletedAccounts } from './account/deletion.ts';
 import { endTimedOutSessions, endUnreachedSessions } from './sessions/ending.ts';
+import { endExpiredSupportAccess } from './supportAccess/requests.ts';
 import { purgeExpiredLogoutTokenJtis } from './backchannel/logoutIn.ts';
 import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from './events/repository.ts';
 import { purgeExpiredExports } from './dataRights/exportRepository.ts';
@@ -31,6 +32,8 @@ export function schedulePurge(deps: AppDeps): () => void {
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
       const counts = await withPurgeLock(db, async () => ({
+        // Before the sessions' own: an access that ran out ends with its event (supportAccess/requests.ts).
+        supportAccessExpired: await endExpiredSupportAccess(db),
         sessionsTimedOut: await endTimedOutSessions(db, deps.config.gatewaySessionIdleSeconds),
         sessionsUnreached: await endUnreachedSessions(db),
         ...(await purgeExpired(db, PURGE_GRACE_SECONDS)),

@@ -14,7 +14,9 @@ import { DEV_USERS } from '../../src/devidp/users.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
-import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
+import { endExpiredSupportAccess } from '../../src/services/supportAccess/requests.ts';
+import { purgeExpired } from '../../src/db/repositories/maintenance.ts';
+import { PURGE_GRACE_SECONDS } from '../../src/services/maintenance.ts';
 
 const OWN_PLATFORM = 'ACCOUNT_CENTER_SA';
 const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
@@ -52,7 +54,7 @@ describe('support access', () => {
     [approve, notify, off, sensitive] = [await addPlatform(harness), await addPlatform(harness), await addPlatform(harness), await addPlatform(harness)];
     receiver = await startLogoutReceiver(harness, approve.clientId);
     await updatePlatform(db(), approve.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE, backchannelLogoutUrl: receiver.url, eventDelivery: 'poll' }, CLI_ACTOR, rules());
-    await updatePlatform(db(), notify.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, handoffChallengeRequired: true }, CLI_ACTOR, rules());
+    await updatePlatform(db(), notify.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, handoffChallengeRequired: true, eventDelivery: 'poll' }, CLI_ACTOR, rules());
     await updatePlatform(db(), sensitive.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE, sensitive: true }, CLI_ACTOR, rules());
     await createPlatform(db(), { platformKey: OWN_PLATFORM, displayName: 'Account center', callbackUrl: PLATFORM_CALLBACK, allowedReturnUrls: ['https://bff.example.test/'], supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE }, CLI_ACTOR);
     sam = await signIn(harness, off, SAM);
@@ -227,8 +229,21 @@ describe('support access', () => {
     await db().raw(`UPDATE support_access SET ends_at = now() - interval '1 second' WHERE id = ?`, [timed]);
     await db().raw(`UPDATE gateway_sessions SET expires_at = now() - interval '1 second' WHERE id = ?`, [second.body.session.id]);
     expectCode(await api().get('/v1/me').set('Cookie', `gw_session=${second.body.session.gatewayToken}`), 401, 'SESSION_EXPIRED');
-    expect(await endTimedOutSessions(db(), harness.gateway.config.gatewaySessionIdleSeconds)).toBeGreaterThanOrEqual(1);
-    expect((await asPerson(harness, peter.cookie).get('/v1/account/support-access').expect(200)).body.items[0]).toMatchObject({ id: timed, status: 'expired' });
+    expect(await endExpiredSupportAccess(db())).toBe(1);
+    expect(await endExpiredSupportAccess(db())).toBe(0);
+    const ends = (await pollSets(notify)).map((set) => set.events as Record<string, { ended_by?: string; session: string }>);
+    expect(ends.filter((events) => events['urn:auth-gateway:secevent:support-access-ended']).map((events) => events['urn:auth-gateway:secevent:support-access-ended'])).toEqual([
+      { session: exchanged.body.session.id, ended_by: 'operator' },
+      { session: second.body.session.id, ended_by: 'expired' },
+    ]);
+    expect((await db().raw('SELECT end_reason FROM gateway_sessions WHERE id = ?', [second.body.session.id])).rows).toEqual([{ end_reason: 'expired' }]);
+    expect((await asPerson(harness, peter.cookie).get('/v1/account/support-access').expect(200)).body.items[0]).toMatchObject({ id: timed, status: 'expired', endedBy: 'expired' });
+    // The purge removes the support session a day later like any other; the history keeps the access.
+    await db().raw(`UPDATE gateway_sessions SET expires_at = now() - interval '2 days' WHERE id = ?`, [second.body.session.id]);
+    await db().raw(`UPDATE handoff_codes SET expires_at = now() - interval '2 days' WHERE session_id = ?`, [second.body.session.id]);
+    await db().raw(`UPDATE auth_transactions SET expires_at = now() - interval '2 days' WHERE session_id = ?`, [second.body.session.id]);
+    expect((await purgeExpired(db(), PURGE_GRACE_SECONDS)).sessions).toBeGreaterThanOrEqual(1);
+    expect((await db().raw('SELECT session_id, used_at IS NOT NULL AS used FROM support_access WHERE id = ?', [timed])).rows).toEqual([{ session_id: null, used: true }]);
 
     // A grant whose time ran out before it was used signs nobody in.
     const unused = (await requestAccess(sam, { person: PETER.sub, platformKey: notify.key, reason: 'too late' }).expect(201)).body.id;

@@ -42,6 +42,7 @@ const SELECT_ROWS = `
          a.approved_at AS "approvedAt", a.refused_at AS "refusedAt", a.ends_at AS "endsAt", a.used_at AS "usedAt",
          a.session_id AS "sessionId", a.ended_at AS "endedAt", a.end_reason AS "endReason",
          CASE WHEN a.refused_at IS NOT NULL THEN 'refused'
+              WHEN a.end_reason = 'expired' THEN 'expired'
               WHEN a.ended_at IS NOT NULL THEN 'ended'
               WHEN a.ends_at IS NULL AND a.answer_by > now() THEN 'pending'
               WHEN a.ends_at IS NULL THEN 'unanswered'
@@ -115,6 +116,7 @@ export async function useSupportAccessRow(db: Db, input: { id: string; operatorU
     `UPDATE support_access SET used_at = now()
       WHERE id = :id AND operator_user_id = :operatorUserId AND platform_id = :platformId
         AND used_at IS NULL AND ended_at IS NULL AND refused_at IS NULL AND ends_at > now()
+        AND EXISTS (SELECT 1 FROM users u WHERE u.id = support_access.user_id AND u.deleted_at IS NULL)
       RETURNING ends_at AS "endsAt", user_id AS "userId", operator_sub AS "operatorSub", operator_name AS "operatorName"`,
     input,
   );
@@ -189,4 +191,20 @@ export async function findCompletedRequirementVersion(db: Db, userId: string, pl
     [userId, platformId],
   );
   return rows[0]?.version ?? null;
+}
+
+/**
+ * Used accesses whose time ran out and that nobody ended: marked ended by time, once (a batch,
+ * rows other runs hold are skipped), so their platform hears the end as for the other ends.
+ */
+export async function endExpiredSupportAccessRows(db: Db, limit: number): Promise<{ id: string; sessionId: string | null; platformId: string; userId: string }[]> {
+  const { rows } = await db.raw<{ rows: { id: string; sessionId: string | null; platformId: string; userId: string }[] }>(
+    `UPDATE support_access SET ended_at = now(), end_reason = 'expired'
+      WHERE id IN (SELECT id FROM support_access
+                    WHERE ended_at IS NULL AND refused_at IS NULL AND used_at IS NOT NULL AND ends_at <= now()
+                    ORDER BY ends_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+    { limit },
+  );
+  return rows;
 }

@@ -8,6 +8,7 @@ import { recordSupportAccessEvent } from '../events/record.ts';
 import { SECURITY_EVENT_TYPES } from '../events/types.ts';
 import {
   answerSupportAccessRow,
+  endExpiredSupportAccessRows,
   endSupportAccessRow,
   findOperatorName,
   findPersonForSupport,
@@ -107,13 +108,33 @@ export async function endSupportAccess(db: Db, principal: Principal, id: string,
  * endSessions) and tells the platform by a Security Event Token, when it receives them.
  */
 async function endSupportSession(trx: Db, input: { sessionId: string; userId: string; platformId: string; endedBy: 'operator' | 'person' | 'expired' }): Promise<void> {
-  await endSessions(trx, { sessionIds: [input.sessionId] }, 'revoked');
+  await endSessions(trx, { sessionIds: [input.sessionId] }, input.endedBy === 'expired' ? 'expired' : 'revoked');
   await recordSupportAccessEvent(trx, {
     userId: input.userId,
     platformId: input.platformId,
     type: SECURITY_EVENT_TYPES.supportAccessEnded,
     payload: { session: input.sessionId, ended_by: input.endedBy },
   });
+}
+
+/**
+ * The purge's part (maintenance.ts): used accesses whose time ran out end by time, their
+ * session with them (if the session purge has not ended it yet) and their platform hears a
+ * `support-access-ended` (ended_by `expired`). Returns how many ended.
+ */
+export async function endExpiredSupportAccess(db: Db, batch = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ended = await db.transaction(async (trx) => {
+      const rows = await endExpiredSupportAccessRows(trx, batch);
+      for (const row of rows) {
+        if (row.sessionId) await endSupportSession(trx, { sessionId: row.sessionId, userId: row.userId, platformId: row.platformId, endedBy: 'expired' });
+      }
+      return rows.length;
+    });
+    total += ended;
+    if (ended < batch) return total;
+  }
 }
 
 function requirePerson(principal: Principal): string {
