@@ -1355,7 +1355,8 @@ export interface paths {
          *     The answer carries `signInUrl` while the access is `active`: the platform's
          *     `supportSignInUrl` with `supportAccess=<id>`. Only the operator who made the request
          *     can use it, once, in the browser signed in to the gateway as themselves (see
-         *     `startAuthentication`). Audited (`support_access.request`).
+         *     `startAuthentication`). Audited (`support_access.request`). Counted against the caller's
+         *     limit of administrative writes (`RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`).
          */
         post: operations["requestSupportAccess"];
         delete?: never;
@@ -6226,6 +6227,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PERSON_NOT_FOUND` or `PLATFORM_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
+            /** @description `RATE_LIMITED`: too many requests by this operator (the administrative writes' limit, `RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`). */
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

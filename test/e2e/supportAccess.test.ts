@@ -47,7 +47,8 @@ describe('support access', () => {
 
   beforeAll(async () => {
     harness = await startHarness(
-      { GATEWAY_SIGNING_KEYS: generateSigningKeySpec('sa'), OUTBOUND_ALLOWED_PRIVATE_RANGES: '127.0.0.0/8', AUTH_PLATFORM_KEY: OWN_PLATFORM },
+      // A low limit of administrative writes, which support access requests count against (the last test).
+      { GATEWAY_SIGNING_KEYS: generateSigningKeySpec('sa'), OUTBOUND_ALLOWED_PRIVATE_RANGES: '127.0.0.0/8', AUTH_PLATFORM_KEY: OWN_PLATFORM, RATE_LIMIT_ADMIN_WRITES_PER_MINUTE: '40' },
       { users: [...DEV_USERS, PAULA, PETER, OTTO, SAM, ADMIN] },
     );
     worker = await startBackchannelWorker(harness.gateway.deps, { pollIntervalMs: 100 });
@@ -261,6 +262,15 @@ describe('support access', () => {
     } finally {
       await updatePlatform(db(), notify.key, { sensitive: false }, CLI_ACTOR, rules());
     }
+  });
+
+  it('requests count against the operator\'s limit of administrative writes', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 41; i += 1) statuses.push((await requestAccess(otto, { person: PETER.sub, platformKey: off.key, reason: `try ${i}` })).status);
+    expect(statuses.slice(0, 40).every((status) => status === 403)).toBe(true);
+    expectCode(await requestAccess(otto, { person: PETER.sub, platformKey: off.key, reason: 'one more' }), 429, 'RATE_LIMITED');
+    // Another operator's budget is their own.
+    expect((await requestAccess(sam, { person: PETER.sub, platformKey: notify.key, reason: 'still mine' })).status).toBe(201);
   });
 
   /** The platform's pending SETs, verified against the gateway's published keys, and acknowledged. */
