@@ -253,6 +253,20 @@ describe('support access', () => {
     expectCode(await supportStart(notify, '00000000-0000-4000-8000-000000000000', sam.cookie, { handoffChallenge: challengeOf(verifier) }), 404, 'SUPPORT_ACCESS_NOT_FOUND');
   });
 
+  it('the support session is in the person\'s session list; revoking it there ends the access too', async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const id = (await requestAccess(sam, { person: PETER.sub, platformKey: notify.key, reason: 'listed' }).expect(201)).body.id;
+    const code = new URL((await supportStart(notify, id, sam.cookie, { handoffChallenge: challengeOf(verifier) }).expect(302)).headers.location!).searchParams.get('code');
+    const exchanged = await api().post('/v1/auth/exchange').set('Authorization', notify.basic).send({ code, handoffVerifier: verifier }).expect(200);
+    const listed = (await asPerson(harness, peter.cookie).get('/v1/sessions').expect(200)).body.items.map((session: { id: string }) => session.id);
+    expect(listed).toContain(exchanged.body.session.id);
+    await asPerson(harness, peter.cookie).delete(`/v1/sessions/${exchanged.body.session.id}`).expect(204);
+    expectCode(await api().get('/v1/me').set('Cookie', `gw_session=${exchanged.body.session.gatewayToken}`), 401, 'UNAUTHENTICATED');
+    const mine = (await asPerson(harness, peter.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === id);
+    expect(mine).toMatchObject({ status: 'ended', endedBy: null });
+    expect(mine.endedAt).not.toBeNull();
+  });
+
   it('a platform turned off (or marked sensitive) after the request is not entered', async () => {
     const id = (await requestAccess(sam, { person: PETER.sub, platformKey: notify.key, reason: 'then turned off' }).expect(201)).body.id;
     await updatePlatform(db(), notify.key, { sensitive: true }, CLI_ACTOR, rules());

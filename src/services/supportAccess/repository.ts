@@ -40,15 +40,18 @@ const SELECT_ROWS = `
          a.operator_user_id AS "operatorUserId", a.operator_sub AS "operatorSub", a.operator_name AS "operatorName",
          a.reason, a.duration_seconds AS "durationSeconds", a.mode, a.requested_at AS "requestedAt", a.answer_by AS "answerBy",
          a.approved_at AS "approvedAt", a.refused_at AS "refusedAt", a.ends_at AS "endsAt", a.used_at AS "usedAt",
-         a.session_id AS "sessionId", a.ended_at AS "endedAt", a.end_reason AS "endReason",
+         a.session_id AS "sessionId", COALESCE(a.ended_at, s.ended_at) AS "endedAt", a.end_reason AS "endReason",
          CASE WHEN a.refused_at IS NOT NULL THEN 'refused'
               WHEN a.end_reason = 'expired' THEN 'expired'
               WHEN a.ended_at IS NOT NULL THEN 'ended'
+              -- Its session ended otherwise (the person revoked it in their session list, idling, their account's deletion).
+              WHEN s.ended_at IS NOT NULL THEN CASE WHEN s.end_reason = 'expired' THEN 'expired' ELSE 'ended' END
               WHEN a.ends_at IS NULL AND a.answer_by > now() THEN 'pending'
               WHEN a.ends_at IS NULL THEN 'unanswered'
               WHEN a.ends_at <= now() THEN 'expired'
               ELSE 'active' END AS status
-    FROM support_access a JOIN platforms p ON p.id = a.platform_id JOIN users u ON u.id = a.user_id`;
+    FROM support_access a JOIN platforms p ON p.id = a.platform_id JOIN users u ON u.id = a.user_id
+    LEFT JOIN gateway_sessions s ON s.id = a.session_id`;
 
 /** The person named by subject or e-mail address: exactly one live account, else undefined. */
 export async function findPersonForSupport(db: Db, person: string): Promise<{ id: string; sub: string } | undefined> {
