@@ -3477,6 +3477,11 @@ export interface components {
             documentKey?: string | null;
             /** @description The document version a `document.*` event concerns; present only on those events. */
             documentVersion?: number | null;
+            /**
+             * Format: uuid
+             * @description The support access a `support_access.*` event concerns (its person, platform and reason are in `listSupportAccess`); present only on those events.
+             */
+            supportAccessId?: string;
             /** @description Who made the change. */
             actor: {
                 /**

@@ -67,11 +67,15 @@ export async function up(knex: Knex): Promise<void> {
     ALTER TABLE gateway_sessions DROP CONSTRAINT gateway_sessions_permissions_check;
     ALTER TABLE gateway_sessions ADD CONSTRAINT gateway_sessions_permissions_check
       CHECK (permissions <@ ARRAY['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access']::text[]);
+
+    ALTER TABLE audit_events ADD COLUMN support_access_id uuid;
+    COMMENT ON COLUMN audit_events.support_access_id IS 'The support access a support_access.* event concerns (no foreign key: the audit log outlives what it names)';
   `);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    ALTER TABLE audit_events DROP COLUMN support_access_id;
     UPDATE gateway_sessions SET permissions = array_remove(permissions, 'support:access') WHERE 'support:access' = ANY(permissions);
     ALTER TABLE gateway_sessions DROP CONSTRAINT gateway_sessions_permissions_check;
     ALTER TABLE gateway_sessions ADD CONSTRAINT gateway_sessions_permissions_check

@@ -75,7 +75,7 @@ export function actorFromPrincipal(principal: Principal | null, requestId: strin
  */
 export async function recordAuditEvent(
   db: Db,
-  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; changedFields: readonly string[] },
+  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; supportAccessId?: string; changedFields: readonly string[] },
   actor: Actor,
 ): Promise<void> {
   await insertAuditEvent(db, {
@@ -84,6 +84,7 @@ export async function recordAuditEvent(
     fieldKey: event.fieldKey ?? null,
     sessionId: event.sessionId ?? null,
     documentKey: event.documentKey ?? null,
+    supportAccessId: event.supportAccessId ?? null,
     documentVersion: event.documentVersion ?? null,
     actorType: actor.type,
     actorUserId: actor.userId,
@@ -146,6 +147,8 @@ function toView(row: AuditEventRow): AuditEventView {
     sessionId: row.sessionId,
     // Only on document.* events (the properties are optional in the contract).
     ...(row.documentKey ? { documentKey: row.documentKey, documentVersion: row.documentVersion ?? null } : {}),
+    // Only on support_access.* events (issue 35).
+    ...(row.supportAccessId ? { supportAccessId: row.supportAccessId } : {}),
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub, via: row.actorVia ?? null, platformKey: row.actorPlatformKey ?? null },
     changedFields: row.changedFields,
     requestId: row.requestId,

@@ -46,7 +46,7 @@ export async function requestSupportAccess(
       mode,
       answerSeconds: ANSWER_SECONDS,
     });
-    await recordAuditEvent(trx, { action: 'support_access.request', platformKey: platform.platformKey, changedFields: [] }, actor);
+    await recordAuditEvent(trx, { action: 'support_access.request', platformKey: platform.platformKey, supportAccessId: created, changedFields: [] }, actor);
     return created;
   });
   return toView((await findSupportAccess(db, id))!, true);
@@ -77,7 +77,7 @@ export async function answerSupportAccess(db: Db, principal: Principal, id: stri
     const done = await answerSupportAccessRow(trx, { id, userId, approve });
     if (done) {
       const row = await findSupportAccess(trx, id);
-      await recordAuditEvent(trx, { action: approve ? 'support_access.approve' : 'support_access.refuse', platformKey: row?.platformKey ?? null, changedFields: [] }, actor);
+      await recordAuditEvent(trx, { action: approve ? 'support_access.approve' : 'support_access.refuse', platformKey: row?.platformKey ?? null, supportAccessId: id, changedFields: [] }, actor);
     }
     return done;
   });
@@ -97,7 +97,7 @@ export async function endSupportAccess(db: Db, principal: Principal, id: string,
   await db.transaction(async (trx) => {
     const ended = await endSupportAccessRow(trx, { id, reason: by, ...(userId ? { userId } : {}) });
     if (!ended) return;
-    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: found.platformKey, ...(ended.sessionId ? { sessionId: ended.sessionId } : {}), changedFields: [] }, actor);
+    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: found.platformKey, supportAccessId: id, ...(ended.sessionId ? { sessionId: ended.sessionId } : {}), changedFields: [] }, actor);
     if (ended.sessionId) await endSupportSession(trx, { sessionId: ended.sessionId, userId: ended.userId, platformId: ended.platformId, endedBy: by });
   });
   return toView((await findSupportAccess(db, id))!, by === 'operator');

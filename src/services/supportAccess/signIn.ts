@@ -100,7 +100,7 @@ export async function startSupportSignIn(
       ttlSeconds: deps.config.authHandoffTtlSeconds,
     });
     if (!issued) throw new ApiError('CONFLICT', 'A handoff code was already issued for this sign-in.');
-    await recordAuditEvent(trx, { action: 'support_access.use', platformKey: platform.platformKey, sessionId, changedFields: [] }, actorFromPrincipal(operatorPrincipal, requestId));
+    await recordAuditEvent(trx, { action: 'support_access.use', platformKey: platform.platformKey, sessionId, supportAccessId: input.supportAccessId, changedFields: [] }, actorFromPrincipal(operatorPrincipal, requestId));
     await recordSupportAccessEvent(trx, {
       userId: grant.userId,
       platformId: platform.id,
