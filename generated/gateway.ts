@@ -3564,7 +3564,8 @@ export interface components {
         /**
          * @description Everything the gateway holds about one person, as one JSON document. Its members, in
          *     this order: `readme` (what each part is, in words), `format` and `exportedAt`, `user`,
-         *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `auditEvents`.
+         *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `supportAccess`,
+         *     `auditEvents`.
          *     Agreements, sessions and audit events are written as they are read, so the document can
          *     be long. No secret is in it: no token or token digest, sealed value, credential or
          *     client secret (an agreement's `sha256` is the digest of a platform's public text).
@@ -3600,6 +3601,8 @@ export interface components {
             agreements: Record<string, never>[];
             /** @description Every gateway session still on record (live and ended), without tokens. */
             sessions: Record<string, never>[];
+            /** @description Each support access request about the person (issue 35), oldest first. */
+            supportAccess: Record<string, never>[];
             /** @description Audit events the person caused, or about their sessions. */
             auditEvents: Record<string, never>[];
         };

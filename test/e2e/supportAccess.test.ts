@@ -17,6 +17,7 @@ import { generateSigningKeySpec } from '../../src/services/backchannel/signingKe
 import { endExpiredSupportAccess } from '../../src/services/supportAccess/requests.ts';
 import { purgeExpired } from '../../src/db/repositories/maintenance.ts';
 import { PURGE_GRACE_SECONDS } from '../../src/services/maintenance.ts';
+import { writeDataExportDocument } from '../../src/services/dataRights/document.ts';
 
 const OWN_PLATFORM = 'ACCOUNT_CENTER_SA';
 const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
@@ -184,6 +185,13 @@ describe('support access', () => {
     expect((await pollSets(approve)).map((set) => set.events)).toEqual([{ 'urn:auth-gateway:secevent:support-access-ended': { session: sessionId, ended_by: 'person' } }]);
     // Ending again changes nothing.
     expect((await asPerson(harness, paula.cookie).post(`/v1/account/support-access/${id}/end`).expect(200)).body.endedBy).toBe('person');
+    // The person's data export holds the access and its trail.
+    let text = '';
+    await writeDataExportDocument(db(), paula.userId, { write: async (chunk) => void (text += chunk), close: async () => text.length });
+    const exported = JSON.parse(text);
+    expect(exported.supportAccess).toMatchObject([{ id, platformKey: approve.key, operatorSub: SAM.sub, operatorName: 'Sam Support', reason: 'Paula cannot see her invoices', durationMinutes: 10, mode: 'approve', sessionId, endedBy: 'person' }]);
+    expect(exported.auditEvents.filter((event: { supportAccessRequestId: string | null }) => event.supportAccessRequestId === id).map((event: { action: string }) => event.action)).toEqual(['support_access.request', 'support_access.approve', 'support_access.use', 'support_access.end']);
+
     // The audit log, as its API shows it to an administrator: each step, its actor, and the access it concerns.
     const audit = await asPerson(harness, admin.cookie).get(`/v1/audit-events?platformKey=${approve.key}`).expect(200);
     expect(audit.body.items.filter((item: { action: string }) => item.action.startsWith('support_access.')).reverse().map((item: { action: string; actor: { sub: string }; supportAccessId?: string }) => [item.action, item.actor.sub, item.supportAccessId])).toEqual([
