@@ -1356,6 +1356,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/support-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List support access requests (operators)
+         * @description The most recent support access requests of every operator, newest first (at most
+         *     `limit`, default 50). Requires `support:access`.
+         */
+        get: operations["listSupportAccess"];
+        put?: never;
+        /**
+         * Request support access to a platform as a person
+         * @description An operator asks to see one platform as one person sees it, with a reason, for at most
+         *     30 minutes (default 15). Requires `support:access`, a permission of its own:
+         *     `platforms:admin` never stands in for it. The operator is the caller, read from their
+         *     own provider login (browser session or Bearer access token); a platform's credential
+         *     gives `403 FORBIDDEN`, and so does a support session.
+         *
+         *     Refused with `403 SUPPORT_ACCESS_NOT_ALLOWED` when the platform's `supportAccess` is
+         *     `off` (the default), when it is `sensitive`, when it is the account center's own
+         *     platform (`AUTH_PLATFORM_KEY`), when it has no `supportSignInUrl`, or when the operator
+         *     names themselves. An unknown person gives `404 PERSON_NOT_FOUND`, an unknown or inactive
+         *     platform `404 PLATFORM_NOT_FOUND`.
+         *
+         *     With the platform's `supportAccess` `approve`, the request is `pending` until the person
+         *     approves or refuses it in the account center (`answerSupportAccess`); unanswered, it
+         *     expires 10 minutes after it was made (`unanswered`). With `notify`, it is `active` at
+         *     once and the person sees it in the account center's history. The access lasts
+         *     `durationMinutes` from approval (or from the request with `notify`).
+         *
+         *     The answer carries `signInUrl` while the access is `active`: the platform's
+         *     `supportSignInUrl` with `supportAccess=<id>`. Only the operator who made the request
+         *     can use it, once, in the browser signed in to the gateway as themselves (see
+         *     `startAuthentication`). Audited (`support_access.request`). Counted against the caller's
+         *     limit of administrative writes (`RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`).
+         */
+        post: operations["requestSupportAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/support-access/{supportAccessId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A support access request's id. */
+                supportAccessId: components["parameters"]["SupportAccessIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a support access (operators)
+         * @description Ends a support access now, whatever its state: a pending request can no longer be
+         *     approved, an unused link no longer signs in, and a running support session ends at once
+         *     (the platform is told by back-channel logout and, when it receives events, a
+         *     `support-access-ended` Security Event Token). Requires `support:access`. Safe to
+         *     repeat: ending an access that has ended answers it as it is. Audited (`support_access.end`).
+         */
+        post: operations["endSupportAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/support-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Support access to my account
+         * @description The person's own support access history, newest first: who (the operator's name), which
+         *     platform, why, when, for how long, and whether the person approved it or was told.
+         *     Pending requests (to approve or refuse) and running accesses (to end) are among them.
+         *     The person acts for themselves here: a platform's credential and a support session give
+         *     `403` (`FORBIDDEN`, `SUPPORT_SESSION_FORBIDDEN`).
+         */
+        get: operations["listMySupportAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/support-access/{supportAccessId}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A support access request's id. */
+                supportAccessId: components["parameters"]["SupportAccessIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or refuse a support access request
+         * @description The person approves or refuses a pending request. Only the person's own browser session
+         *     answers (the account center): a platform's credential, a Bearer token and a support
+         *     session give `403 FORBIDDEN` (or `SUPPORT_SESSION_FORBIDDEN`), so no platform and no
+         *     operator can approve in the person's name. One conditional statement records the answer:
+         *     a double submission of the same answer records it once and answers the access as it is;
+         *     the other answer after one was recorded gives `409 SUPPORT_ACCESS_ENDED` (refused) or
+         *     answers the approved access. After 10 minutes unanswered: `409 SUPPORT_ACCESS_EXPIRED`.
+         *     Another person's request, or an unknown one, gives `404 SUPPORT_ACCESS_NOT_FOUND`.
+         *     Audited (`support_access.approve`, `support_access.refuse`).
+         */
+        post: operations["answerSupportAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/support-access/{supportAccessId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A support access request's id. */
+                supportAccessId: components["parameters"]["SupportAccessIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a support access to my account ("End it now")
+         * @description The person ends a support access of theirs at once, as `endSupportAccess` does (a pending
+         *     one is refused by it): the support session ends and the platform is told by back-channel
+         *     logout. Only the person's own browser session (or a Bearer token of the person); a
+         *     platform's credential and a support session give `403`. Safe to repeat. Audited
+         *     (`support_access.end`).
+         */
+        post: operations["endMySupportAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/poll": {
         parameters: {
             query?: never;
@@ -2132,9 +2288,10 @@ export interface components {
          *     | `platforms:admin` | All platform registry, audit and onboarding-schema operations. |
          *     | `onboarding:schema:read` | Reading onboarding field definitions (with a matching platform claim when not central). |
          *     | `onboarding:schema:write` | Creating, updating and archiving onboarding field definitions (same claim rule). |
+         *     | `support:access` | Requesting, listing and ending support access (issue 35). Never implied by `platforms:admin`. |
          * @enum {string}
          */
-        Permission: "platforms:admin" | "onboarding:schema:read" | "onboarding:schema:write";
+        Permission: "platforms:admin" | "onboarding:schema:read" | "onboarding:schema:write" | "support:access";
         /** @description The platform's requirement version; incremented on every create, update or archive of one of its onboarding field definitions. */
         RequirementVersion: number;
         /** @description Cursor of the next page, to pass as `cursor`; `null` on the last page. */
@@ -2178,6 +2335,13 @@ export interface components {
          *     | `FIELD_NOT_FOUND` | 404 | Unknown onboarding field definition. |
          *     | `DOCUMENT_NOT_FOUND` | 404 | Unknown document or document version of the platform. |
          *     | `DATA_EXPORT_NOT_FOUND` | 404 | Unknown, expired or another person's data export. |
+         *     | `SUPPORT_ACCESS_NOT_ALLOWED` | 403 | Support access to this platform is not allowed: its `supportAccess` is `off`, it is `sensitive` or the account center's own platform, it has no `supportSignInUrl`, or the operator named themselves. |
+         *     | `APPROVAL_REQUIRED` | 403 | The support access waits for the person's approval; its link signs in once it is approved. |
+         *     | `SUPPORT_SESSION_FORBIDDEN` | 403 | A support session (an operator seeing a platform as the person) cannot do the person's account operations (password, deletion, data export, leaving platforms, agreements, sessions, profile, support access). |
+         *     | `PERSON_NOT_FOUND` | 404 | No account has this subject or e-mail address (or several share the address). |
+         *     | `SUPPORT_ACCESS_NOT_FOUND` | 404 | No support access has this id (for the person: no request of theirs). |
+         *     | `SUPPORT_ACCESS_EXPIRED` | 409 | The support access ran out of time, or its request was left unanswered for 10 minutes. |
+         *     | `SUPPORT_ACCESS_ENDED` | 409 | The support access was refused, ended, or its sign-in link was already used, or it belongs to another operator or platform. |
          *     | `DATA_EXPORT_LINK_INVALID` | 404 | Unknown, used, expired or replaced download link, or not the caller's. |
          *     | `METHOD_NOT_ALLOWED` | 405 | The path does not support this method. |
          *     | `CONFLICT` | 409 | Conflicts with the current state (duplicate key, handoff already issued). |
@@ -2198,7 +2362,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "SUPPORT_ACCESS_NOT_ALLOWED" | "APPROVAL_REQUIRED" | "SUPPORT_SESSION_FORBIDDEN" | "PERSON_NOT_FOUND" | "SUPPORT_ACCESS_NOT_FOUND" | "SUPPORT_ACCESS_EXPIRED" | "SUPPORT_ACCESS_ENDED" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -2376,6 +2540,27 @@ export interface components {
              */
             returnTo: string;
             authentication: components["schemas"]["LoginAuthentication"];
+            /**
+             * @description Present only on a support session (issue 35): who acts for the person, in the sense
+             *     of RFC 8693 §4.1's actor claim, set by the gateway from the operator's own provider
+             *     login. Mark the session as support, show who acts, and refuse what support must never
+             *     do. The session ends at `supportAccess.endsAt` at the latest, and earlier when the
+             *     operator or the person ends it (back-channel logout).
+             */
+            act?: components["schemas"]["SupportAccessActor"];
+            /** @description Present only on a support session, with `act`. */
+            supportAccess?: {
+                /**
+                 * Format: uuid
+                 * @description The support access.
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When it ends (also `session.expiresAt`).
+                 */
+                endsAt: string;
+            };
         };
         /**
          * @description When and how the person authenticated at the identity provider for this login (its ID
@@ -2898,6 +3083,9 @@ export interface components {
             metadata: components["schemas"]["PlatformMetadata"];
             handoffChallengeRequired: components["schemas"]["HandoffChallengeRequired"];
             defaultLanguage: components["schemas"]["PlatformDefaultLanguage"];
+            supportAccess: components["schemas"]["SupportAccessMode"];
+            sensitive: components["schemas"]["PlatformSensitive"];
+            supportSignInUrl: components["schemas"]["SupportSignInUrl"];
             /** @description Whether logins are accepted for the platform. */
             active: boolean;
             /** @description Basic-auth user name of the platform for the exchange; `null` when no credentials are configured. */
@@ -3004,6 +3192,11 @@ export interface components {
             handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
             /** @default true */
             defaultLanguage?: components["schemas"]["PlatformDefaultLanguage"];
+            /** @default off */
+            supportAccess?: components["schemas"]["SupportAccessMode"];
+            /** @default false */
+            sensitive?: components["schemas"]["PlatformSensitive"];
+            supportSignInUrl?: components["schemas"]["SupportSignInUrl"];
             /**
              * @description Create the platform active (needs `callbackUrl` and an allowed return URL) or inactive.
              * @default true
@@ -3029,6 +3222,9 @@ export interface components {
             metadata?: components["schemas"]["PlatformMetadata"];
             handoffChallengeRequired?: components["schemas"]["HandoffChallengeRequired"];
             defaultLanguage?: components["schemas"]["PlatformDefaultLanguage"];
+            supportAccess?: components["schemas"]["SupportAccessMode"];
+            sensitive?: components["schemas"]["PlatformSensitive"];
+            supportSignInUrl?: components["schemas"]["SupportSignInUrl"];
         };
         /**
          * @description Whether a login of this platform must be started with `handoffChallenge` (default true,
@@ -3040,6 +3236,122 @@ export interface components {
          *     challenge yet, and turn it on again as soon as it can.
          */
         HandoffChallengeRequired: boolean;
+        /**
+         * @description Whether operators holding `support:access` may see this platform as a person sees it.
+         *
+         *     | Value | Meaning |
+         *     |---|---|
+         *     | `off` | Never (the default). |
+         *     | `notify` | The access starts at once; the person sees it in the account center. |
+         *     | `approve` | The person approves or refuses first in the account center (10 minutes, then it expires). |
+         *
+         *     A `sensitive` platform, and the account center's own platform (`AUTH_PLATFORM_KEY`), are
+         *     never entered, whatever this says.
+         * @enum {string}
+         */
+        SupportAccessMode: "off" | "notify" | "approve";
+        /** @description A sensitive platform is never entered by support access, whatever `supportAccess` says (default false). */
+        PlatformSensitive: boolean;
+        /**
+         * Format: uri
+         * @description The platform's own sign-in route (absolute `http`/`https`, `https` in production),
+         *     which starts a login as every other and forwards the `supportAccess` query parameter to
+         *     `startAuthentication` (the platform kit does). A support sign-in link is this address
+         *     with `supportAccess=<id>`. Without it, support access to the platform is refused.
+         */
+        SupportSignInUrl: string | null;
+        /**
+         * @description | Value | Meaning |
+         *     |---|---|
+         *     | `pending` | Waiting for the person's approval (10 minutes). |
+         *     | `active` | Approved or announced, and not over: its link signs in once; its session runs until `endsAt`. |
+         *     | `refused` | The person refused. |
+         *     | `unanswered` | The person did not answer within 10 minutes. |
+         *     | `ended` | Ended by the operator or the person (`endedBy`). |
+         *     | `expired` | Its time ran out. |
+         * @enum {string}
+         */
+        SupportAccessStatus: "pending" | "active" | "refused" | "unanswered" | "ended" | "expired";
+        /** @description Who acts (RFC 8693 §4.1 `act`): the operator, from their own provider login, never from a request parameter. */
+        SupportAccessActor: {
+            /** @description The operator's identity-provider subject. */
+            sub: string;
+            /** @description The operator's display name. */
+            name: string | null;
+        };
+        SupportAccessRequest: {
+            /** @description The person, by identity-provider subject or by e-mail address (exact, one account). */
+            person: string;
+            platformKey: components["schemas"]["PlatformKey"];
+            /** @description Why, in words the person will read ("because …"). */
+            reason: string;
+            /**
+             * @description How long the access lasts once it starts.
+             * @default 15
+             */
+            durationMinutes?: number;
+        };
+        SupportAccessAnswer: {
+            /** @enum {string} */
+            decision: "approve" | "refuse";
+        };
+        /** @description A support access request and what became of it. */
+        SupportAccess: {
+            /** Format: uuid */
+            id: string;
+            status: components["schemas"]["SupportAccessStatus"];
+            person: {
+                sub: string;
+                displayName: string | null;
+            };
+            platform: {
+                key: components["schemas"]["PlatformKey"];
+                displayName: string;
+            };
+            operator: components["schemas"]["SupportAccessActor"];
+            reason: string;
+            durationMinutes: number;
+            /**
+             * @description `approve`: the person approved (or must); `notify`: the person was told.
+             * @enum {string}
+             */
+            mode: "notify" | "approve";
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description Until when the person may approve (mode `approve`).
+             */
+            answerBy: string | null;
+            /** Format: date-time */
+            approvedAt: string | null;
+            /** Format: date-time */
+            refusedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the access (and its session) ends; null until approved.
+             */
+            endsAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the operator signed in with it.
+             */
+            usedAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            /** @enum {string|null} */
+            endedBy: "operator" | "person" | "expired" | null;
+            /**
+             * Format: uri
+             * @description While `active` and unused, and only to operators: the platform's `supportSignInUrl`
+             *     with `supportAccess=<id>`. Open it in the browser signed in to the gateway as the
+             *     operator who made the request; it signs in once.
+             */
+            signInUrl: string | null;
+        };
+        SupportAccessList: {
+            items: components["schemas"]["SupportAccess"][];
+        };
         /**
          * @description How the platform receives Security Event Tokens about the people who use it (see
          *     `SecurityEventType`): `none` (the default: no events are recorded for it), `push`
@@ -3076,10 +3388,13 @@ export interface components {
          *     | `…:profile-changed` | Profile properties changed that this platform's onboarding schema binds (active `PROFILE_FIELD` fields) | `fields`: the platform's own field keys whose value changed; never the values (read them with the person's credential) |
          *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
+         *     | `…:support-access-started` | An operator signed in to this platform as the person (support access); only that platform hears | `session`: the support session's id (the exchange's `session.id`, the `sid` of its logout token); `act_sub`: the operator's subject; `ends_at`: NumericDate |
+         *     | `…:support-access-ended` | That support access ended (by the operator, the person, or its time, found by the purge within minutes); only that platform hears | `session`; `ended_by`: `operator`, `person` or `expired` |
+         *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}
          */
-        SecurityEventType: "urn:auth-gateway:secevent:account-deletion-scheduled" | "urn:auth-gateway:secevent:account-erased" | "urn:auth-gateway:secevent:platform-left" | "urn:auth-gateway:secevent:profile-changed" | "urn:auth-gateway:secevent:consent-withdrawn";
+        SecurityEventType: "urn:auth-gateway:secevent:account-deletion-scheduled" | "urn:auth-gateway:secevent:account-erased" | "urn:auth-gateway:secevent:platform-left" | "urn:auth-gateway:secevent:profile-changed" | "urn:auth-gateway:secevent:consent-withdrawn" | "urn:auth-gateway:secevent:support-access-started" | "urn:auth-gateway:secevent:support-access-ended";
         /**
          * @description `pending`: not yet taken (a push being retried, a poll not yet acknowledged);
          *     `delivered`: a push answered `202` or a poll acknowledged it; `failed`: a push answered
@@ -3192,9 +3507,14 @@ export interface components {
          *     | `data_export.download` | A person downloaded an export of their data (no platform). |
          *     | `membership.leave` | A person left a platform (the platform's key). |
          *     | `requirement_grace.move` | The enforcement date of a platform's requirement changes in grace was moved. |
+         *     | `support_access.request` | An operator requested support access (actor: the operator; the platform's key). |
+         *     | `support_access.approve` | The person approved a support access request. |
+         *     | `support_access.refuse` | The person refused a support access request. |
+         *     | `support_access.use` | The operator signed in to the platform as the person (the support session's id). |
+         *     | `support_access.end` | The operator or the person ended a support access. |
          * @enum {string}
          */
-        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave" | "requirement_grace.move";
+        AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave" | "requirement_grace.move" | "support_access.request" | "support_access.approve" | "support_access.refuse" | "support_access.use" | "support_access.end";
         /** @description One audited change. Names the changed properties, never their values or secrets. */
         AuditEvent: {
             /** Format: uuid */
@@ -3215,6 +3535,11 @@ export interface components {
             documentKey?: string | null;
             /** @description The document version a `document.*` event concerns; present only on those events. */
             documentVersion?: number | null;
+            /**
+             * Format: uuid
+             * @description The support access a `support_access.*` event concerns (its person, platform and reason are in `listSupportAccess`); present only on those events.
+             */
+            supportAccessId?: string;
             /** @description Who made the change. */
             actor: {
                 /**
@@ -3297,7 +3622,8 @@ export interface components {
         /**
          * @description Everything the gateway holds about one person, as one JSON document. Its members, in
          *     this order: `readme` (what each part is, in words), `format` and `exportedAt`, `user`,
-         *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `auditEvents`.
+         *     `profile`, `picture`, `platforms`, `onboarding`, `agreements`, `sessions`, `supportAccess`,
+         *     `auditEvents`.
          *     Agreements, sessions and audit events are written as they are read, so the document can
          *     be long. No secret is in it: no token or token digest, sealed value, credential or
          *     client secret (an agreement's `sha256` is the digest of a platform's public text).
@@ -3333,6 +3659,8 @@ export interface components {
             agreements: Record<string, never>[];
             /** @description Every gateway session still on record (live and ended), without tokens. */
             sessions: Record<string, never>[];
+            /** @description Each support access request about the person (issue 35), oldest first. */
+            supportAccess: Record<string, never>[];
             /** @description Audit events the person caused, or about their sessions. */
             auditEvents: Record<string, never>[];
         };
@@ -4170,6 +4498,8 @@ export interface components {
         DryRun: boolean;
         /** @description Key of the platform. */
         PlatformKeyPath: components["schemas"]["PlatformKey"];
+        /** @description A support access request's id. */
+        SupportAccessIdPath: string;
         /** @description An export's id. */
         DataExportIdPath: string;
         /** @description Key of the onboarding field definition. */
@@ -4262,6 +4592,20 @@ export interface operations {
                  */
                 onboardingMode?: components["schemas"]["OnboardingMode"];
                 /**
+                 * @description A support sign-in (issue 35): the id of a support access, forwarded by the platform's
+                 *     `supportSignInUrl` route. Then no provider round trip happens: the browser must carry
+                 *     the gateway session of the operator who requested the access (their own provider
+                 *     login; `401 UNAUTHENTICATED` otherwise), who must still hold `support:access`
+                 *     (`403 FORBIDDEN`); the access must be for this platform and operator, `active` and
+                 *     unused (`409 SUPPORT_ACCESS_ENDED`, `409 SUPPORT_ACCESS_EXPIRED`,
+                 *     `403 APPROVAL_REQUIRED` while pending, `404 SUPPORT_ACCESS_NOT_FOUND`). The gateway
+                 *     then creates a session of the person that ends with the access, marks the access
+                 *     used (one conditional statement: a link signs in once), and redirects to the
+                 *     platform's callback with a handoff code (and `platformState`); the exchange's answer
+                 *     carries `act` and `supportAccess`. Steps 1 to 5a apply as to every start.
+                 */
+                supportAccess?: string;
+                /**
                  * @description Binding of the handoff code to the platform back end that started this login (the
                  *     RFC 7636 pattern, beyond the spec): `BASE64URL(SHA-256(verifier))` of a secret the
                  *     back end keeps. The exchange then requires `handoffVerifier`. Required unless the
@@ -4331,10 +4675,13 @@ export interface operations {
             };
             /** @description `VALIDATION_FAILED`, `INVALID_REDIRECT`, `HANDOFF_CHALLENGE_REQUIRED`, or `STEP_UP_TOKEN_MISSING`: the `handoffChallenge` of a step-up without its `stepUp` token. */
             400: components["responses"]["BrowserBadRequest"];
+            /** @description `UNAUTHENTICATED` or `SESSION_EXPIRED`: a support sign-in (`supportAccess`) without the operator's live gateway session. */
+            401: components["responses"]["BrowserUnauthorized"];
+            /** @description `RETURN_TO_NOT_ALLOWED`, `ONBOARDING_MODE_MISMATCH`; for a support sign-in `FORBIDDEN` (no `support:access`) or `APPROVAL_REQUIRED`. */
             403: components["responses"]["BrowserForbidden"];
-            /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
+            /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive; `SUPPORT_ACCESS_NOT_FOUND`. */
             404: components["responses"]["BrowserNotFound"];
-            /** @description `CENTRAL_ONBOARDING_DISABLED`, `PLATFORM_CALLBACK_NOT_CONFIGURED`, or (production) `CONFLICT`: the platform is registered with an `http` URL, named in `detail`. */
+            /** @description `CENTRAL_ONBOARDING_DISABLED`, `PLATFORM_CALLBACK_NOT_CONFIGURED`, or (production) `CONFLICT`: the platform is registered with an `http` URL, named in `detail`; for a support sign-in `SUPPORT_ACCESS_ENDED` or `SUPPORT_ACCESS_EXPIRED`. */
             409: components["responses"]["BrowserConflict"];
             429: components["responses"]["BrowserTooManyRequests"];
             503: components["responses"]["BrowserServiceUnavailable"];
@@ -6019,6 +6366,200 @@ export interface operations {
             /** @description `SESSION_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listSupportAccess: {
+        parameters: {
+            query?: {
+                /** @description At most this many requests (1 to 200, default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requests, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportAccessList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    requestSupportAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupportAccessRequest"];
+            };
+        };
+        responses: {
+            /** @description The request, pending the person's approval or active. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `FORBIDDEN` (no `support:access`, a platform's credential), `SUPPORT_ACCESS_NOT_ALLOWED`, `SUPPORT_SESSION_FORBIDDEN` or `ORIGIN_NOT_ALLOWED`. */
+            403: components["responses"]["Forbidden"];
+            /** @description `PERSON_NOT_FOUND` or `PLATFORM_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `RATE_LIMITED`: too many requests by this operator (the administrative writes' limit, `RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`). */
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    endSupportAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A support access request's id. */
+                supportAccessId: components["parameters"]["SupportAccessIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The access, ended. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `SUPPORT_ACCESS_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listMySupportAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person's support access history, newest first (at most 100). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportAccessList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    answerSupportAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A support access request's id. */
+                supportAccessId: components["parameters"]["SupportAccessIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupportAccessAnswer"];
+            };
+        };
+        responses: {
+            /** @description The access, approved (`active`) or `refused`. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `SUPPORT_ACCESS_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
+            /** @description `SUPPORT_ACCESS_EXPIRED` (unanswered for 10 minutes) or `SUPPORT_ACCESS_ENDED` (refused or ended before). */
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    endMySupportAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A support access request's id. */
+                supportAccessId: components["parameters"]["SupportAccessIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The access, ended. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportAccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `SUPPORT_ACCESS_NOT_FOUND`. */
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];
         };

@@ -15,6 +15,8 @@ import { PlatformsAdmin } from './pages/admin/platforms/PlatformsAdmin.tsx';
 import { OnboardingAdmin } from './pages/admin/onboarding/OnboardingAdmin.tsx';
 import { AgreementsPage } from './pages/agreements/AgreementsPage.tsx';
 import { DocumentsAdmin } from './pages/admin/documents/DocumentsAdmin.tsx';
+import { SupportAccessPage } from './pages/supportAccess/SupportAccessPage.tsx';
+import { SupportRequestPage } from './pages/supportAccess/SupportRequestPage.tsx';
 
 /** The account center's routes (spec: /onboarding/{platformKey}?resume=…, /onboarding, /admin/*). */
 export function App() {
@@ -32,6 +34,8 @@ export function App() {
           <Route path="sessions" element={<RequireSession><SessionsPage /></RequireSession>} />
           <Route path="agreements" element={<RequireSession><AgreementsPage /></RequireSession>} />
           <Route path="data" element={<RequireSession><DataRightsPage /></RequireSession>} />
+          <Route path="support-access" element={<RequireSession><SupportAccessPage /></RequireSession>} />
+          <Route path="admin/support" element={<RequirePermission permission="support:access"><SupportRequestPage /></RequirePermission>} />
           <Route path="admin/platforms/*" element={<RequirePermission permission="platforms:admin"><PlatformsAdmin /></RequirePermission>} />
           <Route path="admin/onboarding/*" element={<RequirePermission permission="onboarding:schema:read"><OnboardingAdmin /></RequirePermission>} />
           <Route path="admin/documents/*" element={<RequirePermission permission="onboarding:schema:read"><DocumentsAdmin /></RequirePermission>} />

@@ -71,6 +71,12 @@ import { createDataExportLink } from '../operations/createDataExportLink.ts';
 import { downloadDataExport } from '../operations/downloadDataExport.ts';
 import { listMyApps } from '../operations/listMyApps.ts';
 import { leavePlatform } from '../operations/leavePlatform.ts';
+import { requestSupportAccess } from '../operations/requestSupportAccess.ts';
+import { listSupportAccess } from '../operations/listSupportAccess.ts';
+import { endSupportAccess } from '../operations/endSupportAccess.ts';
+import { listMySupportAccess } from '../operations/listMySupportAccess.ts';
+import { answerSupportAccess } from '../operations/answerSupportAccess.ts';
+import { endMySupportAccess } from '../operations/endMySupportAccess.ts';
 
 /**
  * operationId → handler, one entry for every operation of the contract. The type
@@ -157,6 +163,12 @@ export const handlers: HandlerMap = {
   downloadDataExport,
   listMyApps,
   leavePlatform,
+  requestSupportAccess,
+  listSupportAccess,
+  endSupportAccess,
+  listMySupportAccess,
+  answerSupportAccess,
+  endMySupportAccess,
 
   getLiveness,
   getReadiness,

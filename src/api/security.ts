@@ -12,10 +12,24 @@ import { readSessionCookie } from './cookies.ts';
 import { findUserBySub } from '../services/account/index.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Permission, Principal } from './types.ts';
+import { NOT_IMPLIED_BY_ADMIN } from '../domain/types.ts';
+import { supportSessionForbidden } from '../services/supportAccess/rules.ts';
 
 export interface BasicCredentials {
   clientId: string;
   clientSecret: string;
+}
+
+/**
+ * The browser session a request's gateway cookie carries, outside the security handlers: for
+ * the one operation that reads it only sometimes (a support sign-in at the start, issue 35),
+ * so that ordinary starts never look a session up. A platform's credential is not a browser
+ * session here: undefined.
+ */
+export async function browserSessionOf(deps: AppDeps, req: Request): Promise<Principal | undefined> {
+  const token = readSessionCookie(req, deps.config);
+  if (!token || !token.startsWith(SESSION_TOKEN_PREFIX)) return undefined;
+  return browserSessionPrincipal(deps, token);
 }
 
 /**
@@ -97,6 +111,7 @@ async function browserSessionPrincipal(deps: AppDeps, token: string): Promise<Pr
     central: true,
     platformClaims: [],
     permissionsReadAt: session.createdAt,
+    supportAccessId: session.supportAccessId,
   };
 }
 
@@ -114,7 +129,8 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
     via: 'platform',
     userId: row.userId,
     sub: row.sub,
-    permissions: row.permissions.filter((permission) => permission !== 'platforms:admin'),
+    // Nor support:access (issue 35): a platform never acts as an operator of the person it serves.
+    permissions: row.permissions.filter((permission) => permission !== 'platforms:admin' && permission !== 'support:access'),
     heldPermissions: row.permissions,
     session: { id: row.id, expiresAt: row.expiresAt },
     platform: { id: row.platformId, key: row.platformKey },
@@ -122,6 +138,7 @@ async function platformCredentialPrincipal(deps: AppDeps, token: string): Promis
     central: false,
     platformClaims: [row.platformKey],
     permissionsReadAt: row.createdAt,
+    supportAccessId: row.supportAccessId,
   };
 }
 
@@ -214,7 +231,10 @@ export function authorize(c: Context, req: Request, config: Config): void {
     if (isCookieOperation(c) && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) throw originNotAllowed();
     return;
   }
-  const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean; 'x-platform-claim'?: boolean };
+  const operation = c.operation as { 'x-required-permissions'?: Permission[]; 'x-platform-credential'?: boolean; 'x-platform-claim'?: boolean; 'x-support-session'?: boolean };
+  // A support session (issue 35) is an operator seeing a platform as the person: the person's
+  // own account operations are never theirs to do.
+  if (principal.supportAccessId && operation['x-support-session'] === false) throw supportSessionForbidden();
   const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
   if (principal.via === 'platform') {
     if (operation['x-platform-credential'] === false) {
@@ -242,11 +262,11 @@ function isCookieOperation(c: Context): boolean {
   return (c.operation.security ?? []).some((requirement) => 'gatewayCookieAuth' in requirement);
 }
 
-/** platforms:admin covers every registry and schema operation. */
+/** platforms:admin covers every registry and schema operation, never support access (NOT_IMPLIED_BY_ADMIN). */
 export function hasPermissions(held: readonly Permission[], required: readonly Permission[]): boolean {
   if (required.length === 0) return true;
-  if (held.includes('platforms:admin')) return true;
-  return required.every((permission) => held.includes(permission));
+  const admin = held.includes('platforms:admin');
+  return required.every((permission) => held.includes(permission) || (admin && !NOT_IMPLIED_BY_ADMIN.includes(permission)));
 }
 
 /**

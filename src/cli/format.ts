@@ -77,6 +77,8 @@ export function formatPlatform(platform: PlatformView): string {
     ['centralOnboarding', platform.centralOnboardingEnabled ? 'enabled' : 'disabled'],
     ['handoffChallengeRequired', platform.handoffChallengeRequired ? 'yes' : 'no (WARNING: logins are open to login CSRF)'],
     ['defaultLanguage', platform.defaultLanguage ?? '(none: English)'],
+    ['supportAccess', `${platform.supportAccess}${platform.sensitive ? ' (sensitive: never entered)' : ''}`],
+    ['supportSignInUrl', platform.supportSignInUrl ?? '(none)'],
     ['platformOnboardingPath', platform.platformOnboardingPath ?? '(none)'],
     ['metadata', JSON.stringify(platform.metadata)],
     ['requirementVersion', String(platform.requirementVersion)],

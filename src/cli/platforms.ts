@@ -30,6 +30,10 @@ const SETTINGS_OPTIONS = {
   'onboarding-path': { type: 'string' },
   'default-language': { type: 'string' },
   metadata: { type: 'string' },
+  // Support access (issue 35; docs/support-access.md).
+  'support-access': { type: 'string' },
+  sensitive: { type: 'string' },
+  'support-sign-in-url': { type: 'string' },
 } as const;
 const CREATE_OPTIONS = { key: { type: 'string' }, ...SETTINGS_OPTIONS, inactive: { type: 'boolean' } } as const;
 const UPDATE_OPTIONS = SETTINGS_OPTIONS;
@@ -81,6 +85,7 @@ export function parsePlatformsCommand(action: string | undefined, args: string[]
       if (values['onboarding-path'] !== undefined) input.platformOnboardingPath = values['onboarding-path'];
       if (values['default-language'] !== undefined) input.defaultLanguage = values['default-language'];
       if (values.metadata !== undefined) input.metadata = jsonOption('--metadata', values.metadata) as PlatformCreateInput['metadata'];
+      Object.assign(input, supportSettings(values));
       if (values.inactive) input.active = false;
       return async (db, _io, json, rules) => {
         const { platform, clientSecret } = await createPlatform(db, input, CLI_ACTOR, rules);
@@ -112,6 +117,7 @@ export function parsePlatformsCommand(action: string | undefined, args: string[]
       if (values['onboarding-path'] !== undefined) patch.platformOnboardingPath = values['onboarding-path'] === '' ? null : values['onboarding-path'];
       if (values['default-language'] !== undefined) patch.defaultLanguage = values['default-language'] === '' ? null : values['default-language'];
       if (values.metadata !== undefined) patch.metadata = jsonOption('--metadata', values.metadata) as PlatformUpdateInput['metadata'];
+      Object.assign(patch, supportSettings(values));
       if (Object.keys(patch).length === 0) throw new UsageError('platforms update needs at least one option to change');
       return async (db, _io, json, rules) => {
         const platform = await updatePlatform(db, key, patch, CLI_ACTOR, rules);
@@ -161,4 +167,13 @@ function warnSecretShownOnce(io: CliIo, platformKey: string): void {
     `WARNING: the client secret of ${platformKey} is shown only this once and is stored only as a digest. ` +
       `Hand it to the platform team over a secure channel now; if it is lost, rotate it (platforms rotate ${platformKey}).\n`,
   );
+}
+
+/** --support-access, --sensitive, --support-sign-in-url ("" clears the URL); the service checks the values. */
+function supportSettings(values: { 'support-access'?: string; sensitive?: string; 'support-sign-in-url'?: string }): Partial<PlatformUpdateInput> {
+  const settings: Partial<PlatformUpdateInput> = {};
+  if (values['support-access'] !== undefined) settings.supportAccess = values['support-access'] as PlatformUpdateInput['supportAccess'];
+  if (values.sensitive !== undefined) settings.sensitive = booleanOption('--sensitive', values.sensitive);
+  if (values['support-sign-in-url'] !== undefined) settings.supportSignInUrl = values['support-sign-in-url'] === '' ? null : values['support-sign-in-url'];
+  return settings;
 }

@@ -9,6 +9,7 @@ import { FIELD_KEY_PATTERN } from '../services/onboarding/definitions.ts';
 import { PLATFORM_KEY_PATTERN } from '../services/registry/index.ts';
 import { describeFieldError } from './format.ts';
 import { runDevCommand } from './devToken.ts';
+import { runSupportCommand } from './support.ts';
 import { parseAuditCommand } from './audit.ts';
 import { BRANDING_HELP, parseBrandingCommand } from './branding.ts';
 import { DOCUMENTS_HELP, parseDocumentsCommand } from './documents.ts';
@@ -44,12 +45,16 @@ Platform registry (same rules as the admin API; changes are audited with actor "
                    [--mode none|platform|central] [--central-onboarding true|false]
                    [--handoff-challenge-required true|false] [--default-language TAG]
                    [--onboarding-path PATH] [--metadata JSON] [--inactive]
+                   [--support-access off|notify|approve] [--sensitive true|false]
+                   [--support-sign-in-url URL]
   platforms update <KEY> [--name NAME] [--callback-url URL|""] [--return-url URL]...
                    [--backchannel-logout-url URL|""]
                    [--event-delivery none|push|poll] [--event-receiver-url URL|""]
                    [--mode MODE] [--central-onboarding true|false]
                    [--handoff-challenge-required true|false] [--default-language TAG|""]
                    [--onboarding-path PATH|""] [--metadata JSON]
+                   [--support-access off|notify|approve] [--sensitive true|false]
+                   [--support-sign-in-url URL|""]
   platforms rotate <KEY>       new client secret, shown once; the old one stops working at once
   platforms activate <KEY>
   platforms deactivate <KEY>   soft deactivation: logins and exchanges stop, the record stays
@@ -84,6 +89,12 @@ Encryption keys (ENCRYPTION_KEYS, first key active; see docs/operations.md, "Rot
   keys rotate-data [--batch-size N]
                                re-seal every value under the active key, in batches; safe
                                beside running instances, resumable (run it again after a stop)
+
+Support access (over the gateway's API as the operator of GATEWAY_ACCESS_TOKEN; see
+\`npm run gateway -- support --help\` and docs/support-access.md):
+  support request --person SUB_OR_EMAIL --platform KEY --reason TEXT [--minutes N]
+  support list [--limit N]
+  support end <ID>
 
 Development only (refused when NODE_ENV=production or OIDC_ISSUER is set):
   dev token --user USERNAME [--password PASSWORD]
@@ -143,6 +154,8 @@ Exit codes: 0 done, 1 refused or failed (the problem is printed), 2 usage error,
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Development helpers talk to the running dev stack over HTTP, not to the database.
   if (argv[0] === 'dev') return runDevCommand(argv.slice(1), io);
+  // Support access acts as the operator (their access token), over the gateway's API (support.ts).
+  if (argv[0] === 'support') return runSupportCommand(argv.slice(1), io);
   let command: Command | null;
   try {
     command = parseCommand(argv, io);

@@ -26,6 +26,7 @@ import * as platformDefaultLanguage from '../../migrations/20261127004600_platfo
 import * as documentsTruncateGuard from '../../migrations/20261127005100_documents_truncate_guard.ts';
 import * as stepUpChallenges from '../../migrations/20261128001000_step_up_challenges.ts';
 import * as agreementRecordedVia from '../../migrations/20261128002000_agreement_recorded_via.ts';
+import * as supportAccess from '../../migrations/20261129001000_support_access.ts';
 import * as requirementGrace from '../../migrations/20261129002000_requirement_grace.ts';
 
 /**
@@ -60,5 +61,6 @@ export const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127005100_documents_truncate_guard': documentsTruncateGuard,
   '20261128001000_step_up_challenges': stepUpChallenges,
   '20261128002000_agreement_recorded_via': agreementRecordedVia,
+  '20261129001000_support_access': supportAccess,
   '20261129002000_requirement_grace': requirementGrace,
 };

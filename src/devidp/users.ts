@@ -15,7 +15,7 @@ export interface DevIdpUser {
 export type DevIdpProfile = Omit<DevIdpUser, 'password'>;
 
 /** Permission scopes the gateway understands (spec: "Permissions"). */
-export const PERMISSION_SCOPES = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'] as const;
+export const PERMISSION_SCOPES = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access'] as const;
 export type PermissionScope = (typeof PERMISSION_SCOPES)[number];
 
 /** OIDC scopes whose claims the IdP releases (OIDC Core §5.4); they also appear in the JWT `scope`. */
@@ -42,7 +42,8 @@ export const DEV_USERS: DevIdpUser[] = [
     email: 'admin@example.test',
     givenName: 'Ada',
     familyName: 'Admin',
-    permissions: ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'],
+    // support:access is granted to the demo administrator on its own (issue 35): platforms:admin never implies it.
+    permissions: ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access'],
   },
 ];
 

@@ -111,7 +111,7 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     const key = escapeHtml(site.platform.platformKey);
     if (session) {
       return `<p class="status" id="status-${key}">Signed in as ${personHtml(session)} to ${escapeHtml(site.platform.name)}
- (gateway session <code class="gateway-session">${escapeHtml(session.gatewaySessionId)}</code>).</p>
+ (gateway session <code class="gateway-session">${escapeHtml(session.gatewaySessionId)}</code>).</p>${supportHtml(session, key)}
 <form method="post" action="${escapeHtml(site.kit.paths.signOut)}"><button type="submit" class="button" id="sign-out-${key}">Sign out of ${escapeHtml(site.platform.name)}</button></form>`;
     }
     if (!how || !cookie) return '';
@@ -121,6 +121,12 @@ export async function startDemoBff(options: DemoBffOptions): Promise<DemoBff> {
     const why = how === 'back-channel' ? ': the gateway session ended (back-channel logout).' : '.';
     return `<p class="status" id="status-${key}">You were signed out of ${escapeHtml(site.platform.name)}${why}</p>`;
   }
+
+  /** A support session (issue 35): who acts for the person, until when (the exchange's `act` and `supportAccess`). */
+  const supportHtml = (session: Session, key: string) =>
+    session.support
+      ? `<p class="support-session" id="support-${key}" role="status">support session by ${escapeHtml(session.support.act.name ?? session.support.act.sub)} until ${escapeHtml(session.support.endsAt)}</p>`
+      : '';
 
   const send = (res: Response, status: number, html: string) => {
     res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }).send(html);

@@ -111,6 +111,10 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
       eventReceiverUrl: `${bffUrl}/central/security-events`,
       allowedReturnUrls: [`${bffUrl}/central/`],
       defaultOnboardingMode: 'central',
+      // Support access (issue 35): the person approves first; the example BFF's own sign-in route
+      // forwards the access to the gateway's start (the platform kit does).
+      supportAccess: 'approve',
+      supportSignInUrl: `${bffUrl}/central/login`,
     },
     published(DEMO_CENTRAL_PLATFORM_KEY),
     DEMO_CENTRAL_FIELDS,

@@ -62,6 +62,8 @@ export async function seedDemoPlatform(
         ...(platform.backchannelLogoutUrl !== undefined ? { backchannelLogoutUrl: platform.backchannelLogoutUrl } : {}),
         ...(platform.eventReceiverUrl !== undefined ? { eventReceiverUrl: platform.eventReceiverUrl } : {}),
         ...(platform.eventDelivery !== undefined ? { eventDelivery: platform.eventDelivery } : {}),
+        ...(platform.supportAccess !== undefined ? { supportAccess: platform.supportAccess } : {}),
+        ...(platform.supportSignInUrl !== undefined ? { supportSignInUrl: platform.supportSignInUrl } : {}),
       },
       DEVSTACK_ACTOR,
       DEVSTACK_RULES,

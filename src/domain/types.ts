@@ -17,9 +17,15 @@ export type OperationId = keyof operations;
 export type QueryParameters<K extends OperationId> = NonNullable<operations[K] extends { parameters: { query?: infer Q } } ? Q : never>;
 
 /** The only permissions the gateway knows (spec: Gateway session). */
-export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write';
+export type Permission = 'platforms:admin' | 'onboarding:schema:read' | 'onboarding:schema:write' | 'support:access';
 
-export const GATEWAY_PERMISSIONS: readonly Permission[] = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
+export const GATEWAY_PERMISSIONS: readonly Permission[] = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access'];
+
+/**
+ * Permissions `platforms:admin` never stands in for: `support:access` lets its holder see a
+ * platform as another person (issue 35), a power granted to a support team on its own.
+ */
+export const NOT_IMPLIED_BY_ADMIN: readonly Permission[] = ['support:access'];
 
 export type OnboardingStatusValue = 'NOT_STARTED' | 'IN_PROGRESS' | 'GRACE' | 'COMPLETE';
 
@@ -84,4 +90,9 @@ export interface Principal {
    * session, or the Bearer token's `iat` (null when it has none).
    */
   permissionsReadAt: Date | null;
+  /**
+   * A support session (issue 35): the person's session used by an operator, and its grant.
+   * Account operations of the person are refused on it (`x-support-session: false`).
+   */
+  supportAccessId?: string | null;
 }

@@ -34,6 +34,9 @@ const PLATFORM_FIELDS = [
   'platformKey',
   'platformOnboardingPath',
   'requirementVersion',
+  'sensitive',
+  'supportAccess',
+  'supportSignInUrl',
   'updatedAt',
 ];
 

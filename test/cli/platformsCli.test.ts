@@ -163,6 +163,21 @@ describe('operator CLI (npm run gateway -- platforms …)', () => {
     expect(audit.items.every((item) => item.actor.type === 'cli')).toBe(true);
   });
 
+  it('support access (issue 35): off by default, set by --support-access, --sensitive and --support-sign-in-url', async () => {
+    const created = await cli('platforms', 'create', '--key', 'CLI_SUPPORT', '--name', 'Support', '--inactive');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/supportAccess\s+off/);
+    const updated = await cli('platforms', 'update', 'CLI_SUPPORT', '--support-access', 'approve', '--sensitive', 'true', '--support-sign-in-url', 'https://s.example.test/login', '--json');
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ supportAccess: 'approve', sensitive: true, supportSignInUrl: 'https://s.example.test/login' });
+    const refused = await cli('platforms', 'update', 'CLI_SUPPORT', '--support-access', 'always');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/supportAccess/);
+    expect((await cli('platforms', 'update', 'CLI_SUPPORT', '--sensitive', 'maybe')).code).toBe(2);
+    const cleared = await cli('platforms', 'update', 'CLI_SUPPORT', '--support-sign-in-url', '', '--json');
+    expect(JSON.parse(cleared.stdout).supportSignInUrl).toBeNull();
+  });
+
   it('handoffChallengeRequired: shown (on by default), set by --handoff-challenge-required, with a warning when turned off', async () => {
     const created = await cli('platforms', 'create', '--key', 'CLI_HANDOFF', '--name', 'Handoff', '--inactive');
     expect(created.code, created.stderr).toBe(0);

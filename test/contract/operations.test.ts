@@ -113,9 +113,10 @@ const PUBLIC_OPERATIONS = [
 /** The browser's session if it has one, else nobody: signing out is harmless without a session. */
 const OPTIONAL_SESSION_OPERATIONS = ['signOutBrowser', 'signOut', 'confirmSignOut'];
 /** A gateway session only (the browser's or a platform credential): a sign-out token is bound to one. */
-const SESSION_ONLY_OPERATIONS = ['createSignOutToken'];
+// answerSupportAccess: only the person's own browser answers a support access request (issue 35).
+const SESSION_ONLY_OPERATIONS = ['createSignOutToken', 'answerSupportAccess'];
 const USER_OR_ADMIN_SECURITY = [{ gatewayCookieAuth: [] }, { bearerAuth: [] }];
-const PERMISSIONS = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write'];
+const PERMISSIONS = ['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access'];
 
 describe('contract operations and the handler map', () => {
   it('the contract has operations, each with a unique operationId', () => {
@@ -310,7 +311,7 @@ describe('pending operations', () => {
 describe('x-required-permissions', () => {
   const withPermissions = operations.filter((operation) => 'x-required-permissions' in operation.raw);
 
-  it('lists only the three known permissions, as a non-empty array without repeats', () => {
+  it('lists only the four known permissions, as a non-empty array without repeats', () => {
     expect(withPermissions.length).toBeGreaterThan(0);
     for (const operation of withPermissions) {
       const value = operation.raw['x-required-permissions'];
@@ -351,6 +352,10 @@ describe('x-required-permissions', () => {
       updateDocumentDraft: ['onboarding:schema:write'],
       publishDocumentVersion: ['onboarding:schema:write'],
       listPersonAcceptances: ['onboarding:schema:read'],
+      // Support access (issue 35): a permission of its own, never implied by platforms:admin.
+      requestSupportAccess: ['support:access'],
+      listSupportAccess: ['support:access'],
+      endSupportAccess: ['support:access'],
     };
     const actual = Object.fromEntries(withPermissions.map((operation) => [operation.operationId, operation.raw['x-required-permissions']]));
     expect(actual).toEqual(expected);

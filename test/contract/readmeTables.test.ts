@@ -82,7 +82,7 @@ function commandsOfHelp(): Map<string, Set<string>> {
   let current: Set<string> | null = null;
   // The usages end where the options and notes begin (the notes start lines with command names too).
   for (const line of HELP.slice(0, HELP.indexOf('\nOptions:')).split('\n')) {
-    const command = /^ {2}(platforms|branding|fields|documents|grace|events|audit|keys|dev) ([a-z][a-z-]*)/.exec(line);
+    const command = /^ {2}(platforms|branding|fields|documents|grace|events|audit|keys|dev|support) ([a-z][a-z-]*)/.exec(line);
     if (command) {
       current = new Set();
       commands.set(`${command[1]} ${command[2]}`, current);

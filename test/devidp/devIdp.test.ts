@@ -101,13 +101,13 @@ describe('dev identity provider', () => {
     expect(tokens.scope.split(' ').sort()).toEqual(['email', 'openid', 'profile']);
   });
 
-  it('issues admin a JWT access token with all three permission scopes', async () => {
+  it('issues admin a JWT access token with all four permission scopes', async () => {
     const tokens = await tokensFor('admin');
     const { payload } = await verifyAccessToken(tokens.accessToken);
     expect(payload.sub).toBe('dev-user-admin');
     const scopes = String(payload.scope).split(' ');
     for (const s of ['openid', 'profile', 'email', ...PERMISSION_SCOPES]) expect(scopes).toContain(s);
-    expect(scopes).toHaveLength(6);
+    expect(scopes).toHaveLength(7);
   });
 
   it('grants only the requested scopes, even to admin', async () => {

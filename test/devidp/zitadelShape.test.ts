@@ -20,6 +20,7 @@ const ADMIN_ROLES = {
   'platforms:admin': { [ORG]: DOMAIN },
   'onboarding:schema:read': { [ORG]: DOMAIN },
   'onboarding:schema:write': { [ORG]: DOMAIN },
+  'support:access': { [ORG]: DOMAIN },
 };
 
 async function introspect(idp: DevIdp, token: string, client = GATEWAY): Promise<Record<string, unknown>> {
@@ -128,7 +129,7 @@ describe('dev identity provider, opaque access tokens', () => {
       });
       expect(String(answer.scope).split(' ')).not.toContain('platforms:admin');
       expect(Object.keys(answer['urn:zitadel:iam:org:project:roles'] as object).sort()).toEqual(
-        ['onboarding:schema:read', 'onboarding:schema:write', 'platforms:admin'],
+        ['onboarding:schema:read', 'onboarding:schema:write', 'platforms:admin', 'support:access'],
       );
       expect(await introspect(idp, `${tokens.accessToken}x`)).toEqual({ active: false });
     } finally {

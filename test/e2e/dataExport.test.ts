@@ -86,7 +86,7 @@ describe('download my data', () => {
     const text = res.body as string;
     const document = JSON.parse(text);
 
-    expect(Object.keys(document)).toEqual(['readme', 'format', 'exportedAt', 'user', 'profile', 'picture', 'platforms', 'onboarding', 'agreements', 'sessions', 'auditEvents']);
+    expect(Object.keys(document)).toEqual(['readme', 'format', 'exportedAt', 'user', 'profile', 'picture', 'platforms', 'onboarding', 'agreements', 'sessions', 'supportAccess', 'auditEvents']);
     expect(document.readme).toEqual(DATA_EXPORT_README);
     expect(document.user).toMatchObject({ id: again.userId, sub: ALICE.sub, email: ALICE.email });
     expect(document.profile).toMatchObject({ firstName: 'Alice2', lastName: 'Tester' });

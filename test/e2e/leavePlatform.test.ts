@@ -2,13 +2,12 @@
 // identity provider, real HTTP, back-channel logout delivered by graphile-worker to a receiver
 // that verifies every token against the gateway's JWKS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import request from 'supertest';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { startHarness, addPlatform, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { asPerson, person, signIn } from '../helpers/dataRights.ts';
 import { DEV_USERS } from '../../src/devidp/users.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import { startLogoutReceiver as startReceiver } from '../helpers/logoutReceiver.ts';
 import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
 import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
@@ -134,30 +133,3 @@ describe('apps with my data, and leaving a platform', () => {
     await api().get('/v1/me').set('Cookie', inB.credential).expect(200);
   });
 });
-
-/** A platform's back-channel logout receiver: verifies each token against the gateway's published keys. */
-async function startReceiver(harness: Harness, clientId: string) {
-  const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
-  const tokens: JWTPayload[] = [];
-  const port = await freePort();
-  const server = http.createServer(async (req, res) => {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    try {
-      const { payload } = await jwtVerify(new URLSearchParams(body).get('logout_token') ?? '', jwks, { issuer: harness.baseUrl, audience: clientId, typ: 'logout+jwt' });
-      tokens.push(payload);
-      res.writeHead(200).end();
-    } catch {
-      res.writeHead(400).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${port}/backchannel-logout`,
-    tokens,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}

@@ -96,7 +96,7 @@ describe('login flow end to end (dev identity provider, real HTTP)', () => {
     const { location } = await browserLogin(harness, platform.key, ADMIN);
     const res = await exchange(harness, platform, handoffCode(location)).expect(200);
     expect(res.body.user.sub).toBe('dev-user-admin');
-    expect(res.body.permissions).toEqual(['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write']);
+    expect(res.body.permissions).toEqual(['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access']);
   });
 
   it('mode platform: the handoff is issued at once, with the onboarding status for the platform to act on', async () => {

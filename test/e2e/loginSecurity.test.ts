@@ -59,7 +59,7 @@ describe('login security (issue 8)', () => {
       const res = await exchange(harness, platform, { code: codeOf(login.location) }).expect(200);
       credential = res.body.session.gatewayToken;
       // The exchange still reports what the administrator holds, for the platform's UI.
-      expect(res.body.permissions).toEqual(['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write']);
+      expect(res.body.permissions).toEqual(['platforms:admin', 'onboarding:schema:read', 'onboarding:schema:write', 'support:access']);
     });
 
     const withCredential = (method: 'get' | 'patch' | 'post' | 'delete' | 'put', path: string) =>

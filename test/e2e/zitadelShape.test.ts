@@ -11,7 +11,7 @@ import { obtainTokens } from '../helpers/oidcBrowser.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };
 const ADMIN = { username: 'admin', password: 'admin-password' };
-const ALL = ['onboarding:schema:read', 'onboarding:schema:write', 'platforms:admin'];
+const ALL = ['onboarding:schema:read', 'onboarding:schema:write', 'platforms:admin', 'support:access'];
 
 async function exchangedPermissions(harness: Harness, user: typeof ADMIN): Promise<string[]> {
   const platform = await addPlatform(harness);
@@ -56,7 +56,7 @@ describe.each([
     await harness?.close();
   });
 
-  it('gives admin the three permissions at the exchange, from the roles claims', async () => {
+  it('gives admin the four permissions at the exchange, from the roles claims', async () => {
     expect(await exchangedPermissions(harness, ADMIN)).toEqual(ALL);
   });
 

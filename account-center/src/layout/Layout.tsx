@@ -29,9 +29,11 @@ export function Layout() {
             {me ? <li><NavLink to="/sessions">{intl.formatMessage({ id: 'layout.nav.sessions' })}</NavLink></li> : null}
             {me ? <li><NavLink to="/agreements">{intl.formatMessage({ id: 'agreements.nav' })}</NavLink></li> : null}
             {me ? <li><NavLink to="/data">{intl.formatMessage({ id: 'dataRights.nav' })}</NavLink></li> : null}
+            {me ? <li><NavLink to="/support-access">{intl.formatMessage({ id: 'supportAccess.nav' })}</NavLink></li> : null}
             {canAdminister ? <li><NavLink to="/admin/platforms">{intl.formatMessage({ id: 'layout.nav.platforms' })}</NavLink></li> : null}
             {canEditSchemas ? <li><NavLink to="/admin/onboarding">{intl.formatMessage({ id: 'layout.nav.onboardingForms' })}</NavLink></li> : null}
             {canEditSchemas ? <li><NavLink to="/admin/documents">{intl.formatMessage({ id: 'documents.nav' })}</NavLink></li> : null}
+            {hasPermission(me, 'support:access') ? <li><NavLink to="/admin/support">{intl.formatMessage({ id: 'supportAccess.operator.nav' })}</NavLink></li> : null}
           </ul>
         </nav>
         <div className="account">

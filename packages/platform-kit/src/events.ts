@@ -22,6 +22,9 @@ export interface SecurityEventPayloads {
   'urn:auth-gateway:secevent:platform-left': Record<string, never>;
   'urn:auth-gateway:secevent:profile-changed': { fields: string[] };
   'urn:auth-gateway:secevent:consent-withdrawn': { document: string; version: number | string };
+  /** Support access (issue 35): an operator signed in to this platform as the person. */
+  'urn:auth-gateway:secevent:support-access-started': { session: string; act_sub: string; ends_at: number };
+  'urn:auth-gateway:secevent:support-access-ended': { session: string; ended_by: 'operator' | 'person' | 'expired' };
 }
 // The compiler stops here when the contract gains, renames or drops an event type that the
 // payloads above do not describe (the kit's types are generated/gateway.ts, written by `npm run codegen`).
@@ -34,6 +37,8 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(payloadsMatchContract ? Object.
   'urn:auth-gateway:secevent:platform-left': true,
   'urn:auth-gateway:secevent:profile-changed': true,
   'urn:auth-gateway:secevent:consent-withdrawn': true,
+  'urn:auth-gateway:secevent:support-access-started': true,
+  'urn:auth-gateway:secevent:support-access-ended': true,
 } satisfies Record<SecurityEventType, true>) : []);
 
 /** One verified event: the SET's `jti`, its one event's type and payload, the person (`sub`, the exchange's `user.id`). */

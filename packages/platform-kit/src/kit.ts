@@ -66,7 +66,10 @@ export interface PlatformKitOptions {
 export interface StartOptions {
   /** A path of this back end (default defaultReturnTo). */
   returnTo?: string;
+  /** A support sign-in (issue 35): the access id of the gateway's link, forwarded to the start; the gateway decides the rest. */
+  supportAccess?: string;
 }
+const SUPPORT_ACCESS_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface StepUpOptions extends StartOptions {
   maxAge?: number;
@@ -199,6 +202,7 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
     target.searchParams.set('returnTo', new URL(returnTo, publicUrl).href);
     target.searchParams.set('handoffChallenge', login.challenge);
     target.searchParams.set('platformState', login.state);
+    if (start.supportAccess && SUPPORT_ACCESS_ID.test(start.supportAccess)) target.searchParams.set('supportAccess', start.supportAccess);
     redirect(res, 302, target.href);
   }
 
@@ -271,6 +275,7 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
         onboarding: exchanged.onboarding,
         permissions: exchanged.permissions,
         authentication: exchanged.authentication,
+        ...(exchanged.act && exchanged.supportAccess ? { support: { act: exchanged.act, endsAt: exchanged.supportAccess.endsAt } } : {}),
         data,
       });
       appendSetCookie(res, [serializeCookie(sessionCookieName, id, { path: '/', secure })]);
@@ -365,7 +370,11 @@ export function createPlatformKit(options: PlatformKitOptions): PlatformKit {
   return {
     paths,
     sessions,
-    signIn: refusingAmbiguous((req, res) => startLogin(req, res, { returnTo: new URL(req.url ?? '/', publicUrl).searchParams.get('returnTo') ?? defaultReturnTo })),
+    signIn: refusingAmbiguous((req, res) => {
+      const query = new URL(req.url ?? '/', publicUrl).searchParams;
+      const supportAccess = query.get('supportAccess');
+      return startLogin(req, res, { returnTo: query.get('returnTo') ?? defaultReturnTo, ...(supportAccess ? { supportAccess } : {}) });
+    }),
     callback: refusingAmbiguous(callback),
     backchannelLogout,
     signOut: refusingAmbiguous(signOut),

@@ -17,6 +17,11 @@ export interface Session {
   onboarding: Exchanged['onboarding'];
   permissions: Exchanged['permissions'];
   authentication: Exchanged['authentication'];
+  /**
+   * A support session (issue 35): who acts for the person (RFC 8693 §4.1 `act`) and until when.
+   * Show it, and refuse on it what support must never do on your platform.
+   */
+  support?: { act: NonNullable<Exchanged['act']>; endsAt: string };
   /** What the application added at sign-in (the `onSignIn` hook), e.g. the person's name. */
   data: Record<string, unknown>;
 }

@@ -188,7 +188,10 @@ export async function purgeUserData(db: Db, userId: string): Promise<void> {
     `WITH profile AS (DELETE FROM profiles WHERE user_id = :userId),
           onboarding_values AS (DELETE FROM onboarding_values WHERE user_id = :userId),
           memberships AS (DELETE FROM platform_memberships WHERE user_id = :userId),
-          agreements AS (DELETE FROM agreement_records WHERE user_id = :userId)
+          agreements AS (DELETE FROM agreement_records WHERE user_id = :userId),
+          -- Support access about the person (issue 35): the operator's free-text reason may
+          -- describe them; who, where and when stay (the row is also the proof of what support did).
+          support AS (UPDATE support_access SET reason = '(erased with the account)' WHERE user_id = :userId)
      UPDATE users SET email = NULL, email_verified = false, display_name = NULL, deletion_receipt_digest = NULL, purged_at = now(), updated_at = now()
       WHERE id = :userId AND deleted_at IS NOT NULL`,
     { userId },

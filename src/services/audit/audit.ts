@@ -29,6 +29,12 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   'membership.leave',
   // Grace periods for requirement changes (issue 36)
   'requirement_grace.move',
+  // Support access (issue 35)
+  'support_access.request',
+  'support_access.approve',
+  'support_access.refuse',
+  'support_access.use',
+  'support_access.end',
 ];
 
 /** Who makes a change: an API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */
@@ -72,7 +78,7 @@ export function actorFromPrincipal(principal: Principal | null, requestId: strin
  */
 export async function recordAuditEvent(
   db: Db,
-  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; changedFields: readonly string[] },
+  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; supportAccessId?: string; changedFields: readonly string[] },
   actor: Actor,
 ): Promise<void> {
   await insertAuditEvent(db, {
@@ -81,6 +87,7 @@ export async function recordAuditEvent(
     fieldKey: event.fieldKey ?? null,
     sessionId: event.sessionId ?? null,
     documentKey: event.documentKey ?? null,
+    supportAccessId: event.supportAccessId ?? null,
     documentVersion: event.documentVersion ?? null,
     actorType: actor.type,
     actorUserId: actor.userId,
@@ -142,6 +149,8 @@ function toView(row: AuditEventRow): AuditEventView {
     sessionId: row.sessionId,
     // Only on document.* events (the properties are optional in the contract).
     ...(row.documentKey ? { documentKey: row.documentKey, documentVersion: row.documentVersion ?? null } : {}),
+    // Only on support_access.* events (issue 35).
+    ...(row.supportAccessId ? { supportAccessId: row.supportAccessId } : {}),
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub, via: row.actorVia ?? null, platformKey: row.actorPlatformKey ?? null },
     changedFields: row.changedFields,
     requestId: row.requestId,

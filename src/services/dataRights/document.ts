@@ -21,7 +21,8 @@ export const DATA_EXPORT_README: Readonly<Record<string, string>> = Object.freez
   onboarding: 'Your answers to each platform\'s onboarding questions, per platform, with the field they answer and the requirement version you completed there. Profile answers are in `profile`.',
   agreements: 'Your record of the documents of each platform (terms, privacy notices, consents such as a newsletter), oldest first, including platforms you have left: each time you accepted a version or withdrew your consent (`action`), on which platform, the document, its version, its title and the language you were shown it in, when, the gateway session it happened in, and who recorded it (`recordedVia`: `session`, you in the account center; `bearer`, an app signed in as you; `platform`, the platform itself, from what you did on its own pages; empty for rows from before this was kept). `sha256` is the fingerprint (SHA-256) of the public text you were shown, so the platform\'s published text can be checked against it.',
   sessions: 'Every sign-in (gateway session) still on record, live or ended: when, from which browser and coarse address, how you authenticated, which platforms received it, and why it ended. Never the session\'s tokens.',
-  auditEvents: 'The audit trail about you: changes you made (with the properties named, never their values; `actorVia` says how: your browser session, an app signed in as you, or a platform acting for you, named in `actorPlatformKey`) and actions on your sessions.',
+  supportAccess: 'Each time support asked to see a platform as you (support access), oldest first: the platform, who asked (the operator\'s subject and name), why, for how long, whether you were asked (`approve`) or told (`notify`), when you answered, when it ran and ended, who ended it, and the session it signed in with.',
+  auditEvents: 'The audit trail about you: changes you made (with the properties named, never their values; `actorVia` says how: your browser session, an app signed in as you, or a platform acting for you, named in `actorPlatformKey`), actions on your sessions, and the steps of support access to your account (`supportAccessRequestId`, the `id` of the request in `supportAccess`).',
   secrets: 'Not included, on purpose: no token, password, digest, sealed value or credential is ever part of this document.',
 });
 
@@ -41,6 +42,7 @@ export async function writeDataExportDocument(db: Db, userId: string, sink: Docu
     await member(sink, 'onboarding', await read.onboarding());
     await list(sink, 'agreements', read.agreements());
     await list(sink, 'sessions', read.sessions());
+    await list(sink, 'supportAccess', read.supportAccess());
     await list(sink, 'auditEvents', read.auditEvents());
     await sink.write('}\n');
   });

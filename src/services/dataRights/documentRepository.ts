@@ -16,6 +16,7 @@ export interface SnapshotReader {
   onboarding(): Promise<Record<string, unknown>[]>;
   agreements(): AsyncGenerator<Record<string, unknown>>;
   sessions(): AsyncGenerator<Record<string, unknown>>;
+  supportAccess(): AsyncGenerator<Record<string, unknown>>;
   auditEvents(): AsyncGenerator<Record<string, unknown>>;
 }
 
@@ -86,16 +87,27 @@ export async function readPersonSnapshot<T>(db: Db, userId: string, work: (reade
                     ARRAY(SELECT DISTINCT p.platform_key FROM platform_credentials c JOIN platforms p ON p.id = c.platform_id
                            WHERE c.session_id = s.id ORDER BY 1) AS platforms
                FROM gateway_sessions s WHERE s.user_id = $1 ORDER BY s.created_at, s.id`),
-        // The events the person caused (actor), and those about their sessions (an administrator's revocation).
+        // Support access to the person's account (issue 35): who asked, where, why, what became of it.
+        supportAccess: () =>
+          cursor(trx, 'export_support_access', userId,
+            `SELECT a.id, p.platform_key AS "platformKey", p.display_name AS "platformName", a.operator_sub AS "operatorSub",
+                    a.operator_name AS "operatorName", a.reason, a.duration_seconds / 60 AS "durationMinutes", a.mode,
+                    a.requested_at AS "requestedAt", a.answer_by AS "answerBy", a.approved_at AS "approvedAt", a.refused_at AS "refusedAt",
+                    a.ends_at AS "endsAt", a.used_at AS "usedAt", a.session_id AS "sessionId", a.ended_at AS "endedAt", a.end_reason AS "endedBy"
+               FROM support_access a JOIN platforms p ON p.id = a.platform_id
+              WHERE a.user_id = $1 ORDER BY a.requested_at, a.id`),
+        // The events the person caused (actor), and those about their sessions (an administrator's
+        // revocation) and their support access (issue 35: the operator's request, use and end).
         auditEvents: () =>
           cursor(trx, 'export_audit_events', userId,
             `SELECT id, occurred_at AS "occurredAt", action, platform_key AS "platformKey", field_key AS "fieldKey",
                     session_id AS "sessionId", actor_type AS "actorType", actor_user_id AS "actorUserId",
                     actor_via AS "actorVia", actor_platform_key AS "actorPlatformKey",
-                    changed_fields AS "changedFields", request_id AS "requestId"
+                    changed_fields AS "changedFields", request_id AS "requestId", support_access_id AS "supportAccessRequestId"
                FROM audit_events
               WHERE actor_user_id = $1
                  OR session_id IN (SELECT id FROM gateway_sessions WHERE user_id = $1)
+                 OR support_access_id IN (SELECT id FROM support_access WHERE user_id = $1)
               ORDER BY occurred_at, id`),
       };
       return work(reader);

@@ -35,6 +35,16 @@ export async function recordPersonEvent(
   return ids;
 }
 
+/**
+ * Support access started or ended on one platform (issue 35): that platform hears, whether or
+ * not the person has a membership of it (the access itself is the relationship).
+ */
+export async function recordSupportAccessEvent(trx: Db, input: { userId: string; platformId: string; type: SecurityEventType; payload: SecurityEventPayload }): Promise<string[]> {
+  const ids = await insertEventForPlatform(trx, { userId: input.userId, eventType: input.type, payload: input.payload, platformId: input.platformId });
+  countSecurityEventsRecorded(input.type, ids.length, trx);
+  return ids;
+}
+
 /** The person deleted their account; the data is erased after `eraseAfter` (deletion time plus the retention). */
 export function recordAccountDeletionScheduled(trx: Db, input: { userId: string; eraseAfter: Date }): Promise<string[]> {
   return recordPersonEvent(trx, { userId: input.userId, type: SECURITY_EVENT_TYPES.accountDeletionScheduled, payload: { erase_after: Math.floor(input.eraseAfter.getTime() / 1000) } });

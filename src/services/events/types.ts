@@ -24,6 +24,10 @@ export const SECURITY_EVENT_TYPES = {
   profileChanged: `${PREFIX}profile-changed`,
   /** The person withdrew an agreement (the terms documents). */
   consentWithdrawn: `${PREFIX}consent-withdrawn`,
+  /** An operator signed in to this platform as the person (support access, issue 35). */
+  supportAccessStarted: `${PREFIX}support-access-started`,
+  /** That support access ended (by the operator, the person, or time). */
+  supportAccessEnded: `${PREFIX}support-access-ended`,
 } as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[keyof typeof SECURITY_EVENT_TYPES];

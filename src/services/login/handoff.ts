@@ -68,6 +68,9 @@ export interface ExchangeResult {
     acr: string | null;
     requested: { maxAge: number | null; forceLogin: boolean; secondFactor: boolean; stepUp: boolean };
   };
+  /** A support session only (issue 35): who acts for the person (RFC 8693 §4.1 `act`), and the access. */
+  act?: { sub: string; name: string | null };
+  supportAccess?: { id: string; endsAt: string };
 }
 
 /**
@@ -147,6 +150,9 @@ async function redeem(
       acr: row.acr,
       requested: { maxAge: row.maxAgeSeconds, forceLogin: row.forceLogin === true, secondFactor: row.secondFactor === true, stepUp: row.stepUp === true },
     },
+    ...(row.act && row.supportAccessId
+      ? { act: { sub: row.act.sub, name: row.act.name ?? null }, supportAccess: { id: row.supportAccessId, endsAt: row.sessionExpiresAt!.toISOString() } }
+      : {}),
   };
 }
 

@@ -60,6 +60,9 @@ export interface RedeemedHandoff {
   forceLogin: boolean | null;
   secondFactor: boolean | null;
   stepUp: boolean | null;
+  /** A support session's actor and access (issue 35), from the session row the redeem reads anyway; null otherwise. */
+  act: { sub: string; name: string | null } | null;
+  supportAccessId: string | null;
 }
 
 /** The text of gw_redeem_handoff, built once: runPrepared compares it with the prepared one on every call. */
@@ -76,7 +79,7 @@ const REDEEM_HANDOFF_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
        RETURNING h.session_id, h.user_id, h.onboarding, p.id AS platform_id, t.return_to,
                  t.max_age_seconds, t.force_login, t.second_factor_required, t.step_up_sub IS NOT NULL AS step_up
      ), session AS (
-       SELECT s.id, s.expires_at, s.permissions, u.sub, s.auth_time, s.amr, s.acr
+       SELECT s.id, s.expires_at, s.permissions, u.sub, s.auth_time, s.amr, s.acr, s.support_actor, s.support_access_id
          FROM gateway_sessions s JOIN used ON s.id = used.session_id JOIN users u ON u.id = s.user_id
         WHERE s.revoked_at IS NULL AND s.expires_at > now() AND u.deleted_at IS NULL
      ), credential AS (
@@ -88,6 +91,7 @@ const REDEEM_HANDOFF_SQL = `WITH ${STATEMENT_IN_TIME_CTE}, platform AS (
             used.user_id AS "userId", session.sub, used.onboarding, used.return_to AS "returnTo",
             session.auth_time AS "authTime", session.amr, session.acr, used.max_age_seconds AS "maxAgeSeconds",
             used.force_login AS "forceLogin", used.second_factor_required AS "secondFactor", used.step_up AS "stepUp",
+            session.support_actor AS act, session.support_access_id AS "supportAccessId",
             (SELECT NOT ok FROM in_time) AS late
        FROM (SELECT 1) AS one
        LEFT JOIN used ON true
@@ -143,7 +147,8 @@ export async function findRedeemedHandoff(
     `SELECT p.platform_key AS "platformKey", true AS "platformActive", s.id AS "sessionId", s.expires_at AS "sessionExpiresAt", s.permissions,
             h.user_id AS "userId", u.sub, h.onboarding, t.return_to AS "returnTo",
             s.auth_time AS "authTime", s.amr, s.acr, t.max_age_seconds AS "maxAgeSeconds", t.force_login AS "forceLogin",
-            t.second_factor_required AS "secondFactor", t.step_up_sub IS NOT NULL AS "stepUp"
+            t.second_factor_required AS "secondFactor", t.step_up_sub IS NOT NULL AS "stepUp",
+            s.support_actor AS act, s.support_access_id AS "supportAccessId"
        FROM platform_credentials c
        JOIN platforms p ON p.id = c.platform_id AND p.id IN (SELECT id FROM platforms WHERE ${PLATFORM_CLIENT_MATCH})
        JOIN handoff_codes h ON h.session_id = c.session_id AND h.platform_id = c.platform_id AND h.code_digest = :codeDigest AND h.consumed_at IS NOT NULL

@@ -7,6 +7,7 @@ import { purgeExpiredLogoutTokenJtis } from '../backchannel/logoutIn.ts';
 import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from '../events/index.ts';
 import { purgeExpiredExports } from '../dataRights/index.ts';
 import { purgeExpiredStepUpChallenges } from '../login/index.ts';
+import { endExpiredSupportAccess } from '../supportAccess/requests.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
 export const PURGE_GRACE_SECONDS = 24 * 3600;
@@ -31,6 +32,8 @@ export function schedulePurge(deps: AppDeps): () => void {
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
       const counts = await withPurgeLock(db, async () => ({
+        // Before the sessions' own: an access that ran out ends with its event (supportAccess/requests.ts).
+        supportAccessExpired: await endExpiredSupportAccess(db),
         sessionsTimedOut: await endTimedOutSessions(db, deps.config.gatewaySessionIdleSeconds),
         sessionsUnreached: await endUnreachedSessions(db),
         ...(await purgeExpired(db, PURGE_GRACE_SECONDS)),

@@ -308,6 +308,8 @@ export const ADMIN_WRITE_OPERATIONS: ReadonlySet<OperationId> = new Set<Operatio
   'createOnboardingField',
   'updateOnboardingField',
   'archiveOnboardingField',
+  // An operator's support access requests (issue 35): each one reaches a person.
+  'requestSupportAccess',
 ]);
 
 /** The caller of an administrative write: its subject at the identity provider. */

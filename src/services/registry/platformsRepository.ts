@@ -4,6 +4,8 @@ import { limitCountedCte, statementLimitBindings, type StatementRateLimit } from
 
 export type OnboardingMode = 'none' | 'platform' | 'central';
 export type EventDelivery = 'none' | 'push' | 'poll';
+/** Support access to a platform (issue 35): off, the person told, or the person approves first. */
+export type SupportAccessMode = 'off' | 'notify' | 'approve';
 
 /** The fields an administrator sets on a platform. */
 export interface PlatformSettings {
@@ -25,6 +27,12 @@ export interface PlatformSettings {
   handoffChallengeRequired: boolean;
   /** BCP 47 tag the platform's pages fall back to before English (null: English). */
   defaultLanguage: string | null;
+  /** Support access (issue 35): off by default. */
+  supportAccess: SupportAccessMode;
+  /** Never entered by support access, whatever supportAccess says. */
+  sensitive: boolean;
+  /** The platform's sign-in route that forwards `supportAccess` to the start (null: none). */
+  supportSignInUrl: string | null;
 }
 
 /** A registry row as the services see it (never the secret digest). */
@@ -48,7 +56,8 @@ export const PLATFORM_COLUMNS = `
   backchannel_logout_url AS "backchannelLogoutUrl", event_delivery AS "eventDelivery", event_receiver_url AS "eventReceiverUrl",
   allowed_return_urls AS "allowedReturnUrls", default_onboarding_mode AS "defaultOnboardingMode",
   central_onboarding_enabled AS "centralOnboardingEnabled", platform_onboarding_path AS "platformOnboardingPath",
-  metadata, handoff_challenge_required AS "handoffChallengeRequired", default_language AS "defaultLanguage", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
+  metadata, handoff_challenge_required AS "handoffChallengeRequired", default_language AS "defaultLanguage",
+  support_access AS "supportAccess", sensitive, support_sign_in_url AS "supportSignInUrl", client_id AS "clientId", (client_secret_digest IS NOT NULL) AS "hasCredentials",
   requirement_version AS "requirementVersion", active, created_at AS "createdAt", updated_at AS "updatedAt",
   brand_color AS "brandColor", display_names AS "displayNames", logo_id AS "logoId"`;
 
@@ -73,7 +82,8 @@ export const platformJson = (alias: string) => `jsonb_build_object(
   'eventReceiverUrl', ${alias}.event_receiver_url, 'allowedReturnUrls', ${alias}.allowed_return_urls,
   'defaultOnboardingMode', ${alias}.default_onboarding_mode, 'centralOnboardingEnabled', ${alias}.central_onboarding_enabled,
   'platformOnboardingPath', ${alias}.platform_onboarding_path, 'metadata', ${alias}.metadata,
-  'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'defaultLanguage', ${alias}.default_language, 'clientId', ${alias}.client_id,
+  'handoffChallengeRequired', ${alias}.handoff_challenge_required, 'defaultLanguage', ${alias}.default_language,
+  'supportAccess', ${alias}.support_access, 'sensitive', ${alias}.sensitive, 'supportSignInUrl', ${alias}.support_sign_in_url, 'clientId', ${alias}.client_id,
   'hasCredentials', ${alias}.client_secret_digest IS NOT NULL, 'requirementVersion', ${alias}.requirement_version,
   'active', ${alias}.active, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at,
   'brandColor', ${alias}.brand_color, 'displayNames', ${alias}.display_names, 'logoId', ${alias}.logo_id)`;
@@ -170,10 +180,10 @@ export async function insertPlatform(db: Db, platform: NewPlatform): Promise<Pla
   const { rows } = await db.raw<{ rows: PlatformRow[] }>(
     `INSERT INTO platforms (platform_key, display_name, callback_url, backchannel_logout_url, event_delivery, event_receiver_url, allowed_return_urls,
                             default_onboarding_mode, central_onboarding_enabled, platform_onboarding_path, metadata,
-                            handoff_challenge_required, default_language, client_id, client_secret_digest, active)
+                            handoff_challenge_required, default_language, support_access, sensitive, support_sign_in_url, client_id, client_secret_digest, active)
      VALUES (:platformKey, :displayName, :callbackUrl, :backchannelLogoutUrl, :eventDelivery, :eventReceiverUrl, CAST(:allowedReturnUrls AS text[]),
              :defaultOnboardingMode, :centralOnboardingEnabled, :platformOnboardingPath, CAST(:metadata AS jsonb),
-             :handoffChallengeRequired, :defaultLanguage, :clientId, :clientSecretDigest, :active)
+             :handoffChallengeRequired, :defaultLanguage, :supportAccess, :sensitive, :supportSignInUrl, :clientId, :clientSecretDigest, :active)
      ON CONFLICT (platform_key) DO NOTHING
      RETURNING ${PLATFORM_COLUMNS}`,
     { ...platform, metadata: JSON.stringify(platform.metadata) },
@@ -201,6 +211,9 @@ export interface PlatformChanges {
   metadata?: Record<string, unknown>;
   handoffChallengeRequired?: boolean;
   defaultLanguage?: string | null;
+  supportAccess?: SupportAccessMode;
+  sensitive?: boolean;
+  supportSignInUrl?: string | null;
 }
 
 // Fixed column list: the SET clause is built only from these names, never from input.
@@ -217,6 +230,9 @@ const CHANGE_COLUMNS: { [K in keyof Required<PlatformChanges>]: string } = {
   metadata: 'metadata',
   handoffChallengeRequired: 'handoff_challenge_required',
   defaultLanguage: 'default_language',
+  supportAccess: 'support_access',
+  sensitive: 'sensitive',
+  supportSignInUrl: 'support_sign_in_url',
 };
 
 export async function updatePlatformRow(db: Db, platformKey: string, changes: PlatformChanges): Promise<PlatformRow | undefined> {

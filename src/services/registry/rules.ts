@@ -1,4 +1,4 @@
-import type { EventDelivery, OnboardingMode, PlatformRow } from './platformsRepository.ts';
+import type { EventDelivery, OnboardingMode, PlatformRow, SupportAccessMode } from './platformsRepository.ts';
 import { ApiError, type FieldError } from '../../errors/catalogue.ts';
 import { hasUnsafeCharacters, normalizeReturnRoot, parseAbsoluteHttpUrl } from '../../security/urls.ts';
 import { checkOutboundHost, PUBLIC_ONLY, type OutboundPolicy } from '../../security/outboundAddresses.ts';
@@ -117,6 +117,27 @@ export function checkEventReceiverUrl(value: unknown, errors: FieldError[], rule
 }
 
 export const EVENT_DELIVERIES: readonly EventDelivery[] = ['none', 'push', 'poll'];
+
+export const SUPPORT_ACCESS_MODES = ['off', 'notify', 'approve'] as const;
+
+export function checkSupportAccess(value: unknown, errors: FieldError[]): SupportAccessMode | undefined {
+  if (typeof value !== 'string' || !(SUPPORT_ACCESS_MODES as readonly string[]).includes(value)) {
+    return fail(errors, 'supportAccess', `must be one of ${SUPPORT_ACCESS_MODES.join(', ')}`);
+  }
+  return value as SupportAccessMode;
+}
+
+/** The platform's own sign-in route for support access: an absolute http(s) URL; the gateway adds `supportAccess`. */
+export function checkSupportSignInUrl(value: unknown, errors: FieldError[], rules: RegistryRules): string | null | undefined {
+  if (value === null) return null;
+  if (typeof value !== 'string') return fail(errors, 'supportSignInUrl', 'must be a string or null');
+  if (value.length > URL_MAX_LENGTH) return fail(errors, 'supportSignInUrl', `must be at most ${URL_MAX_LENGTH} characters`);
+  const parsed = parseAbsoluteHttpUrl(value, { allowQuery: true });
+  if (!parsed.ok) return fail(errors, 'supportSignInUrl', parsed.reason);
+  if (rules.requireHttps && parsed.url.protocol !== 'https:') return fail(errors, 'supportSignInUrl', HTTPS_REQUIRED);
+  if (parsed.url.searchParams.has('supportAccess')) return fail(errors, 'supportSignInUrl', 'must not carry a supportAccess query parameter (the gateway adds it)');
+  return parsed.url.href;
+}
 
 export function checkEventDelivery(value: unknown, errors: FieldError[]): EventDelivery | undefined {
   if (typeof value !== 'string' || !(EVENT_DELIVERIES as readonly string[]).includes(value)) {

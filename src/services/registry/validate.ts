@@ -19,6 +19,8 @@ import {
   DEFAULT_RULES,
   isPlainObject,
   pointer,
+  checkSupportAccess,
+  checkSupportSignInUrl,
   type RegistryRules,
 } from './rules.ts';
 
@@ -36,6 +38,9 @@ export const UPDATE_FIELDS = [
   'metadata',
   'handoffChallengeRequired',
   'defaultLanguage',
+  'supportAccess',
+  'sensitive',
+  'supportSignInUrl',
 ] as const satisfies readonly (keyof PlatformChanges)[];
 export const CREATE_FIELDS = ['platformKey', ...UPDATE_FIELDS, 'active'] as const;
 const IMMUTABLE_FIELDS = new Set(['platformKey', 'clientId']);
@@ -70,6 +75,9 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
   const handoffChallengeRequired =
     input.handoffChallengeRequired === undefined ? true : checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors);
   const defaultLanguage = input.defaultLanguage === undefined ? null : checkDefaultLanguage(input.defaultLanguage, errors);
+  const supportAccess = input.supportAccess === undefined ? 'off' : checkSupportAccess(input.supportAccess, errors);
+  const sensitive = input.sensitive === undefined ? false : checkBoolean('sensitive', input.sensitive, errors);
+  const supportSignInUrl = input.supportSignInUrl === undefined ? null : checkSupportSignInUrl(input.supportSignInUrl, errors, rules);
 
   const value = {
     platformKey: platformKey ?? '',
@@ -85,6 +93,9 @@ export function validateCreate(input: unknown, rules: RegistryRules = DEFAULT_RU
     metadata: metadata ?? {},
     handoffChallengeRequired: handoffChallengeRequired ?? true,
     defaultLanguage: defaultLanguage ?? null,
+    supportAccess: supportAccess ?? 'off',
+    sensitive: sensitive ?? false,
+    supportSignInUrl: supportSignInUrl ?? null,
     active: active ?? true,
   };
   // Cross-field rules only on fields that are individually valid, so each field gets one clear message.
@@ -125,6 +136,9 @@ export function validateUpdate(input: unknown, rules: RegistryRules = DEFAULT_RU
   if ('metadata' in input) assign('metadata', checkMetadata(input.metadata, errors));
   if ('handoffChallengeRequired' in input) assign('handoffChallengeRequired', checkBoolean('handoffChallengeRequired', input.handoffChallengeRequired, errors));
   if ('defaultLanguage' in input) assign('defaultLanguage', checkDefaultLanguage(input.defaultLanguage, errors));
+  if ('supportAccess' in input) assign('supportAccess', checkSupportAccess(input.supportAccess, errors));
+  if ('sensitive' in input) assign('sensitive', checkBoolean('sensitive', input.sensitive, errors));
+  if ('supportSignInUrl' in input) assign('supportSignInUrl', checkSupportSignInUrl(input.supportSignInUrl, errors, rules));
   if (errors.length > 0) throw validationError(errors);
   return changes;
 }

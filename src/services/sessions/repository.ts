@@ -9,13 +9,15 @@ export interface SessionPrincipalRow {
   createdAt: Date;
   expiresAt: Date;
   lastUsedAt: Date;
+  /** A support session's access (issue 35): read on the row already read, no statement more. */
+  supportAccessId: string | null;
 }
 
 /** The session behind a browser session cookie, with its user; revoked sessions and deleted users never match. */
 export async function findSessionByTokenDigest(db: Db, tokenDigest: Buffer): Promise<SessionPrincipalRow | undefined> {
   const { rows } = await db.raw<{ rows: SessionPrincipalRow[] }>(
     `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt",
-            s.last_used_at AS "lastUsedAt"
+            s.last_used_at AS "lastUsedAt", s.support_access_id AS "supportAccessId"
        FROM gateway_sessions s JOIN users u ON u.id = s.user_id
       WHERE s.token_digest = ? AND s.revoked_at IS NULL AND u.deleted_at IS NULL`,
     [tokenDigest],
@@ -35,7 +37,7 @@ export interface PlatformCredentialRow extends SessionPrincipalRow {
 export async function findPlatformCredentialByDigest(db: Db, tokenDigest: Buffer): Promise<PlatformCredentialRow | undefined> {
   const { rows } = await db.raw<{ rows: PlatformCredentialRow[] }>(
     `SELECT s.id, s.user_id AS "userId", u.sub, s.permissions, s.created_at AS "createdAt", s.expires_at AS "expiresAt",
-            s.last_used_at AS "lastUsedAt", p.id AS "platformId", p.platform_key AS "platformKey"
+            s.last_used_at AS "lastUsedAt", s.support_access_id AS "supportAccessId", p.id AS "platformId", p.platform_key AS "platformKey"
        FROM platform_credentials c
        JOIN gateway_sessions s ON s.id = c.session_id
        JOIN users u ON u.id = s.user_id
