@@ -28,6 +28,7 @@ import * as platformDefaultLanguage from '../../migrations/20261127004600_platfo
 import * as documentsTruncateGuard from '../../migrations/20261127005100_documents_truncate_guard.ts';
 import * as stepUpChallenges from '../../migrations/20261128001000_step_up_challenges.ts';
 import * as agreementRecordedVia from '../../migrations/20261128002000_agreement_recorded_via.ts';
+import * as fieldSharing from '../../migrations/20261129003000_field_sharing.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261127005100_documents_truncate_guard': documentsTruncateGuard,
   '20261128001000_step_up_challenges': stepUpChallenges,
   '20261128002000_agreement_recorded_via': agreementRecordedVia,
+  '20261129003000_field_sharing': fieldSharing,
 };
 
 const migrationSource: Knex.MigrationSource<string> = {

@@ -64,6 +64,7 @@ export function settingsOf(intl: IntlShape, draft: Draft): { settings: Settings;
     fieldType: draft.fieldType,
     source: draft.source,
     profileField: draft.source === 'PROFILE_FIELD' ? draft.profileField : null,
+    sharing: draft.source === 'PROFILE_FIELD' ? draft.sharing : null,
     required: draft.required,
     sortOrder: sortOrder ?? 0,
     options: takesOptions(draft.fieldType) ? draft.options.map((option) => ({ value: option.value, label: option.label })) : [],
