@@ -61,7 +61,7 @@ describe('asking before sharing (issue 36)', () => {
   /** As the person's browser (with the account center's Origin), or as the platform's back end (credential, no Origin). */
   const asPerson = (method: 'get' | 'put' | 'post', path: string, cookie: string) => request(gateway.app)[method](path).set('Cookie', cookie).set('Origin', ACCOUNT_CENTER);
   const asPlatform = (method: 'get' | 'put' | 'post', path: string, credential: string) => request(gateway.app)[method](path).set('Cookie', credential);
-  const mobileOf = (body: { fields: { fieldKey: string }[] }) => body.fields.find((field) => field.fieldKey === 'mobile') as { currentValue: unknown; sharedOffer: unknown; sharing: string };
+  const mobileOf = (body: { fields: { fieldKey: string; currentValue: unknown; sharedOffer: unknown; sharing: string }[] }) => body.fields.find((field) => field.fieldKey === 'mobile')!;
 
   /** A person who gave platform A (phone `shared`) their number. */
   async function gaveA() {
