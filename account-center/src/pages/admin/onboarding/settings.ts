@@ -81,7 +81,7 @@ export function createBody(draft: Draft, settings: Settings): CreateBody {
   return { fieldKey: draft.fieldKey.trim(), ...settings };
 }
 
-const SETTING_KEYS = ['label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description', 'translations'] as const;
+const SETTING_KEYS = ['label', 'fieldType', 'source', 'profileField', 'sharing', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description', 'translations'] as const;
 
 /**
  * The translations as the gateway takes them: blank texts left out (a blank box means "not
