@@ -1490,6 +1490,10 @@ export interface paths {
          *     A new user's profile is prefilled at the first login from the ID token's standard claims
          *     (`given_name`, `family_name`, `name`, `email`); later logins refresh `email` only, so what
          *     the person changed here is never overwritten.
+         *
+         *     Read with a platform's own credential, a property the platform's schema binds with the
+         *     sharing rule `ask` or `own` (`OnboardingFieldSharing`) is the platform's own value (`null`
+         *     until it has one), never the profile's.
          */
         get: operations["getMyProfile"];
         put?: never;

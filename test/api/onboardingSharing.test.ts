@@ -117,6 +117,9 @@ describe('asking before sharing (issue 36)', () => {
       // The person sees the offer.
       const byPerson = await asPerson('get', `/v1/onboarding/${b}/requirements`, someone.cookie).expect(200);
       expect(mobileOf(byPerson.body)).toMatchObject({ currentValue: null, sharedOffer: { value: PHONE_A, fromPlatform: { platformKey: a, displayName: `Platform ${a}` } } });
+      // Nor through the profile: its credential reads its own (empty) phone, not A's.
+      const profile = await asPlatform('get', '/v1/profile/me', credential).expect(200);
+      expect(profile.body.phone).toBeNull();
       // The platform cannot confirm for the person.
       const forged = await asPlatform('put', `/v1/onboarding/${b}/values`, credential).send({ values: {}, acceptShared: ['mobile'] }).expect(403);
       expect(forged.body.code).toBe('FORBIDDEN');
@@ -136,8 +139,10 @@ describe('asking before sharing (issue 36)', () => {
       await asPerson('put', `/v1/onboarding/${b}/values`, someone.cookie).send({ values: { mobile: PHONE_A } }).expect(200);
       expect(await storedRow(someone.id, b)).toEqual([{ value: PHONE_A, shared: true, from: a }]);
       await asPerson('put', `/v1/onboarding/${a}/values`, someone.cookie).send({ values: { mobile: PHONE_OWN } }).expect(200);
-      const byPlatform = await asPlatform('get', `/v1/onboarding/${b}/requirements`, await credentialOf(someone, b)).expect(200);
+      const credential = await credentialOf(someone, b);
+      const byPlatform = await asPlatform('get', `/v1/onboarding/${b}/requirements`, credential).expect(200);
       expect(mobileOf(byPlatform.body)).toMatchObject({ currentValue: PHONE_A, sharedOffer: null });
+      expect((await asPlatform('get', '/v1/profile/me', credential).expect(200)).body.phone).toBe(PHONE_A);
     });
 
     it('enter another: it is B\'s own, the profile (and A) keep theirs, and a later confirmation does not overwrite it', async () => {

@@ -155,6 +155,22 @@ export async function insertSharedValue(db: Db, userId: string, platformId: stri
 }
 
 /**
+ * The properties a platform binds with an active `ask` or `own` field, with the platform's own
+ * value of each (null when it has none): what that platform's profile read shows in place of
+ * the profile's value.
+ */
+export async function platformOwnProfileValues(db: Db, platformId: string, userId: string): Promise<{ profileField: ProfileField; value: unknown }[]> {
+  const { rows } = await db.raw<{ rows: { profileField: ProfileField; value: unknown }[] }>(
+    `SELECT f.profile_field AS "profileField", v.value
+       FROM onboarding_fields f
+       LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
+      WHERE f.platform_id = :platformId AND f.archived_at IS NULL AND f.source = 'PROFILE_FIELD' AND f.sharing IN ('ask', 'own')`,
+    { platformId, userId },
+  );
+  return rows;
+}
+
+/**
  * Canonical profile properties of a user (PROFILE_FIELD values of `shared` fields): columns
  * only from the fixed map. `value_sources` remembers the platform each value was given to
  * (an offer names it); a cleared property forgets it.
