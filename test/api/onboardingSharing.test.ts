@@ -59,7 +59,7 @@ describe('asking before sharing (issue 36)', () => {
   }
 
   /** As the person's browser (with the account center's Origin), or as the platform's back end (credential, no Origin). */
-  const asPerson = (method: 'get' | 'put' | 'post', path: string, cookie: string) => request(gateway.app)[method](path).set('Cookie', cookie).set('Origin', ACCOUNT_CENTER);
+  const asPerson = (method: 'get' | 'put' | 'post' | 'patch', path: string, cookie: string) => request(gateway.app)[method](path).set('Cookie', cookie).set('Origin', ACCOUNT_CENTER);
   const asPlatform = (method: 'get' | 'put' | 'post', path: string, credential: string) => request(gateway.app)[method](path).set('Cookie', credential);
   const mobileOf = (body: { fields: { fieldKey: string; currentValue: unknown; sharedOffer: unknown; sharing: string }[] }) => body.fields.find((field) => field.fieldKey === 'mobile')!;
 
@@ -158,6 +158,14 @@ describe('asking before sharing (issue 36)', () => {
       const stale = await asPerson('put', `/v1/onboarding/${b}/values`, someone.cookie).send({ values: {}, acceptShared: ['mobile'] }).expect(200);
       expect(stale.body.values).toEqual({ mobile: PHONE_OWN });
       expect(await storedRow(someone.id, b)).toEqual([{ value: PHONE_OWN, shared: false, from: null }]);
+    });
+
+    it('a number changed in the account center is offered as the profile\'s, no longer as the one given to A', async () => {
+      const { someone } = await gaveA();
+      const b = await platform('ask');
+      await asPerson('patch', '/v1/profile/me', someone.cookie).send({ phone: PHONE_OWN }).expect(200);
+      const byPerson = await asPerson('get', `/v1/onboarding/${b}/requirements`, someone.cookie).expect(200);
+      expect(mobileOf(byPerson.body).sharedOffer).toEqual({ value: PHONE_OWN, fromPlatform: null });
     });
 
     it('double submission: two confirmations at once record one answer and the same value', async () => {
