@@ -38,8 +38,7 @@ describe('validateFieldCreate: defaults', () => {
       label: 'Company',
       fieldType: 'TEXT',
       source: 'CUSTOM_FIELD',
-      profileField: null,
-      sharing: null,
+      profileField: null, sharing: null,
       required: false,
       sortOrder: 0,
       options: [],
@@ -277,8 +276,7 @@ const current: FieldDefinitionSettings & { fieldKey: string } = {
   label: 'Company',
   fieldType: 'TEXT',
   source: 'CUSTOM_FIELD',
-  profileField: null,
-  sharing: null,
+  profileField: null, sharing: null,
   required: false,
   sortOrder: 10,
   options: [],
@@ -294,8 +292,7 @@ const bound: FieldDefinitionSettings = {
   label: 'Phone',
   fieldType: 'PHONE',
   source: 'PROFILE_FIELD',
-  profileField: 'phone',
-  sharing: 'shared',
+  profileField: 'phone', sharing: 'shared',
   validation: {},
   uiConfig: {},
 };
@@ -341,18 +338,9 @@ describe('validateFieldPatch', () => {
   });
 
   it('accepts a switch to a profile binding and back', () => {
-    // The sharing rule comes and goes with the binding (issue 36): `shared` unless one is sent.
     expect(validateFieldPatch(current, { source: 'PROFILE_FIELD', profileField: 'firstName' })).toMatchObject({ changed: ['source', 'profileField', 'sharing'], merged: { sharing: 'shared' } });
     expect(validateFieldPatch(bound, { source: 'CUSTOM_FIELD', profileField: null })).toMatchObject({ changed: ['source', 'profileField', 'sharing'], merged: { sharing: null } });
     expect(validateFieldPatch(bound, { profileField: 'country', fieldType: 'COUNTRY' }).changed).toEqual(['fieldType', 'profileField']);
-  });
-
-  it('takes a sharing rule on a profile-bound field only (NOT_PROFILE_BOUND otherwise)', () => {
-    expect(validateFieldPatch(bound, { sharing: 'ask' })).toMatchObject({ changed: ['sharing'], merged: { sharing: 'ask' } });
-    expect(validateFieldPatch(bound, { sharing: null }).changed).toEqual([]);
-    expect(errorsOf(() => validateFieldPatch(current, { sharing: 'own' }))).toEqual([{ pointer: '/body/sharing', reason: 'NOT_PROFILE_BOUND', message: expect.any(String) }]);
-    expect(errorsOf(() => validateFieldPatch(bound, { source: 'CUSTOM_FIELD', profileField: null, sharing: 'ask' }))).toEqual([{ pointer: '/body/sharing', reason: 'NOT_PROFILE_BOUND', message: expect.any(String) }]);
-    expect(pointersOf(() => validateFieldPatch(bound, { sharing: 'sometimes' }))).toEqual(['/body/sharing']);
   });
 
   it.each<[string, FieldDefinitionSettings, Record<string, unknown>, string[]]>([
