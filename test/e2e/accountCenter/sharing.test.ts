@@ -73,6 +73,14 @@ describe.skipIf(!hasChromium)(`asking before sharing in Chromium${hasChromium ? 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/profile');
     expect(await stored(USERS.alice.username)).toEqual([{ value: '+442071838750', shared: true, from: DEMO }]);
+
+    // "Your data" says where each app's phone comes from.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Your data' }).click();
+    const apps = page.getByRole('list', { name: 'Apps with your data' });
+    const card = (name: string) => apps.getByRole('listitem').filter({ has: page.getByRole('heading', { name, level: 3, exact: true }) });
+    await card('Demo platform with central onboarding').getByText('Work phone (from your profile only if you said yes, otherwise your answer for this app)').waitFor();
+    await card('Demo platform').getByText('Phone (from your profile)', { exact: true }).waitFor();
+    await expectAccessible(page, 'Your data, apps with sharing rules');
     expect(errors.filter((error) => !/status of 4\d\d/.test(error))).toEqual([]);
     await context.close();
   });
