@@ -3291,7 +3291,15 @@ export interface components {
             picture: Record<string, never> | null;
             /** @description Each platform the person uses (membership), with the requirement version they completed. */
             platforms: Record<string, never>[];
-            /** @description Onboarding answers (platform-scoped values) per platform, with each field's label and the requirement version the person completed there. */
+            /**
+             * @description Onboarding answers (platform-scoped values) per platform used, with each field's label
+             *     and the requirement version the person completed there. Each value says its field's
+             *     `profileField` and `sharing` rule, and whether it was `shared` (an `ask` offer the person
+             *     confirmed; `sharedFrom` names the platform the value had been given to, `profile` when it
+             *     was entered in the account center) or entered for that platform;
+             *     `profileValuesShared` lists the profile properties the platform reads from the profile
+             *     (its `shared` fields).
+             */
             onboarding: Record<string, never>[];
             /**
              * @description The person's agreement record, every row oldest first, also of platforms the person
