@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, Principal } from '../../domain/types.ts';
-import type { ProfileField } from '../../domain/onboarding.ts';
+import type { FieldDefinitionRow, ProfileField } from '../../domain/onboarding.ts';
 import { findActivePlatformByKey, lockPlatformForShare, type PlatformRow } from '../../db/repositories/platforms.ts';
 import { findProfile } from '../../db/repositories/profiles.ts';
 import { recordProfileChange } from '../events/record.ts';
@@ -120,7 +120,7 @@ export async function putValues(db: Db, platformKey: string, principal: Principa
       if (definition.profileField && definition.sharing === 'shared') profile.set(definition.profileField, checked.value as string | null);
       else custom.set(fieldKey, checked.value);
     }
-    const accepted = await acceptedOffers(trx, platform.id, userId, acceptShared, values, errors);
+    const accepted = await acceptedOffers(trx, platform.id, userId, definitions, acceptShared, values, errors);
     if (errors.length > 0) throw validationError(errors, 'One or more values are not valid; nothing was stored.');
 
     await upsertCustomValues(trx, userId, platform.id, custom);
@@ -167,9 +167,16 @@ export async function completeOnboarding(db: Db, platformKey: string, principal:
  * a second tab) offers nothing and is skipped: the first answer stands. A key that is no `ask`
  * field, is also given a value, or has nothing to share is refused.
  */
-async function acceptedOffers(trx: Db, platformId: string, userId: string, keys: readonly string[], values: ValueMap, errors: FieldError[]): Promise<SharedOfferRow[]> {
+async function acceptedOffers(
+  trx: Db,
+  platformId: string,
+  userId: string,
+  definitions: ReadonlyMap<string, FieldDefinitionRow>,
+  keys: readonly string[],
+  values: ValueMap,
+  errors: FieldError[],
+): Promise<SharedOfferRow[]> {
   if (keys.length === 0) return [];
-  const definitions = new Map((await allFieldsOfPlatform(trx, platformId)).map((field) => [field.fieldKey, field]));
   const offers = new Map((await sharedOffers(trx, platformId, userId, true)).map((offer) => [offer.fieldKey, offer]));
   const accepted: SharedOfferRow[] = [];
   for (const [index, key] of keys.entries()) {
