@@ -27,7 +27,7 @@ export function SharedOffer({ field, platformName, choice, error, onChoose }: {
   return (
     <Field label={field.label} required={field.required} description={question} error={error} width={field.uiConfig.width ?? null} kind="group">
       {({ id, describedBy, invalid }) => (
-        <div id={id} aria-describedby={describedBy} role="radiogroup">
+        <div id={id} aria-describedby={describedBy}>
           {(['use', 'other'] as const).map((option) => (
             <label key={option} className="choice" htmlFor={`${id}-${option}`}>
               <input id={`${id}-${option}`} type="radio" name={`${id}-offer`} checked={choice === option} aria-invalid={invalid || undefined} onChange={() => onChoose(option)} />
