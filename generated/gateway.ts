@@ -1684,6 +1684,10 @@ export interface paths {
          *     A new user's profile is prefilled at the first login from the ID token's standard claims
          *     (`given_name`, `family_name`, `name`, `email`); later logins refresh `email` only, so what
          *     the person changed here is never overwritten.
+         *
+         *     Read with a platform's own credential, a property the platform's schema binds with the
+         *     sharing rule `ask` or `own` (`OnboardingFieldSharing`) is the platform's own value (`null`
+         *     until it has one), never the profile's.
          */
         get: operations["getMyProfile"];
         put?: never;
@@ -2429,13 +2433,15 @@ export interface components {
          *     | `ILL_FORMED_UNICODE` | A string (value or key) of a JSON body holds a lone UTF-16 surrogate, or a path parameter's percent-escapes are not UTF-8. |
          *     | `ADDRESS_NOT_ALLOWED` | A URL the gateway would call (a platform's `backchannelLogoutUrl`) names a host it never calls: loopback, link-local, cloud metadata, or a private address outside `OUTBOUND_ALLOWED_PRIVATE_RANGES`. |
          *     | `INSUFFICIENT_CONTRAST` | A platform's `primaryColor` is below the WCAG 2.x AA contrast ratio (4.5:1) against white button text or the page background. |
+         *     | `NOT_PROFILE_BOUND` | A field definition's `sharing` rule on a field that is not `PROFILE_FIELD`. |
+         *     | `NOTHING_TO_SHARE` | `acceptShared` names a field that is not `ask`, is also in `values`, or has nothing the profile could share. |
          *     | `INVALID` | Any other schema rule (the `message` says which). |
          *
          *     `BELOW_MIN` / `ABOVE_MAX` also name a date of birth before the earliest (150 years back)
          *     or after the latest allowed (today in the earliest time zone, UTC+14).
          * @enum {string}
          */
-        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INSUFFICIENT_CONTRAST" | "INVALID";
+        FieldErrorReason: "UNKNOWN_FIELD" | "ARCHIVED_FIELD" | "WRONG_TYPE" | "TOO_SHORT" | "TOO_LONG" | "BELOW_MIN" | "ABOVE_MAX" | "INVALID_DATE" | "NOT_AN_OPTION" | "DUPLICATE_OPTION" | "INVALID_COUNTRY" | "INVALID_PHONE" | "INVALID_EMAIL" | "INVALID_URL" | "MISSING" | "UNKNOWN_PROPERTY" | "PATTERN" | "INVALID_FORMAT" | "TOO_FEW" | "TOO_MANY" | "DUPLICATE_ITEM" | "ILL_FORMED_UNICODE" | "ADDRESS_NOT_ALLOWED" | "INSUFFICIENT_CONTRAST" | "NOT_PROFILE_BOUND" | "NOTHING_TO_SHARE" | "INVALID";
         /**
          * @description A small HTML page with the same status, telling the person in words what happened, what
          *     to do, and at most one button that does it (answered to browsers sending
@@ -2695,7 +2701,22 @@ export interface components {
         /** @description An active field definition with the calling user's current value. */
         OnboardingRequirementField: components["schemas"]["OnboardingFieldDefinition"] & {
             currentValue: components["schemas"]["OnboardingValue"];
+            sharedOffer: components["schemas"]["OnboardingSharedOffer"];
         };
+        /**
+         * @description For an `ask` field whose value is empty while the person's profile holds one: that value,
+         *     and the platform the person gave it to (`null` when they entered it in the account center
+         *     or it came from the identity provider), so the page can ask "Use the phone number you gave
+         *     <platform>?". Only the person's own browser session sees it; a platform's credential or a
+         *     Bearer token always gets `null`, as does every field that is not `ask`.
+         */
+        OnboardingSharedOffer: {
+            value: components["schemas"]["OnboardingValue"];
+            fromPlatform: {
+                platformKey: components["schemas"]["PlatformKey"];
+                displayName: string;
+            } | null;
+        } | null;
         /** @description What the user has to provide for a platform, with the current values. */
         OnboardingRequirements: {
             platformKey: components["schemas"]["PlatformKey"];
@@ -2713,6 +2734,15 @@ export interface components {
         /** @description The complete field map of the user for the platform. */
         OnboardingValuesRequest: {
             values: components["schemas"]["OnboardingValueMap"];
+            /**
+             * @description Keys of `ask` fields whose `sharedOffer` the person confirms: each takes the profile's
+             *     current value (read on the server, never sent) as this platform's own, remembering where
+             *     it came from. Only the person's browser session may confirm (403 `FORBIDDEN` otherwise).
+             *     A key that is also in `values`, is not an `ask` field, or has no value to share is
+             *     refused (`NOTHING_TO_SHARE`). Confirming again, or from a second tab, records the same
+             *     one answer.
+             */
+            acceptShared?: components["schemas"]["FieldKey"][];
         };
         /** @description The stored values and the recalculated status. */
         OnboardingValuesResponse: {
@@ -3645,7 +3675,15 @@ export interface components {
             picture: Record<string, never> | null;
             /** @description Each platform the person uses (membership), with the requirement version they completed. */
             platforms: Record<string, never>[];
-            /** @description Onboarding answers (platform-scoped values) per platform, with each field's label and the requirement version the person completed there. */
+            /**
+             * @description Onboarding answers (platform-scoped values) per platform used, with each field's label
+             *     and the requirement version the person completed there. Each value says its field's
+             *     `profileField` and `sharing` rule, and whether it was `shared` (an `ask` offer the person
+             *     confirmed; `sharedFrom` names the platform the value had been given to, `profile` when it
+             *     was entered in the account center) or entered for that platform;
+             *     `profileValuesShared` lists the profile properties the platform reads from the profile
+             *     (its `shared` fields).
+             */
             onboarding: Record<string, never>[];
             /**
              * @description The person's agreement record, every row oldest first, also of platforms the person
@@ -3671,6 +3709,7 @@ export interface components {
             type: components["schemas"]["OnboardingFieldType"];
             source: components["schemas"]["OnboardingFieldSource"];
             profileField: components["schemas"]["ProfileField"];
+            sharing: components["schemas"]["OnboardingFieldSharing"];
             required: boolean;
         };
         /** @description A platform the person has used, and what the gateway gives it. */
@@ -3733,6 +3772,24 @@ export interface components {
          * @enum {string|null}
          */
         ProfileField: "firstName" | "lastName" | "displayName" | "dateOfBirth" | "phone" | "country" | null;
+        /**
+         * @description Whether a `PROFILE_FIELD` value the person gave another platform is used for this one
+         *     (issue 36). `null` exactly when `source` is `CUSTOM_FIELD`: a sharing rule on a field
+         *     that is not profile-bound is refused (`errors[].reason` `NOT_PROFILE_BOUND`). Without
+         *     one, a `PROFILE_FIELD` definition is `shared`.
+         *
+         *     | Rule | Meaning |
+         *     |---|---|
+         *     | `shared` | The canonical profile property: what the person gave any platform binding it is this platform's value, and what they give here is every such platform's (the behaviour before the rule). |
+         *     | `ask` | This platform's own value. While it is empty and the profile holds one, the person (and only the person, in their browser session) is offered it (`sharedOffer`) and confirms it (`acceptShared`) or enters another one; either stays this platform's. |
+         *     | `own` | This platform's own value, never taken from the profile or another platform, never offered. |
+         *
+         *     An `ask` or `own` value is never written into the canonical profile, and the platform
+         *     never sees the profile's value before the person confirmed it (onboarding reads, status,
+         *     `profile.changed` events).
+         * @enum {string|null}
+         */
+        OnboardingFieldSharing: "shared" | "ask" | "own" | null;
         /** @description Display label of the field. */
         OnboardingFieldLabel: string;
         /** @description Rendering order, ascending. */
@@ -3806,6 +3863,7 @@ export interface components {
             fieldType: components["schemas"]["OnboardingFieldType"];
             source: components["schemas"]["OnboardingFieldSource"];
             profileField: components["schemas"]["ProfileField"];
+            sharing: components["schemas"]["OnboardingFieldSharing"];
             /** @description Whether completion needs a value. */
             required: boolean;
             sortOrder: components["schemas"]["OnboardingFieldSortOrder"];
@@ -3839,6 +3897,7 @@ export interface components {
             /** @default CUSTOM_FIELD */
             source?: components["schemas"]["OnboardingFieldSource"];
             profileField?: components["schemas"]["ProfileField"];
+            sharing?: components["schemas"]["OnboardingFieldSharing"];
             /**
              * @description Whether completion needs a value.
              * @default false
@@ -3861,6 +3920,7 @@ export interface components {
             fieldType?: components["schemas"]["OnboardingFieldType"];
             source?: components["schemas"]["OnboardingFieldSource"];
             profileField?: components["schemas"]["ProfileField"];
+            sharing?: components["schemas"]["OnboardingFieldSharing"];
             /** @description Whether completion needs a value. */
             required?: boolean;
             sortOrder?: components["schemas"]["OnboardingFieldSortOrder"];

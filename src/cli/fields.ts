@@ -22,6 +22,7 @@ const FIELD_SETTINGS_OPTIONS = {
   type: { type: 'string' },
   source: { type: 'string' },
   'profile-field': { type: 'string' },
+  sharing: { type: 'string' },
   required: { type: 'string' },
   'sort-order': { type: 'string' },
   option: { type: 'string', multiple: true },
@@ -142,6 +143,7 @@ function fieldSettings(values: FieldSettingsValues): { settings: Record<string, 
   if (values.type !== undefined) settings.fieldType = values.type;
   if (values.source !== undefined) settings.source = values.source;
   if (values['profile-field'] !== undefined) settings.profileField = values['profile-field'] === '' ? null : values['profile-field'];
+  if (values.sharing !== undefined) settings.sharing = values.sharing === '' ? null : values.sharing;
   if (values.required !== undefined) settings.required = booleanOption('--required', values.required);
   if (values['sort-order'] !== undefined) settings.sortOrder = numberOption('--sort-order', values['sort-order']);
   if (values.option !== undefined) settings.options = values.option.map(fieldOption);

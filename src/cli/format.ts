@@ -28,6 +28,7 @@ const OPTION_OF_POINTER: Record<string, string> = {
   '/body/fieldType': '--type',
   '/body/source': '--source',
   '/body/profileField': '--profile-field',
+  '/body/sharing': '--sharing',
   '/body/required': '--required',
   '/body/sortOrder': '--sort-order',
   '/body/options': '--option',
@@ -125,6 +126,7 @@ export function formatField(field: FieldView): string {
     ['fieldType', field.fieldType],
     ['source', field.source],
     ['profileField', field.profileField ?? '(none)'],
+    ['sharing', field.sharing ?? '(none)'],
     ['required', field.required ? 'yes' : 'no'],
     ['sortOrder', String(field.sortOrder)],
     // As --option takes them: VALUE=LABEL, in order.
@@ -151,7 +153,7 @@ export function formatFieldList(list: FieldList, includeArchived: boolean): stri
     list.items.map((f) => [
       f.fieldKey,
       f.fieldType,
-      f.source === 'PROFILE_FIELD' ? `profile:${f.profileField ?? '?'}` : 'custom',
+      f.source === 'PROFILE_FIELD' ? `profile:${f.profileField ?? '?'}${f.sharing && f.sharing !== 'shared' ? ` (${f.sharing})` : ''}` : 'custom',
       f.required ? 'yes' : 'no',
       String(f.sortOrder),
       f.archived ? 'yes' : 'no',

@@ -65,7 +65,7 @@ Onboarding fields of a platform (same rules as the admin API; changes are audite
 through it again):
   fields list <KEY> [--archived]
   fields create <KEY> --key FIELD_KEY --label LABEL --type TYPE
-                   [--source CUSTOM_FIELD|PROFILE_FIELD] [--profile-field NAME]
+                   [--source CUSTOM_FIELD|PROFILE_FIELD] [--profile-field NAME] [--sharing shared|ask|own]
                    [--required true|false] [--sort-order N] [--option VALUE=LABEL]...
                    [--min-length N] [--max-length N] [--min N] [--max N]
                    [--width full|half|third] [--help-text TEXT] [--placeholder TEXT]

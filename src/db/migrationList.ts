@@ -28,6 +28,7 @@ import * as stepUpChallenges from '../../migrations/20261128001000_step_up_chall
 import * as agreementRecordedVia from '../../migrations/20261128002000_agreement_recorded_via.ts';
 import * as supportAccess from '../../migrations/20261129001000_support_access.ts';
 import * as requirementGrace from '../../migrations/20261129002000_requirement_grace.ts';
+import * as fieldSharing from '../../migrations/20261129003000_field_sharing.ts';
 
 /**
  * Migrations are listed here rather than discovered on disk: the list is checked
@@ -63,4 +64,5 @@ export const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128002000_agreement_recorded_via': agreementRecordedVia,
   '20261129001000_support_access': supportAccess,
   '20261129002000_requirement_grace': requirementGrace,
+  '20261129003000_field_sharing': fieldSharing,
 };

@@ -99,7 +99,7 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
     eventReceiverUrl: `${bffUrl}/security-events`,
     allowedReturnUrls: [`${bffUrl}/`],
     defaultOnboardingMode: 'none',
-  }, published(DEMO_PLATFORM_KEY));
+  }, published(DEMO_PLATFORM_KEY), DEMO_FIELDS);
   const centralCredentials = await seedDemoPlatform(
     db,
     {
@@ -170,6 +170,15 @@ export async function startDevStack(config: Config, db: Db, logger: Logger): Pro
   };
 }
 
+/**
+ * The demo platform (onboarding mode `none`) asks for the profile's phone, optionally and shared:
+ * a number given to it (in the account center, /onboarding/DEMO) is what the central demo
+ * platform then offers, asking first (issue 36).
+ */
+export const DEMO_FIELDS: FieldCreateInput[] = [
+  { fieldKey: 'phone', label: 'Phone', fieldType: 'PHONE', source: 'PROFILE_FIELD', profileField: 'phone', sharing: 'shared', sortOrder: 10, placeholder: '+44 20 7183 8750', translations: { de: { label: 'Telefon', placeholder: '+49 30 901820' } } },
+];
+
 // German texts beside the English ones (issue 27): a browser asking for German sees the demo's
 // onboarding in German; the country list is named by the account center in either language.
 export const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
@@ -188,8 +197,10 @@ export const DEMO_CENTRAL_FIELDS: FieldCreateInput[] = [
       de: { label: 'Teamgröße', helpText: 'Ungefähr wie viele Personen die Plattform nutzen werden.', options: { '1-10': '1 bis 10', '11-50': '11 bis 50', '51+': 'Mehr als 50' } },
     },
   },
+  // The profile's phone, asked before reusing the number given to the demo platform (issue 36).
   {
-    fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', sortOrder: 50, placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.',
+    fieldKey: 'phone', label: 'Work phone', fieldType: 'PHONE', source: 'PROFILE_FIELD', profileField: 'phone', sharing: 'ask', sortOrder: 50,
+    placeholder: '+44 20 7183 8750', description: 'Only used if your account needs attention.',
     translations: { de: { label: 'Telefon (geschäftlich)', placeholder: '+49 30 901820', description: 'Nur für den Fall, dass wir Sie zu Ihrem Konto erreichen müssen.' } },
   },
   { fieldKey: 'newsletter', label: 'Send me the product newsletter', fieldType: 'BOOLEAN', sortOrder: 60, translations: { de: { label: 'Senden Sie mir den Produkt-Newsletter' } } },

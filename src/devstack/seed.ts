@@ -29,6 +29,23 @@ async function addMissingTranslations(db: Db, platformKey: string, fields: reado
 }
 
 /**
+ * A demo database seeded before a field existed, or before it was bound to the profile with a
+ * sharing rule (issue 36: the central demo platform asks before reusing the phone number given
+ * to the other demo platform), gets it, once. Other changes an administrator made stay.
+ */
+async function addMissingFields(db: Db, platformKey: string, fields: readonly FieldCreateInput[]): Promise<void> {
+  const stored = await listFieldDefinitions(db, platformKey, true);
+  for (const field of fields) {
+    const current = stored.items.find((item) => item.fieldKey === field.fieldKey);
+    if (!current) {
+      await createFieldDefinition(db, platformKey, field, DEVSTACK_ACTOR);
+    } else if (field.source === 'PROFILE_FIELD' && !current.archived && (current.source !== 'PROFILE_FIELD' || current.profileField !== field.profileField || (field.sharing && current.sharing !== field.sharing))) {
+      await updateFieldDefinition(db, platformKey, field.fieldKey, { source: 'PROFILE_FIELD', profileField: field.profileField ?? null, fieldType: field.fieldType, sharing: field.sharing ?? 'shared' }, DEVSTACK_ACTOR);
+    }
+  }
+}
+
+/**
  * A demo platform of the dev stack: created once (with its onboarding fields), and at every
  * start brought up to date: its URLs follow DEMO_BFF_PORT and ACCOUNT_CENTER_URL, and its
  * credentials are the published development ones (src/security/devCredentials.ts), so they
@@ -68,6 +85,7 @@ export async function seedDemoPlatform(
       DEVSTACK_ACTOR,
       DEVSTACK_RULES,
     );
+    await addMissingFields(db, platform.platformKey, fields);
     await addMissingTranslations(db, platform.platformKey, fields);
   }
   if (!published) {

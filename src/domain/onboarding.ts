@@ -5,6 +5,8 @@ import type { components } from '../../generated/gateway.ts';
 export type FieldType = components['schemas']['OnboardingFieldType'];
 export type FieldSource = components['schemas']['OnboardingFieldSource'];
 export type ProfileField = NonNullable<components['schemas']['ProfileField']>;
+/** A PROFILE_FIELD's sharing rule (issue 36); CUSTOM_FIELD definitions have none. */
+export type FieldSharing = NonNullable<components['schemas']['OnboardingFieldSharing']>;
 export type FieldOption = components['schemas']['OnboardingFieldOption'];
 export type FieldValidation = components['schemas']['OnboardingFieldValidation'];
 export type FieldUiConfig = components['schemas']['OnboardingFieldUiConfig'];
@@ -18,6 +20,8 @@ export interface FieldDefinitionSettings {
   fieldType: FieldType;
   source: FieldSource;
   profileField: ProfileField | null;
+  /** `shared` (the default), `ask` or `own` for a PROFILE_FIELD; null for a CUSTOM_FIELD. */
+  sharing: FieldSharing | null;
   required: boolean;
   sortOrder: number;
   options: FieldOption[];

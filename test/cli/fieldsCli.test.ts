@@ -128,7 +128,7 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
       cli(
         'fields', 'create', PLATFORM,
         '--key', 'firstName', '--label', 'First name', '--type', 'TEXT',
-        '--source', 'PROFILE_FIELD', '--profile-field', 'firstName',
+        '--source', 'PROFILE_FIELD', '--profile-field', 'firstName', '--sharing', 'ask',
         '--required', 'true', '--sort-order', '10', '--min-length', '1', '--max-length', '100', '--placeholder', 'Ada',
       ),
       cli('fields', 'create', PLATFORM, '--key', 'budget', '--label', 'Budget', '--type', 'NUMBER', '--min=-5', '--max', '1000.5', '--sort-order=-1', '--json'),
@@ -171,6 +171,7 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
       /^fieldType\s+TEXT$/m,
       /^source\s+PROFILE_FIELD$/m,
       /^profileField\s+firstName$/m,
+      /^sharing\s+ask$/m,
       /^required\s+yes$/m,
       /^sortOrder\s+10$/m,
       /^options\s+\(none\)$/m,
@@ -189,7 +190,7 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
     }
     const changedOf = (fieldKey: string) => [...audit.find((row) => row.field_key === fieldKey)!.changed_fields].sort();
     expect(changedOf('teamSize')).toEqual(['description', 'fieldKey', 'fieldType', 'label', 'options', 'required', 'sortOrder', 'uiConfig']);
-    expect(changedOf('firstName')).toEqual(['fieldKey', 'fieldType', 'label', 'placeholder', 'profileField', 'required', 'sortOrder', 'source', 'validation']);
+    expect(changedOf('firstName')).toEqual(['fieldKey', 'fieldType', 'label', 'placeholder', 'profileField', 'required', 'sharing', 'sortOrder', 'source', 'validation']);
 
     // The audit command shows the field key too.
     const listed = await cli('audit', 'list', '--platform', PLATFORM, '--action', 'onboarding_field.create');
@@ -209,7 +210,7 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
     expect(lines.slice(header + 1, header + 5)).toEqual([
       expect.stringMatching(/^budget\s+NUMBER\s+custom\s+no\s+-1\s+no\s+Budget$/),
       expect.stringMatching(/^interests\s+MULTI_SELECT\s+custom\s+no\s+0\s+no\s+Interests$/),
-      expect.stringMatching(/^firstName\s+TEXT\s+profile:firstName\s+yes\s+10\s+no\s+First name$/),
+      expect.stringMatching(/^firstName\s+TEXT\s+profile:firstName \(ask\)\s+yes\s+10\s+no\s+First name$/),
       expect.stringMatching(/^teamSize\s+SELECT\s+custom\s+yes\s+30\s+no\s+Team size$/),
     ]);
 
@@ -375,6 +376,7 @@ describe('operator CLI (npm run gateway -- fields …)', () => {
         ],
         [create('nick', '--type', 'TEXT', '--source', 'PROFILE_FIELD'), [/^ {2}--profile-field: is required when source is PROFILE_FIELD$/m]],
         [create('nick', '--type', 'TEXT', '--profile-field', 'lastName'), [/^ {2}--profile-field: must be null when source is CUSTOM_FIELD$/m]],
+        [create('nick', '--type', 'TEXT', '--sharing', 'ask'), [/^ {2}--sharing: must be null when source is not PROFILE_FIELD$/m]],
         [create('tel', '--type', 'NUMBER', '--source', 'PROFILE_FIELD', '--profile-field', 'phone'), [/^ {2}--type: must be PHONE for the profile property phone$/m]],
         [create('given', '--type', 'TEXT', '--source', 'PROFILE_FIELD', '--profile-field', 'firstName'), [/^ {2}--profile-field: is already bound by the field firstName of this platform$/m]],
         [

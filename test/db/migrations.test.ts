@@ -243,7 +243,14 @@ describe('migrations', () => {
       expect(missing.constraint).toBe('onboarding_fields_profile_binding');
       const extra = await failure(db('onboarding_fields').insert({ ...field, field_key: 'company', source: 'CUSTOM_FIELD', profile_field: 'lastName' }));
       expect(extra.constraint).toBe('onboarding_fields_profile_binding');
-      await db('onboarding_fields').insert({ ...field, field_key: 'firstName', source: 'PROFILE_FIELD', profile_field: 'firstName' });
+      // A sharing rule exactly on a profile-bound field (issue 36).
+      const unshared = await failure(db('onboarding_fields').insert({ ...field, field_key: 'firstName', source: 'PROFILE_FIELD', profile_field: 'firstName' }));
+      expect(unshared.constraint).toBe('onboarding_fields_sharing_profile_bound');
+      const customShared = await failure(db('onboarding_fields').insert({ ...field, field_key: 'company', sharing: 'ask' }));
+      expect(customShared.constraint).toBe('onboarding_fields_sharing_profile_bound');
+      const unknownRule = await failure(db('onboarding_fields').insert({ ...field, field_key: 'firstName', source: 'PROFILE_FIELD', profile_field: 'firstName', sharing: 'sometimes' }));
+      expect(unknownRule.code).toBe(CHECK_VIOLATION);
+      await db('onboarding_fields').insert({ ...field, field_key: 'firstName', source: 'PROFILE_FIELD', profile_field: 'firstName', sharing: 'shared' });
       await db('onboarding_fields').insert({ ...field, field_key: 'company' });
     });
 

@@ -94,7 +94,7 @@ describe('download my data', () => {
     expect((await sharp(Buffer.from(document.picture.base64, 'base64')).metadata()).format).toBe('webp');
     expect(document.platforms).toEqual([expect.objectContaining({ platformKey: platform.key, completedRequirementVersion: 2, currentRequirementVersion: 2 })]);
     expect(document.onboarding).toEqual([
-      { platformKey: platform.key, completedRequirementVersion: 2, currentRequirementVersion: 2, values: [expect.objectContaining({ fieldKey: 'company', label: 'Company', type: 'TEXT', value: 'Acme', archived: false })] },
+      { platformKey: platform.key, completedRequirementVersion: 2, currentRequirementVersion: 2, values: [expect.objectContaining({ fieldKey: 'company', label: 'Company', type: 'TEXT', value: 'Acme', archived: false, sharing: null, shared: false, sharedFrom: null })], profileValuesShared: [] },
     ]);
     const agreement = { platformKey: platform.key, platformName: expect.any(String), documentKey: 'newsletter', kind: 'custom', version: newsletter.version, title: 'Rundbrief', language: 'de', sha256: shownSha256, sessionId: again.sessionId, recordedAt: expect.any(String), recordedVia: 'session' };
     expect(document.agreements).toEqual([{ ...agreement, action: 'accept' }, { ...agreement, action: 'withdraw' }]);

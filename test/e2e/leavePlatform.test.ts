@@ -67,7 +67,7 @@ describe('apps with my data, and leaving a platform', () => {
       onboardingCompleted: true,
       completedRequirementVersion: 2,
       identity: ['userId', 'sub', 'sessionId', 'permissions', 'onboardingStatus'],
-      fields: [{ key: 'team', label: 'Team', type: 'TEXT', source: 'CUSTOM_FIELD', profileField: null, required: true }],
+      fields: [{ key: 'team', label: 'Team', type: 'TEXT', source: 'CUSTOM_FIELD', profileField: null, sharing: null, required: true }],
     });
 
     await me.delete(`/v1/account/apps/${a.key}`).expect(204);

@@ -38,7 +38,7 @@ describe('validateFieldCreate: defaults', () => {
       label: 'Company',
       fieldType: 'TEXT',
       source: 'CUSTOM_FIELD',
-      profileField: null,
+      profileField: null, sharing: null,
       required: false,
       sortOrder: 0,
       options: [],
@@ -276,7 +276,7 @@ const current: FieldDefinitionSettings & { fieldKey: string } = {
   label: 'Company',
   fieldType: 'TEXT',
   source: 'CUSTOM_FIELD',
-  profileField: null,
+  profileField: null, sharing: null,
   required: false,
   sortOrder: 10,
   options: [],
@@ -292,7 +292,7 @@ const bound: FieldDefinitionSettings = {
   label: 'Phone',
   fieldType: 'PHONE',
   source: 'PROFILE_FIELD',
-  profileField: 'phone',
+  profileField: 'phone', sharing: 'shared',
   validation: {},
   uiConfig: {},
 };
@@ -338,8 +338,8 @@ describe('validateFieldPatch', () => {
   });
 
   it('accepts a switch to a profile binding and back', () => {
-    expect(validateFieldPatch(current, { source: 'PROFILE_FIELD', profileField: 'firstName' }).changed).toEqual(['source', 'profileField']);
-    expect(validateFieldPatch(bound, { source: 'CUSTOM_FIELD', profileField: null }).changed).toEqual(['source', 'profileField']);
+    expect(validateFieldPatch(current, { source: 'PROFILE_FIELD', profileField: 'firstName' })).toMatchObject({ changed: ['source', 'profileField', 'sharing'], merged: { sharing: 'shared' } });
+    expect(validateFieldPatch(bound, { source: 'CUSTOM_FIELD', profileField: null })).toMatchObject({ changed: ['source', 'profileField', 'sharing'], merged: { sharing: null } });
     expect(validateFieldPatch(bound, { profileField: 'country', fieldType: 'COUNTRY' }).changed).toEqual(['fieldType', 'profileField']);
   });
 

@@ -3,9 +3,10 @@ import type { Db } from '../../db/knex.ts';
 import type { Principal } from '../../domain/types.ts';
 import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } from './profilesRepository.ts';
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
-import { checkFieldValue } from '../onboarding/values.ts';
 import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';
 import { requireLocalUser } from './localUser.ts';
+import { platformOwnProfileValues } from '../onboarding/index.ts';
+import { checkFieldValue, isEmptyValue } from '../onboarding/values.ts';
 import { recordProfileChange } from '../events/record.ts';
 import { schemaPattern } from '../../contract.ts';
 
@@ -16,7 +17,14 @@ export type ProfileUpdate = components['schemas']['ProfileUpdateRequest'];
 const LOCALE = schemaPattern('Locale');
 
 export async function getProfile(db: Db, principal: Principal): Promise<Profile> {
-  return toProfile(await findProfile(db, requireLocalUser(principal)));
+  const userId = requireLocalUser(principal);
+  const row = await findProfile(db, userId);
+  if (principal.via !== 'platform' || !principal.platform) return toProfile(row);
+  // A platform's own credential reads, for each property its schema binds with `ask` or `own`,
+  // its own value, never the profile's (issue 36): it receives only what the person allowed.
+  const own = await platformOwnProfileValues(db, principal.platform.id, userId);
+  const overlay = Object.fromEntries(own.map(({ profileField, value }) => [profileField, isEmptyValue(value) ? null : (value as string)]));
+  return toProfile({ ...row, ...overlay });
 }
 
 /**

@@ -43,6 +43,10 @@ export const PROFILE_PROPERTY_COLUMNS = {
 
 export type ProfileProperty = keyof typeof PROFILE_PROPERTY_COLUMNS;
 
+/**
+ * The account center's profile update. A property whose value changes forgets the platform it
+ * had been given to (profiles.value_sources, issue 36): the person now gave it here.
+ */
 export async function updateProfileRow(db: Db, userId: string, changes: Partial<Record<ProfileProperty, string | null>>): Promise<void> {
   const properties = Object.keys(changes) as ProfileProperty[];
   if (properties.length === 0) return;
@@ -51,6 +55,9 @@ export async function updateProfileRow(db: Db, userId: string, changes: Partial<
      VALUES (:userId, ${properties.map((property) => `:${property}`).join(', ')})
      ON CONFLICT (user_id) DO UPDATE SET
        ${properties.map((property) => `${PROFILE_PROPERTY_COLUMNS[property]} = EXCLUDED.${PROFILE_PROPERTY_COLUMNS[property]}`).join(', ')},
+       value_sources = profiles.value_sources - array_remove(ARRAY[${properties
+         .map((property) => `CASE WHEN profiles.${PROFILE_PROPERTY_COLUMNS[property]} IS DISTINCT FROM EXCLUDED.${PROFILE_PROPERTY_COLUMNS[property]} THEN '${property}' END`)
+         .join(', ')}]::text[], NULL),
        updated_at = now()`,
     { userId, ...changes },
   );

@@ -10,7 +10,7 @@ export interface AppRow {
   lastSignedInAt: Date;
   completedRequirementVersion: number | null;
   requirementVersion: number;
-  fields: { key: string; label: string; type: string; source: string; profileField: string | null; required: boolean }[];
+  fields: { key: string; label: string; type: string; source: string; profileField: string | null; sharing: string | null; required: boolean }[];
 }
 
 /**
@@ -23,7 +23,7 @@ export async function listAppRows(db: Db, userId: string, ownPlatformKey: string
             m.last_signed_in_at AS "lastSignedInAt", m.completed_requirement_version AS "completedRequirementVersion",
             p.requirement_version AS "requirementVersion",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('key', f.field_key, 'label', f.label, 'type', f.field_type, 'source', f.source,
-                                                          'profileField', f.profile_field, 'required', f.required)
+                                                          'profileField', f.profile_field, 'sharing', f.sharing, 'required', f.required)
                                        ORDER BY f.sort_order, f.field_key)
                         FROM onboarding_fields f WHERE f.platform_id = p.id AND f.archived_at IS NULL), '[]'::jsonb) AS fields
        FROM platform_memberships m JOIN platforms p ON p.id = m.platform_id

@@ -52,18 +52,28 @@ export async function readPersonSnapshot<T>(db: Db, userId: string, work: (reade
                 WHERE m.user_id = :userId ORDER BY p.platform_key`),
         // Values per platform, with each field's definition as the person answered it (archived
         // fields keep their values and are marked), and the requirement version the person completed.
+        // Issue 36: every platform used is listed, with whether each value was shared (confirmed
+        // from the profile, and whose platform it had been given to) or entered there, and the
+        // profile properties the platform reads straight from the profile (its `shared` fields).
         onboarding: () =>
           one(`SELECT p.platform_key AS "platformKey", m.completed_requirement_version AS "completedRequirementVersion",
                       p.requirement_version AS "currentRequirementVersion",
-                      jsonb_agg(jsonb_build_object('fieldKey', v.field_key, 'label', f.label, 'type', f.field_type,
-                                                   'archived', f.archived_at IS NOT NULL, 'value', v.value, 'updatedAt', v.updated_at)
-                                ORDER BY v.field_key) AS "values"
-                 FROM onboarding_values v
-                 JOIN platforms p ON p.id = v.platform_id
-                 LEFT JOIN platform_memberships m ON m.user_id = v.user_id AND m.platform_id = v.platform_id
+                      COALESCE(jsonb_agg(jsonb_build_object('fieldKey', v.field_key, 'label', f.label, 'type', f.field_type,
+                                                   'archived', f.archived_at IS NOT NULL, 'value', v.value, 'updatedAt', v.updated_at,
+                                                   'profileField', f.profile_field, 'sharing', f.sharing, 'shared', v.shared,
+                                                   'sharedFrom', CASE WHEN v.shared THEN COALESCE(src.platform_key, 'profile') END)
+                                ORDER BY v.field_key) FILTER (WHERE v.field_key IS NOT NULL), '[]') AS "values",
+                      (SELECT COALESCE(jsonb_agg(jsonb_build_object('fieldKey', sf.field_key, 'profileField', sf.profile_field) ORDER BY sf.field_key), '[]')
+                         FROM onboarding_fields sf
+                        WHERE sf.platform_id = p.id AND sf.archived_at IS NULL AND sf.sharing = 'shared') AS "profileValuesShared"
+                 FROM (SELECT platform_id FROM onboarding_values WHERE user_id = :userId
+                       UNION SELECT platform_id FROM platform_memberships WHERE user_id = :userId) AS used
+                 JOIN platforms p ON p.id = used.platform_id
+                 LEFT JOIN onboarding_values v ON v.user_id = :userId AND v.platform_id = p.id
+                 LEFT JOIN platform_memberships m ON m.user_id = :userId AND m.platform_id = p.id
                  LEFT JOIN onboarding_fields f ON f.platform_id = v.platform_id AND f.field_key = v.field_key
-                WHERE v.user_id = :userId
-                GROUP BY p.platform_key, m.completed_requirement_version, p.requirement_version
+                 LEFT JOIN platforms src ON src.id = v.shared_from_platform_id
+                GROUP BY p.id, p.platform_key, m.completed_requirement_version, p.requirement_version
                 ORDER BY p.platform_key`),
         // The agreement record (issue 25), every row: acceptances and withdrawals, also of
         // platforms the person has left (leaving keeps the record). The title is the one of

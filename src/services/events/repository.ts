@@ -91,7 +91,9 @@ export async function insertEventForPlatform(
 /**
  * A profile-changed event for every related platform whose active onboarding schema binds one of
  * the changed profile properties (PROFILE_FIELD fields), naming that platform's own field keys:
- * a platform hears only about the fields its schema declares.
+ * a platform hears only about the fields its schema declares, and only of fields that read the
+ * profile (`shared`): an `ask` or `own` field keeps its own value, so the profile changing is not
+ * its business (issue 36).
  */
 export async function insertProfileChangedEvents(db: Db, input: { userId: string; eventType: string; changedProperties: string[] }): Promise<string[]> {
   if (input.changedProperties.length === 0) return [];
@@ -100,7 +102,7 @@ export async function insertProfileChangedEvents(db: Db, input: { userId: string
        SELECT r.id, r.event_delivery, jsonb_build_object('fields', jsonb_agg(f.field_key ORDER BY f.field_key)) AS payload
          FROM (${RELATED_PLATFORMS}) r
          JOIN onboarding_fields f ON f.platform_id = r.id AND f.archived_at IS NULL AND f.source = 'PROFILE_FIELD'
-                                 AND f.profile_field = ANY(CAST(:changed AS text[]))
+                                 AND f.sharing = 'shared' AND f.profile_field = ANY(CAST(:changed AS text[]))
         GROUP BY r.id, r.event_delivery
      ),
      ${INSERT_AND_QUEUE}`,

@@ -13,7 +13,7 @@ import { isProfileField, profileValueRules, PROFILE_FIELD_MAX_LENGTH, PROFILE_FI
 import { checkText, escapePointer, fail, isPlainObject, pointer } from './definitionText.ts';
 import { checkTranslatedOptions, checkTranslations } from './fieldTranslations.ts';
 import { FIELD_TYPES, LENGTH_LIMITED_TYPES, OPTION_TYPES, RANGE_TYPES, type ValueRules } from './values.ts';
-import type { FieldDefinitionSettings as StoredDefinition, FieldOption, FieldSource, FieldTranslation, FieldTranslations, FieldType, FieldUiConfig, FieldValidation } from '../../domain/onboarding.ts';
+import type { FieldDefinitionSettings as StoredDefinition, FieldOption, FieldSharing, FieldSource, FieldTranslation, FieldTranslations, FieldType, FieldUiConfig, FieldValidation } from '../../domain/onboarding.ts';
 
 export type { FieldSource, FieldOption, FieldValidation, FieldUiConfig, FieldType } from '../../domain/onboarding.ts';
 export type FieldCreateInput = components['schemas']['OnboardingFieldCreateRequest'];
@@ -31,6 +31,7 @@ export type NewFieldDefinition = StoredDefinition;
 
 export const FIELD_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{1,63}$/;
 export const FIELD_SOURCES: readonly FieldSource[] = Object.freeze(['CUSTOM_FIELD', 'PROFILE_FIELD'] as const);
+export const FIELD_SHARING_RULES: readonly FieldSharing[] = Object.freeze(['shared', 'ask', 'own'] as const);
 export const UI_WIDTHS: readonly NonNullable<FieldUiConfig['width']>[] = Object.freeze(['full', 'half', 'third'] as const);
 export { DESCRIPTION_MAX_LENGTH, HELP_TEXT_MAX_LENGTH, LABEL_MAX_LENGTH, MAX_OPTIONS, OPTION_MAX_LENGTH, PLACEHOLDER_MAX_LENGTH } from './definitionText.ts';
 import { DESCRIPTION_MAX_LENGTH, HELP_TEXT_MAX_LENGTH, LABEL_MAX_LENGTH, MAX_OPTIONS, OPTION_MAX_LENGTH, PLACEHOLDER_MAX_LENGTH } from './definitionText.ts';
@@ -44,6 +45,7 @@ export const FIELD_SETTINGS = Object.freeze([
   'fieldType',
   'source',
   'profileField',
+  'sharing',
   'required',
   'sortOrder',
   'options',
@@ -58,6 +60,7 @@ export type FieldSettingKey = (typeof FIELD_SETTINGS)[number];
 const DEFAULTS: Omit<FieldDefinitionSettings, 'label' | 'fieldType'> = Object.freeze({
   source: 'CUSTOM_FIELD',
   profileField: null,
+  sharing: null,
   required: false,
   sortOrder: 0,
   options: [],
@@ -89,7 +92,7 @@ export function validateFieldCreate(input: FieldCreateInput | unknown): NewField
     else if (key === 'label' || key === 'fieldType') errors.push({ pointer: pointer(key), message: 'is required' });
     else assign(candidate, key, DEFAULTS[key]);
   }
-  checkCrossRules(candidate, errors, null);
+  checkCrossRules(candidate, errors, null, input.sharing !== undefined && input.sharing !== null);
   if (errors.length > 0) throw validationError(errors);
   return { fieldKey: fieldKey!, ...(candidate as FieldDefinitionSettings) };
 }
@@ -121,7 +124,7 @@ export function validateFieldPatch<T extends FieldDefinitionSettings>(
     if (touched.has(key)) assign(candidate, key, CHECKS[key](patch[key], errors));
     else assign(candidate, key, current[key]);
   }
-  checkCrossRules(candidate, errors, touched);
+  checkCrossRules(candidate, errors, touched, touched.has('sharing') && patch.sharing !== null);
   if (errors.length > 0) throw validationError(errors);
   // Whatever else `current` carries (fieldKey, a row's id) is kept.
   const merged: T = { ...current, ...candidate };
@@ -148,6 +151,7 @@ const CHECKS: { [K in FieldSettingKey]: Check<K> } = {
   source: (value, errors) => (isOneOf(value, FIELD_SOURCES) ? value : fail(errors, 'source', `must be one of ${FIELD_SOURCES.join(', ')}`)),
   profileField: (value, errors) =>
     value === null || isProfileField(value) ? value : fail(errors, 'profileField', `must be null or one of ${PROFILE_FIELDS.join(', ')}`),
+  sharing: (value, errors) => (value === null || isOneOf(value, FIELD_SHARING_RULES) ? value : fail(errors, 'sharing', `must be null or one of ${FIELD_SHARING_RULES.join(', ')}`)),
   required: (value, errors) => (typeof value === 'boolean' ? value : fail(errors, 'required', 'must be true or false')),
   sortOrder: (value, errors) =>
     Number.isInteger(value) && Math.abs(value as number) <= SORT_ORDER_LIMIT
@@ -254,8 +258,9 @@ function checkUiConfig(value: unknown, errors: FieldError[]): FieldUiConfig | un
  * and the rules that need it are skipped, so each problem is reported once.
  * `touched` (patch only) decides which of two properties a mismatch points at.
  */
-function checkCrossRules(candidate: Partial<FieldDefinitionSettings>, errors: FieldError[], touched: ReadonlySet<string> | null): void {
+function checkCrossRules(candidate: Partial<FieldDefinitionSettings>, errors: FieldError[], touched: ReadonlySet<string> | null, sharingGiven: boolean): void {
   const { fieldType, source, profileField, options, validation } = candidate;
+  settleSharing(candidate, errors, sharingGiven);
 
   if (source !== undefined && profileField !== undefined) {
     if (source === 'CUSTOM_FIELD' && profileField !== null) fail(errors, 'profileField', 'must be null when source is CUSTOM_FIELD');
@@ -281,6 +286,22 @@ function checkCrossRules(candidate: Partial<FieldDefinitionSettings>, errors: Fi
 
   if (options !== undefined && candidate.translations !== undefined) {
     candidate.translations = checkTranslatedOptions(candidate.translations, options, errors, touched === null || touched.has('translations'));
+  }
+}
+
+/**
+ * The sharing rule belongs to profile-bound fields only (issue 36): a PROFILE_FIELD without one
+ * is `shared` (the behaviour before the rule); one the caller set on a field that is not
+ * profile-bound is refused with its own reason; one kept from before a PROFILE_FIELD became a
+ * CUSTOM_FIELD (not sent in the patch) is dropped with the binding.
+ */
+function settleSharing(candidate: Partial<FieldDefinitionSettings>, errors: FieldError[], sharingGiven: boolean): void {
+  if (candidate.source === undefined || candidate.sharing === undefined) return;
+  if (candidate.source === 'PROFILE_FIELD') {
+    candidate.sharing ??= 'shared';
+  } else if (candidate.sharing !== null) {
+    if (sharingGiven) errors.push({ pointer: '/body/sharing', reason: 'NOT_PROFILE_BOUND', message: 'must be null when source is not PROFILE_FIELD' });
+    else candidate.sharing = null;
   }
 }
 

@@ -6,7 +6,7 @@ import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/o
 
 const FIELD_COLUMNS = `
   id, platform_id AS "platformId", field_key AS "fieldKey", label, field_type AS "fieldType", source,
-  profile_field AS "profileField", required, sort_order AS "sortOrder", options, validation,
+  profile_field AS "profileField", sharing, required, sort_order AS "sortOrder", options, validation,
   ui_config AS "uiConfig", placeholder, description, translations, archived_at AS "archivedAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
@@ -16,6 +16,7 @@ const SETTING_COLUMNS: Readonly<Record<Exclude<keyof FieldDefinitionSettings, 'f
   fieldType: { column: 'field_type' },
   source: { column: 'source' },
   profileField: { column: 'profile_field' },
+  sharing: { column: 'sharing' },
   required: { column: 'required' },
   sortOrder: { column: 'sort_order' },
   options: { column: 'options', jsonb: true },
@@ -59,9 +60,9 @@ export async function activeFieldBindingProfile(db: Db, platformId: string, prof
 /** Undefined when the platform already has a definition with this key (unique per platform). */
 export async function insertFieldRow(db: Db, platformId: string, field: FieldDefinitionSettings): Promise<FieldDefinitionRow | undefined> {
   const { rows } = await db.raw<{ rows: FieldDefinitionRow[] }>(
-    `INSERT INTO onboarding_fields (platform_id, field_key, label, field_type, source, profile_field, required, sort_order,
+    `INSERT INTO onboarding_fields (platform_id, field_key, label, field_type, source, profile_field, sharing, required, sort_order,
                                     options, validation, ui_config, placeholder, description, translations)
-     VALUES (:platformId, :fieldKey, :label, :fieldType, :source, :profileField, :required, :sortOrder,
+     VALUES (:platformId, :fieldKey, :label, :fieldType, :source, :profileField, :sharing, :required, :sortOrder,
              CAST(:options AS jsonb), CAST(:validation AS jsonb), CAST(:uiConfig AS jsonb), :placeholder, :description,
              CAST(:translations AS jsonb))
      ON CONFLICT (platform_id, field_key) DO NOTHING

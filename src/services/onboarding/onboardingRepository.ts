@@ -8,22 +8,26 @@ import { PENDING_GRACES_JSON } from './requirementGracesRepository.ts';
 
 const FIELD_COLUMNS = `
   f.id, f.platform_id AS "platformId", f.field_key AS "fieldKey", f.label, f.field_type AS "fieldType", f.source,
-  f.profile_field AS "profileField", f.required, f.sort_order AS "sortOrder", f.options, f.validation,
+  f.profile_field AS "profileField", f.sharing, f.required, f.sort_order AS "sortOrder", f.options, f.validation,
   f.ui_config AS "uiConfig", f.placeholder, f.description, f.translations, f.archived_at AS "archivedAt",
   f.created_at AS "createdAt", f.updated_at AS "updatedAt"`;
 
-/**
- * A user's current value of field `f`: the canonical profile column for a PROFILE_FIELD
- * (`p`, shared by every platform that binds it), the platform-scoped value otherwise (`v`).
- * Profile columns come from a fixed list.
- */
-const CURRENT_VALUE = `
-  CASE WHEN f.source = 'PROFILE_FIELD' THEN
+/** The profile's value of the property field `f` binds (`p`); columns come from a fixed list. */
+const PROFILE_VALUE = `
     CASE f.profile_field
       ${(Object.entries(PROFILE_COLUMNS) as [ProfileField, string][])
         .map(([property, column]) => `WHEN '${property}' THEN to_jsonb(${column === 'date_of_birth' ? "to_char(p.date_of_birth, 'YYYY-MM-DD')" : `p.${column}`})`)
         .join('\n      ')}
-    END
+    END`;
+
+/**
+ * A user's current value of field `f`: the canonical profile column for a PROFILE_FIELD whose
+ * sharing rule is `shared` (`p`, shared by every platform that binds it that way), the
+ * platform-scoped value otherwise (`v`): a CUSTOM_FIELD's, and an `ask` or `own` field's, which
+ * never reads the profile (issue 36).
+ */
+const CURRENT_VALUE = `
+  CASE WHEN f.source = 'PROFILE_FIELD' AND f.sharing = 'shared' THEN ${PROFILE_VALUE}
   ELSE v.value END`;
 
 /** Empty as the value rules define it: null, an empty multi-select, or a blank string. */
@@ -94,27 +98,104 @@ export async function allFieldsOfPlatform(db: Db, platformId: string): Promise<F
   return rows;
 }
 
-/** Platform-scoped (CUSTOM_FIELD) values of a user, in one statement. */
+/**
+ * Platform-scoped values of a user (CUSTOM_FIELD, and `ask`/`own` PROFILE_FIELD values), in one
+ * statement. A value the person entered is their own: it is `shared` only while it is still the
+ * copy they confirmed (the page sends back the whole map, so an unchanged copy stays shared).
+ */
 export async function upsertCustomValues(db: Db, userId: string, platformId: string, values: ReadonlyMap<string, unknown>): Promise<void> {
   if (values.size === 0) return;
   await db.raw(
-    `INSERT INTO onboarding_values (user_id, platform_id, field_key, value)
+    `INSERT INTO onboarding_values AS o (user_id, platform_id, field_key, value)
      SELECT :userId, :platformId, entry.key, entry.value
        FROM jsonb_each(CAST(:values AS jsonb)) AS entry
-     ON CONFLICT (user_id, platform_id, field_key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+     ON CONFLICT (user_id, platform_id, field_key) DO UPDATE
+        SET value = EXCLUDED.value, shared = false, shared_from_platform_id = NULL, updated_at = now()
+      WHERE o.value IS DISTINCT FROM EXCLUDED.value`,
     { userId, platformId, values: JSON.stringify(Object.fromEntries(values)) },
   );
 }
 
-/** Canonical profile properties of a user (PROFILE_FIELD values): columns only from the fixed map. */
-export async function updateProfileValues(db: Db, userId: string, values: ReadonlyMap<ProfileField, string | null>): Promise<void> {
+/** What an `ask` field of the platform may offer: the profile's value and the platform it was given to. */
+export interface SharedOfferRow {
+  fieldKey: string;
+  value: unknown;
+  fromPlatformId: string | null;
+  fromPlatformKey: string | null;
+  fromPlatformName: string | null;
+}
+
+/**
+ * The `ask` fields of a platform whose own value is empty, with the profile's value of the
+ * property they bind (also when that is empty: the caller decides). `lock` (a write) holds
+ * the profile row, so the value confirmed is the one copied.
+ */
+export async function sharedOffers(db: Db, platformId: string, userId: string, lock = false): Promise<SharedOfferRow[]> {
+  await db.raw('INSERT INTO profiles (user_id) VALUES (?) ON CONFLICT (user_id) DO NOTHING', [userId]);
+  const { rows } = await db.raw<{ rows: SharedOfferRow[] }>(
+    `SELECT f.field_key AS "fieldKey", ${PROFILE_VALUE} AS value, src.id AS "fromPlatformId",
+            src.platform_key AS "fromPlatformKey", src.display_name AS "fromPlatformName"
+       FROM onboarding_fields f
+       JOIN profiles p ON p.user_id = :userId
+       LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
+       LEFT JOIN platforms src ON src.id::text = p.value_sources ->> f.profile_field
+      WHERE f.platform_id = :platformId AND f.archived_at IS NULL AND f.source = 'PROFILE_FIELD' AND f.sharing = 'ask'
+        AND ${IS_EMPTY('v.value')}
+      ORDER BY f.sort_order, f.field_key
+      ${lock ? 'FOR UPDATE OF p' : ''}`,
+    { platformId, userId },
+  );
+  return rows;
+}
+
+/**
+ * The person confirmed an offer: the profile's value becomes the platform's own copy, marked
+ * shared and where from. A value already there is kept (a second confirmation, from another
+ * tab or a double submission, records nothing new).
+ */
+export async function insertSharedValue(db: Db, userId: string, platformId: string, offer: SharedOfferRow): Promise<void> {
+  await db.raw(
+    `INSERT INTO onboarding_values AS o (user_id, platform_id, field_key, value, shared, shared_from_platform_id)
+     VALUES (:userId, :platformId, :fieldKey, CAST(:value AS jsonb), true, :from)
+     ON CONFLICT (user_id, platform_id, field_key) DO UPDATE
+        SET value = EXCLUDED.value, shared = true, shared_from_platform_id = EXCLUDED.shared_from_platform_id, updated_at = now()
+      WHERE ${IS_EMPTY('o.value')}`,
+    { userId, platformId, fieldKey: offer.fieldKey, value: JSON.stringify(offer.value), from: offer.fromPlatformId },
+  );
+}
+
+/**
+ * The properties a platform binds with an active `ask` or `own` field, with the platform's own
+ * value of each (null when it has none): what that platform's profile read shows in place of
+ * the profile's value.
+ */
+export async function platformOwnProfileValues(db: Db, platformId: string, userId: string): Promise<{ profileField: ProfileField; value: unknown }[]> {
+  const { rows } = await db.raw<{ rows: { profileField: ProfileField; value: unknown }[] }>(
+    `SELECT f.profile_field AS "profileField", v.value
+       FROM onboarding_fields f
+       LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
+      WHERE f.platform_id = :platformId AND f.archived_at IS NULL AND f.source = 'PROFILE_FIELD' AND f.sharing IN ('ask', 'own')`,
+    { platformId, userId },
+  );
+  return rows;
+}
+
+/**
+ * Canonical profile properties of a user (PROFILE_FIELD values of `shared` fields): columns
+ * only from the fixed map. `value_sources` remembers the platform each value was given to
+ * (an offer names it); a cleared property forgets it.
+ */
+export async function updateProfileValues(db: Db, userId: string, platformId: string, values: ReadonlyMap<ProfileField, string | null>): Promise<void> {
   if (values.size === 0) return;
   const columns = [...values.keys()].map((property) => PROFILE_COLUMNS[property]);
+  const given = [...values].filter(([, value]) => value !== null).map(([property]) => [property, platformId]);
+  const cleared = [...values].filter(([, value]) => value === null).map(([property]) => property);
   await db.raw(
-    `INSERT INTO profiles (user_id, ${columns.join(', ')})
-     VALUES (:userId, ${[...values.keys()].map((property) => `:${property}`).join(', ')})
-     ON CONFLICT (user_id) DO UPDATE SET ${columns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')}, updated_at = now()`,
-    { userId, ...Object.fromEntries(values) },
+    `INSERT INTO profiles AS pr (user_id, ${columns.join(', ')}, value_sources)
+     VALUES (:userId, ${[...values.keys()].map((property) => `:${property}`).join(', ')}, CAST(:given AS jsonb))
+     ON CONFLICT (user_id) DO UPDATE SET ${columns.map((column) => `${column} = EXCLUDED.${column}`).join(', ')},
+        value_sources = (pr.value_sources - CAST(:cleared AS text[])) || EXCLUDED.value_sources, updated_at = now()`,
+    { userId, ...Object.fromEntries(values), given: JSON.stringify(Object.fromEntries(given)), cleared },
   );
 }
 

@@ -167,6 +167,7 @@ export function toFieldView(row: FieldDefinitionRow): FieldView {
     fieldType: row.fieldType,
     source: row.source,
     profileField: row.profileField,
+    sharing: row.sharing,
     required: row.required,
     sortOrder: row.sortOrder,
     options: row.options,

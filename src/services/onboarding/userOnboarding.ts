@@ -1,11 +1,11 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, Principal } from '../../domain/types.ts';
-import type { ProfileField } from '../../domain/onboarding.ts';
+import type { FieldDefinitionRow, ProfileField } from '../../domain/onboarding.ts';
 import { findActivePlatformByKey, lockPlatformForShare, type PlatformRow } from '../registry/index.ts';
 import { findProfile } from '../account/index.ts';
 import { recordProfileChange } from '../events/record.ts';
-import { allFieldsOfPlatform, setCompletedVersion, updateProfileValues, upsertCustomValues, type FieldWithValue } from './onboardingRepository.ts';
+import { allFieldsOfPlatform, insertSharedValue, setCompletedVersion, sharedOffers, updateProfileValues, upsertCustomValues, type FieldWithValue, type SharedOfferRow } from './onboardingRepository.ts';
 import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
 import { checkFieldValue, emptyValueOf, isEmptyValue } from './values.ts';
 import { valueRulesFor } from './definitions.ts';
@@ -23,6 +23,7 @@ export type Requirements = components['schemas']['OnboardingRequirements'];
 export type ValuesResult = components['schemas']['OnboardingValuesResponse'];
 type ValueMap = components['schemas']['OnboardingValueMap'];
 type Value = components['schemas']['OnboardingValue'];
+type SharedOffer = NonNullable<components['schemas']['OnboardingSharedOffer']>;
 
 /** What says which language the texts of the requirements should be in (see getOnboardingRequirements). */
 export interface WantedLanguage {
@@ -35,7 +36,8 @@ export interface WantedLanguage {
 export async function getRequirements(db: Db, platformKey: string, principal: Principal, wanted: WantedLanguage = {}): Promise<Requirements> {
   const { platform, userId } = await resolve(db, platformKey, principal);
   const { fields } = await evaluateOnboarding(db, userId, platform);
-  const views = fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field) }));
+  const offers = await offersFor(db, platform, userId, principal, fields);
+  const views = fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field), sharedOffer: offers.get(field.fieldKey) ?? null }));
   const language = await chooseTextLanguage(db, userId, translationLanguages(views), wanted, platform.defaultLanguage);
   return {
     platformKey: platform.platformKey,
@@ -43,6 +45,22 @@ export async function getRequirements(db: Db, platformKey: string, principal: Pr
     language,
     fields: views.map((field) => localiseField(field, language)),
   };
+}
+
+/**
+ * The `ask` fields' offers (issue 36): only the person sees the profile's value before they
+ * confirm it, in their own browser session; a platform's credential and a Bearer token (a
+ * platform's app) never do, or the platform would receive it unasked. Read only when the
+ * platform has an `ask` field (no cost for the others).
+ */
+async function offersFor(db: Db, platform: PlatformRow, userId: string, principal: Principal, fields: readonly FieldWithValue[]): Promise<Map<string, SharedOffer>> {
+  if (principal.via !== 'session' || !fields.some((field) => field.sharing === 'ask')) return new Map();
+  const rows = await sharedOffers(db, platform.id, userId);
+  return new Map(
+    rows
+      .filter((row) => !isEmptyValue(row.value))
+      .map((row) => [row.fieldKey, { value: row.value as Value, fromPlatform: row.fromPlatformKey === null ? null : { platformKey: row.fromPlatformKey, displayName: row.fromPlatformName ?? row.fromPlatformKey } }]),
+  );
 }
 
 /**
@@ -74,8 +92,11 @@ export async function getStatus(db: Db, platformKey: string, principal: Principa
  * empty only what was missing already keeps it: a person in a grace period (issue 36) who
  * saves the form without the new field keeps the grace their completion gives.
  */
-export async function putValues(db: Db, platformKey: string, principal: Principal, values: ValueMap): Promise<ValuesResult> {
+export async function putValues(db: Db, platformKey: string, principal: Principal, values: ValueMap, acceptShared: readonly string[] = []): Promise<ValuesResult> {
   const { platform, userId } = await resolve(db, platformKey, principal);
+  // Confirming an offer shares a value another platform was given: the person's own decision,
+  // never one a platform (its credential, or a token of its app) can take for them.
+  if (acceptShared.length > 0 && principal.via !== 'session') throw new ApiError('FORBIDDEN', 'Only the person, in their own browser session, can confirm sharing a value.');
   return db.transaction(async (trx) => {
     const missingBefore = new Set((await evaluateOnboarding(trx, userId, platform)).status.missingFields);
     const definitions = new Map((await allFieldsOfPlatform(trx, platform.id)).map((field) => [field.fieldKey, field]));
@@ -98,17 +119,20 @@ export async function putValues(db: Db, platformKey: string, principal: Principa
         errors.push({ pointer: `${pointer}${checked.at ?? ''}`, reason: checked.reason, message: checked.message });
         continue;
       }
-      if (definition.profileField) profile.set(definition.profileField, checked.value as string | null);
+      // Only a `shared` field writes the profile; `ask` and `own` values are the platform's own.
+      if (definition.profileField && definition.sharing === 'shared') profile.set(definition.profileField, checked.value as string | null);
       else custom.set(fieldKey, checked.value);
     }
+    const accepted = await acceptedOffers(trx, platform.id, userId, definitions, acceptShared, values, errors);
     if (errors.length > 0) throw validationError(errors, 'One or more values are not valid; nothing was stored.');
 
     await upsertCustomValues(trx, userId, platform.id, custom);
+    for (const offer of accepted) await insertSharedValue(trx, userId, platform.id, offer);
     if (profile.size > 0) {
       // Profile properties written through a field bound to them: the platforms whose schema
       // binds a property whose value really changed hear which of their fields did.
       const before = await findProfile(trx, userId);
-      await updateProfileValues(trx, userId, profile);
+      await updateProfileValues(trx, userId, platform.id, profile);
       const changed = [...profile].filter(([property, value]) => before[property] !== value).map(([property]) => property);
       if (changed.length > 0) await recordProfileChange(trx, { userId, changed });
     }
@@ -138,6 +162,39 @@ export async function completeOnboarding(db: Db, platformKey: string, principal:
     await setCompletedVersion(trx, userId, platform.id, platform.requirementVersion);
     return (await evaluateOnboarding(trx, userId, platform)).status;
   });
+}
+
+/**
+ * The offers `acceptShared` confirms, read with the profile row locked (the value copied is the
+ * one the profile holds at the commit). An `ask` field already answered (a double submission,
+ * a second tab) offers nothing and is skipped: the first answer stands. A key that is no `ask`
+ * field, is also given a value, or has nothing to share is refused.
+ */
+async function acceptedOffers(
+  trx: Db,
+  platformId: string,
+  userId: string,
+  definitions: ReadonlyMap<string, FieldDefinitionRow>,
+  keys: readonly string[],
+  values: ValueMap,
+  errors: FieldError[],
+): Promise<SharedOfferRow[]> {
+  if (keys.length === 0) return [];
+  const offers = new Map((await sharedOffers(trx, platformId, userId, true)).map((offer) => [offer.fieldKey, offer]));
+  const accepted: SharedOfferRow[] = [];
+  for (const [index, key] of keys.entries()) {
+    const definition = definitions.get(key);
+    const fail = (message: string) => errors.push({ pointer: `/body/acceptShared/${index}`, reason: 'NOTHING_TO_SHARE', message });
+    if (!definition || definition.archivedAt || definition.sharing !== 'ask') fail('is not an active field that asks before sharing');
+    else if (Object.hasOwn(values, key)) fail('is also given a value: confirm the offer or enter a value, not both');
+    else {
+      const offer = offers.get(key);
+      if (offer && !isEmptyValue(offer.value)) accepted.push(offer);
+      else if (offer) fail('has no value in the profile to share');
+      // No offer: the field already has its answer; it is kept.
+    }
+  }
+  return accepted;
 }
 
 /** The active platform and the caller's local user. */

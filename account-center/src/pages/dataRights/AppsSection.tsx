@@ -88,7 +88,7 @@ function AppCard({ app, busy, onLeave }: { app: App; busy: boolean; onLeave: () 
         {app.identity.map((item) => <li key={item}>{intl.formatMessage({ id: `dataRights.apps.identity.${item}` })}</li>)}
         {app.fields.map((field) => (
           <li key={field.key}>
-            {intl.formatMessage({ id: field.source === 'PROFILE_FIELD' ? 'dataRights.apps.field.profile' : 'dataRights.apps.field.custom' }, { label: field.label })}
+            {intl.formatMessage({ id: fieldSourceKey(field) }, { label: field.label })}
           </li>
         ))}
       </ul>
@@ -100,4 +100,15 @@ function AppCard({ app, busy, onLeave }: { app: App; busy: boolean; onLeave: () 
       </div>
     </li>
   );
+}
+
+/**
+ * Where a field's value comes from: the profile (`shared`), the profile only once the person
+ * said yes (`ask`), or answers given to this app alone (`own`, and custom fields).
+ */
+function fieldSourceKey(field: { source: string; sharing: string | null }): string {
+  if (field.source !== 'PROFILE_FIELD') return 'dataRights.apps.field.custom';
+  if (field.sharing === 'ask') return 'dataRights.apps.field.asked';
+  if (field.sharing === 'own') return 'dataRights.apps.field.own';
+  return 'dataRights.apps.field.profile';
 }

@@ -12,6 +12,7 @@ import {
   requiredMessage,
   resumeUrl,
   sortFields,
+  storedValue,
   valueErrors,
   valuesToWrite,
   type OnboardingStatus,
@@ -23,6 +24,7 @@ import { StatusNotice } from './OnboardingNotices.tsx';
 import { useIntl } from '../../i18n/useIntl.ts';
 import { problemText, type Formatter } from '../../i18n/problems.ts';
 import type { PendingDocuments } from './AgreementsStep.tsx';
+import { SharedOffer, type OfferChoice } from './SharedOffer.tsx';
 
 // The central onboarding form (OnboardingPage.tsx loads what it needs): the platform's fields,
 // and the steps of a save: check what the page can, write the values, complete and require
@@ -64,6 +66,10 @@ export function OnboardingForm({ platformKey, platformName, language, resume, in
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [summary, setSummary] = useState<Summary | null>(null);
   const [phase, setPhase] = useState<'idle' | 'saving' | 'leaving'>('idle');
+  // The answers to the offers of `ask` fields (issue 36): absent until the person picks one.
+  const [choices, setChoices] = useState<Record<string, OfferChoice>>({});
+  /** A field showing its offer (not answered with "enter another one"): its value is not written. */
+  const asking = (field: RequirementField) => field.sharedOffer !== null && choices[field.fieldKey] !== 'other';
   const busy = useRef(false);
   const attempts = useRef(0);
   const formRef = useRef<HTMLFormElement>(null);
@@ -134,7 +140,12 @@ export function OnboardingForm({ platformKey, platformName, language, resume, in
       showErrors(pendingDocuments.message, pendingDocuments.documents.map((document) => ({ fieldKey: `agreement-${document.documentKey}`, label: document.title, message: pendingDocuments.entryMessage })), {});
       return;
     }
-    const problems = checkBeforeWrite(intl, fields, values, inputErrors);
+    const written = fields.filter((field) => !asking(field));
+    const accepted = fields.filter((field) => field.sharedOffer !== null && choices[field.fieldKey] === 'use').map((field) => field.fieldKey);
+    const problems = checkBeforeWrite(intl, written, values, inputErrors);
+    for (const field of fields) {
+      if (asking(field) && field.required && choices[field.fieldKey] === undefined) problems.set(field.fieldKey, intl.formatMessage({ id: 'onboarding.shared.choose' }));
+    }
     if (problems.size > 0) {
       const entries = [...problems].map(([fieldKey, message]) => ({ fieldKey, label: labelOf(fieldKey), message }));
       showErrors(intl.formatMessage({ id: 'onboarding.summary.missing' }), entries, Object.fromEntries(problems));
@@ -153,7 +164,14 @@ export function OnboardingForm({ platformKey, platformName, language, resume, in
     // 2. Write the complete field map (nothing to write when the platform asks for nothing).
     if (fields.length > 0) {
       try {
-        await call(api.PUT('/v1/onboarding/{platformKey}/values', { ...path, body: { values: valuesToWrite(fields, values) } }));
+        // A confirmed offer is sent as its key only: the gateway copies the value it offered.
+        const saved = await call(api.PUT('/v1/onboarding/{platformKey}/values', { ...path, body: { values: valuesToWrite(written, values), ...(accepted.length > 0 ? { acceptShared: accepted } : {}) } }));
+        if (accepted.length > 0) {
+          // Answered: the field now holds the shared value as this platform's own, and shows it.
+          const answered = fields.map((field) => (accepted.includes(field.fieldKey) ? { ...field, sharedOffer: null, currentValue: saved.values[field.fieldKey] ?? null } : field));
+          setFields(answered);
+          setValues((current) => ({ ...current, ...Object.fromEntries(answered.filter((field) => accepted.includes(field.fieldKey)).map((field) => [field.fieldKey, storedValue(field)])) }));
+        }
       } catch (failure) {
         const problem = asProblem(intl, failure);
         if (expiredBy(problem)) return stop();
@@ -255,7 +273,14 @@ export function OnboardingForm({ platformKey, platformName, language, resume, in
             <div className="form-grid">
               {fields.map((field) => (
                 <div key={field.fieldKey} className="onboarding-slot" data-field-key={field.fieldKey}>
-                  <FieldInput
+                  {field.sharedOffer ? (
+                    <SharedOffer field={field} platformName={platformName} choice={choices[field.fieldKey]} error={choices[field.fieldKey] === 'other' ? null : (fieldErrors[field.fieldKey] ?? null)}
+                      onChoose={(choice) => {
+                        setChoices((current) => ({ ...current, [field.fieldKey]: choice }));
+                        clearError(field.fieldKey);
+                      }} />
+                  ) : null}
+                  {asking(field) ? null : <FieldInput
                     definition={field}
                     value={values[field.fieldKey] ?? emptyValue(field.fieldType)}
                     error={fieldErrors[field.fieldKey] ?? null}
@@ -264,7 +289,7 @@ export function OnboardingForm({ platformKey, platformName, language, resume, in
                       clearError(field.fieldKey);
                     }}
                     onInputError={(message) => setInputErrors((current) => (current[field.fieldKey] === message ? current : { ...current, [field.fieldKey]: message }))}
-                  />
+                  />}
                 </div>
               ))}
             </div>

@@ -18,7 +18,7 @@ const PHONE_MESSAGE = 'Enter a phone number in international format: + and the c
 function field(fieldKey: string, label: string, fieldType: RequirementField['fieldType'], sortOrder: number, extra: Partial<RequirementField> = {}): RequirementField {
   return {
     fieldKey, label, fieldType, sortOrder,
-    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
+    source: 'CUSTOM_FIELD', profileField: null, sharing: null, sharedOffer: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     archived: false, archivedAt: null, createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z',
     currentValue: fieldType === 'MULTI_SELECT' ? [] : null,
     ...extra,
@@ -440,5 +440,38 @@ describe('OnboardingPage: a platform with no fields', { timeout: 20_000 }, () =>
     expect(screen.getByText('Demo platform asks for no details, so there is nothing to fill in.')).toBeDefined();
     expect(screen.queryByRole('button', { name: /Continue|Save/ })).toBeNull();
     expect(screen.getByRole('link', { name: 'Go to your profile' })).toBeDefined();
+  });
+});
+
+describe('OnboardingPage: asking before sharing (issue 36)', { timeout: 20_000 }, () => {
+  const offered = () => [field('mobile', 'Mobile', 'PHONE', 10, {
+    required: true, source: 'PROFILE_FIELD', profileField: 'phone', sharing: 'ask',
+    sharedOffer: { value: '+442071838750', fromPlatform: { platformKey: 'OTHER', displayName: 'Other platform' } },
+  })];
+  const writes = (gateway: FakeGateway) => gateway.calls.filter((call) => call.method === 'PUT').map((call) => call.body);
+
+  it('asks before using the value given to another platform; confirming sends only the key', async () => {
+    const gateway = gatewayWith(offered());
+    const { user } = renderPage(gateway);
+    await formReady();
+    const group = screen.getByRole('group', { name: /^Mobile/ });
+    expect(describedTexts(group).join(' ')).toContain('You gave Other platform this: +44 20 7183 8750. Use it for Demo platform too?');
+    // Not answered: nothing is shared, the person is asked to choose.
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    expect(await screen.findAllByText('Choose whether to use it, or enter another one.')).not.toHaveLength(0);
+    expect(writes(gateway)).toEqual([]);
+    await user.click(within(group).getByLabelText('Yes, use +44 20 7183 8750'));
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    await waitFor(() => expect(writes(gateway)).toEqual([{ values: {}, acceptShared: ['mobile'] }]));
+  });
+
+  it('"enter another one" shows the field\'s own input, and its value is written as this platform\'s', async () => {
+    const gateway = gatewayWith(offered());
+    const { user } = renderPage(gateway);
+    await formReady();
+    await user.click(screen.getByLabelText('No, enter another one'));
+    await user.type(screen.getByRole('textbox', { name: /^Mobile/ }), '+49 30 1234567');
+    await user.click(screen.getByRole('button', { name: 'Save and continue' }));
+    await waitFor(() => expect(writes(gateway)).toEqual([{ values: { mobile: '+49 30 1234567' } }]));
   });
 });

@@ -17,7 +17,7 @@ import {
 
 function field(fieldKey: string, fieldType: RequirementField['fieldType'], extra: Partial<RequirementField> = {}): RequirementField {
   return {
-    fieldKey, label: fieldKey, fieldType, sortOrder: 0, source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {},
+    fieldKey, label: fieldKey, fieldType, sortOrder: 0, source: 'CUSTOM_FIELD', profileField: null, sharing: null, sharedOffer: null, required: false, options: [], validation: {}, uiConfig: {},
     placeholder: null, description: null, translations: {}, archived: false, archivedAt: null, createdAt: '', updatedAt: '', currentValue: null, ...extra,
   };
 }

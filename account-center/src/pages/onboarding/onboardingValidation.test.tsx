@@ -22,7 +22,7 @@ const PHONE_MESSAGE = 'Enter a phone number in international format: + and the c
 function field(fieldKey: string, label: string, fieldType: RequirementField['fieldType'], sortOrder: number, extra: Partial<RequirementField> = {}): RequirementField {
   return {
     fieldKey, label, fieldType, sortOrder,
-    source: 'CUSTOM_FIELD', profileField: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
+    source: 'CUSTOM_FIELD', profileField: null, sharing: null, sharedOffer: null, required: false, options: [], validation: {}, uiConfig: {}, placeholder: null, description: null, translations: {},
     archived: false, archivedAt: null, createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z',
     currentValue: null,
     ...extra,

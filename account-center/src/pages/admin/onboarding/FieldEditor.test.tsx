@@ -138,6 +138,18 @@ describe('field form', () => {
     expect(gateway.writes()[1]!.query.get('dryRun')).toBeNull();
   });
 
+  it('a profile field chooses its sharing rule (issue 36); an edit sends only the rule', async () => {
+    const gateway = new FakeGateway([company(), definition({ fieldKey: 'mobile', label: 'Mobile', fieldType: 'PHONE', source: 'PROFILE_FIELD', profileField: 'phone', sharing: 'shared', sortOrder: 20 })]);
+    renderAdmin(`/admin/onboarding/${KEY}/fields/mobile`, gateway, [...WRITER]);
+    await screen.findByRole('heading', { name: 'Edit “Mobile”', level: 1 });
+    const sharing = await screen.findByRole('combobox', { name: /^Sharing/ });
+    expect((sharing as HTMLSelectElement).value).toBe('shared');
+    await userEvent.selectOptions(sharing, 'ask');
+    await userEvent.click(screen.getByRole('button', { name: 'Save the changes' }));
+    await screen.findByRole('dialog', { name: 'Save the changes to “Mobile”?' });
+    expect(gateway.writes()[0]).toMatchObject({ method: 'PATCH', path: `/v1/platforms/${KEY}/onboarding/fields/mobile`, body: { sharing: 'ask' } });
+  });
+
   it('an edit that changes nothing has nothing to save; an edit sends only what changed', async () => {
     const gateway = new FakeGateway([company()]);
     renderAdmin(`/admin/onboarding/${KEY}/fields/company`, gateway, [...WRITER]);

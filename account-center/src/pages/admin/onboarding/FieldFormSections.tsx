@@ -2,7 +2,7 @@ import { useIntl } from 'react-intl';
 import { Field } from '../../../components/Field.tsx';
 import {
   allowedTypes, NO_PLACEHOLDER_TYPES, PROFILE_PROPERTIES, profileProperty, propertyLabel, takesLengths, takesRange, typeLabel, withProfileProperty,
-  withSource, withType, type Draft, type FieldType, type ProfileProperty, type Width,
+  withSource, withType, SHARING_RULES, type Draft, type FieldType, type ProfileProperty, type Sharing, type Width,
 } from './model.ts';
 
 // The sections of the field form (src/pages/admin/onboarding/FieldEditor.tsx): each renders
@@ -110,6 +110,17 @@ export function SourceSection({ prefix, draft, change, err, register, boundElsew
                 onChange={(event) => change(['profileField', 'fieldType'], withProfileProperty(draft, (event.target.value || null) as ProfileProperty | null))}>
                 <option value="">{t('schema.editor.chooseProperty')}</option>
                 <ProfileOptions fieldType={draft.fieldType} boundElsewhere={boundElsewhere} />
+              </select>
+            )}
+          </Field>
+        ) : null}
+        {draft.source === 'PROFILE_FIELD' ? (
+          // Issue 36: whether a value the person gave another platform is used here.
+          <Field label={t('schema.pointer.sharing')} error={err('sharing')} description={t('schema.editor.sharingHelp')}>
+            {({ id, describedBy, invalid }) => (
+              <select id={id} ref={register('sharing')} value={draft.sharing} aria-describedby={describedBy} aria-invalid={invalid || undefined}
+                onChange={(event) => change('sharing', { ...draft, sharing: event.target.value as Sharing })}>
+                {SHARING_RULES.map((rule) => <option key={rule} value={rule}>{t(`schema.editor.sharing.${rule}`)}</option>)}
               </select>
             )}
           </Field>

@@ -91,6 +91,8 @@ export interface Draft {
   sortOrder: string;
   source: FieldSource;
   profileField: ProfileProperty | null;
+  /** A profile-bound field's sharing rule (issue 36); ignored for a custom field. */
+  sharing: Sharing;
   options: OptionDraft[];
   minLength: string;
   maxLength: string;
@@ -106,6 +108,8 @@ export interface Draft {
 }
 
 export type Translations = Schemas['OnboardingFieldTranslations'];
+export type Sharing = NonNullable<Schemas['OnboardingFieldSharing']>;
+export const SHARING_RULES: readonly Sharing[] = ['shared', 'ask', 'own'];
 
 let optionCounter = 0;
 export function newOption(value = '', label = ''): OptionDraft {
@@ -123,6 +127,7 @@ export function emptyDraft(nextSortOrder: number): Draft {
     sortOrder: String(nextSortOrder),
     source: 'CUSTOM_FIELD',
     profileField: null,
+    sharing: 'shared',
     options: [],
     minLength: '',
     maxLength: '',
@@ -146,6 +151,7 @@ export function draftOf(definition: Definition): Draft {
     sortOrder: String(definition.sortOrder),
     source: definition.source,
     profileField: definition.profileField,
+    sharing: definition.sharing ?? 'shared',
     options: definition.options.map((option) => newOption(option.value, option.label)),
     minLength: text(definition.validation.minLength),
     maxLength: text(definition.validation.maxLength),

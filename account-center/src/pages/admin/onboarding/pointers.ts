@@ -18,13 +18,13 @@ export function pointerLabel(intl: IntlShape, pointer: string): string {
 
 /** The pointers with a name of their own (`schema.pointer.<pointer>`). */
 const POINTER_NAMES = new Set([
-  'fieldKey', 'label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation',
+  'fieldKey', 'label', 'fieldType', 'source', 'profileField', 'sharing', 'required', 'sortOrder', 'options', 'validation',
   'validation/minLength', 'validation/maxLength', 'validation/min', 'validation/max', 'uiConfig', 'uiConfig/width', 'uiConfig/helpText', 'placeholder', 'description',
 ]);
 
 /** The order the form shows its inputs in, so the first error is the first on screen. */
 export function pointerRank(pointer: string): number {
-  const order = ['fieldKey', 'label', 'fieldType', 'required', 'sortOrder', 'source', 'profileField', 'options', 'validation', 'uiConfig', 'placeholder', 'description'];
+  const order = ['fieldKey', 'label', 'fieldType', 'required', 'sortOrder', 'source', 'profileField', 'sharing', 'options', 'validation', 'uiConfig', 'placeholder', 'description'];
   const head = pointer.split('/')[0] ?? pointer;
   const rank = order.indexOf(head);
   const option = /^options\/(\d+)(?:\/(value|label))?$/.exec(pointer);

@@ -64,6 +64,7 @@ export function settingsOf(intl: IntlShape, draft: Draft): { settings: Settings;
     fieldType: draft.fieldType,
     source: draft.source,
     profileField: draft.source === 'PROFILE_FIELD' ? draft.profileField : null,
+    sharing: draft.source === 'PROFILE_FIELD' ? draft.sharing : null,
     required: draft.required,
     sortOrder: sortOrder ?? 0,
     options: takesOptions(draft.fieldType) ? draft.options.map((option) => ({ value: option.value, label: option.label })) : [],
@@ -80,7 +81,7 @@ export function createBody(draft: Draft, settings: Settings): CreateBody {
   return { fieldKey: draft.fieldKey.trim(), ...settings };
 }
 
-const SETTING_KEYS = ['label', 'fieldType', 'source', 'profileField', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description', 'translations'] as const;
+const SETTING_KEYS = ['label', 'fieldType', 'source', 'profileField', 'sharing', 'required', 'sortOrder', 'options', 'validation', 'uiConfig', 'placeholder', 'description', 'translations'] as const;
 
 /**
  * The translations as the gateway takes them: blank texts left out (a blank box means "not

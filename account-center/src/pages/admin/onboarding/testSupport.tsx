@@ -26,6 +26,7 @@ export function definition(overrides: Partial<Definition> & Pick<Definition, 'fi
     fieldType: 'TEXT',
     source: 'CUSTOM_FIELD',
     profileField: null,
+    sharing: null,
     required: false,
     sortOrder: 10,
     options: [],
