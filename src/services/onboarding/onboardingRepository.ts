@@ -251,16 +251,16 @@ export async function countCompleteMembershipsMeeting(
   db: Db,
   platformId: string,
   requirementVersion: number,
-  field: Pick<FieldDefinitionRow, 'fieldKey' | 'source' | 'profileField' | 'required' | 'archivedAt'>,
+  field: Pick<FieldDefinitionRow, 'fieldKey' | 'source' | 'profileField' | 'sharing' | 'required' | 'archivedAt'>,
 ): Promise<number> {
   if (!field.required || field.archivedAt !== null) return countCompleteMemberships(db, platformId, requirementVersion);
   const { rows } = await db.raw<{ rows: { count: string }[] }>(
     `SELECT count(*) AS count FROM (SELECT m.user_id ${COMPLETE_MEMBERSHIPS}) m
-       CROSS JOIN (SELECT CAST(:fieldKey AS text) AS field_key, CAST(:source AS text) AS source, CAST(:profileField AS text) AS profile_field) f
+       CROSS JOIN (SELECT CAST(:fieldKey AS text) AS field_key, CAST(:source AS text) AS source, CAST(:profileField AS text) AS profile_field, CAST(:sharing AS text) AS sharing) f
        LEFT JOIN onboarding_values v ON v.platform_id = :platformId AND v.field_key = f.field_key AND v.user_id = m.user_id
        LEFT JOIN profiles p ON p.user_id = m.user_id
       WHERE NOT ${IS_EMPTY(CURRENT_VALUE)}`,
-    { platformId, requirementVersion, fieldKey: field.fieldKey, source: field.source, profileField: field.profileField },
+    { platformId, requirementVersion, fieldKey: field.fieldKey, source: field.source, profileField: field.profileField, sharing: field.sharing },
   );
   return Number(rows[0]!.count);
 }
