@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex.ts';
+import { PROFILE_COLUMNS as BINDABLE_PROFILE_COLUMNS } from '../../domain/onboarding.ts';
 
 /** The canonical profile as stored (date of birth as YYYY-MM-DD text). */
 export interface ProfileRow {
@@ -30,16 +31,11 @@ export async function findProfile(db: Db, userId: string): Promise<ProfileRow> {
   return rows[0]!;
 }
 
-/** Profile properties by column; columns are named only from this fixed map. */
-export const PROFILE_PROPERTY_COLUMNS = {
-  firstName: 'first_name',
-  lastName: 'last_name',
-  displayName: 'display_name',
-  dateOfBirth: 'date_of_birth',
-  phone: 'phone',
-  country: 'country',
-  locale: 'locale',
-} as const;
+/**
+ * Profile properties by column; columns are named only from this fixed map: the properties a
+ * PROFILE_FIELD can bind to, and the locale (set by the person, never by a platform's form).
+ */
+export const PROFILE_PROPERTY_COLUMNS = { ...BINDABLE_PROFILE_COLUMNS, locale: 'locale' } as const;
 
 export type ProfileProperty = keyof typeof PROFILE_PROPERTY_COLUMNS;
 
