@@ -2548,19 +2548,20 @@ export interface components {
              *     operator or the person ends it (back-channel logout).
              */
             act?: components["schemas"]["SupportAccessActor"];
-            /** @description Present only on a support session, with `act`. */
-            supportAccess?: {
-                /**
-                 * Format: uuid
-                 * @description The support access.
-                 */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description When it ends (also `session.expiresAt`).
-                 */
-                endsAt: string;
-            };
+            supportAccess?: components["schemas"]["SupportSessionAccess"];
+        };
+        /** @description Present only on a support session (issue 35), with `act`. */
+        SupportSessionAccess: {
+            /**
+             * Format: uuid
+             * @description The support access.
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it ends (also `session.expiresAt`).
+             */
+            endsAt: string;
         };
         /**
          * @description When and how the person authenticated at the identity provider for this login (its ID
@@ -3283,7 +3284,7 @@ export interface components {
             /** @description The person, by identity-provider subject or by e-mail address (exact, one account). */
             person: string;
             platformKey: components["schemas"]["PlatformKey"];
-            /** @description Why, in words the person will read ("because …"). */
+            /** @description Why, in words the person will read ("because …"); line breaks are kept, other control characters refused. */
             reason: string;
             /**
              * @description How long the access lasts once it starts.
@@ -4094,6 +4095,13 @@ export interface components {
                 /** Format: date-time */
                 expiresAt: string;
             } | null;
+            /**
+             * @description Present only on a support session (issue 35), as in the exchange's answer: who acts
+             *     for the person (RFC 8693 §4.1's actor claim), set by the gateway from the operator's
+             *     own provider login. Absent on every other session.
+             */
+            act?: components["schemas"]["SupportAccessActor"];
+            supportAccess?: components["schemas"]["SupportSessionAccess"];
         };
         /**
          * @description | Value | Method |

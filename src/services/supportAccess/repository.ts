@@ -211,3 +211,16 @@ export async function endExpiredSupportAccessRows(db: Db, limit: number): Promis
   );
   return rows;
 }
+
+/** What a support session says of itself (GET /v1/me): who acts, and the access, as the exchange says it. */
+export async function findSupportSessionDescription(
+  db: Db,
+  supportAccessId: string,
+): Promise<{ act: { sub: string; name: string | null }; supportAccess: { id: string; endsAt: string } } | undefined> {
+  const { rows } = await db.raw<{ rows: { sub: string; name: string | null; endsAt: Date }[] }>(
+    'SELECT operator_sub AS sub, operator_name AS name, ends_at AS "endsAt" FROM support_access WHERE id = ?',
+    [supportAccessId],
+  );
+  const row = rows[0];
+  return row ? { act: { sub: row.sub, name: row.name }, supportAccess: { id: supportAccessId, endsAt: row.endsAt.toISOString() } } : undefined;
+}

@@ -1,0 +1,153 @@
+// Support access (issue 35), thought through as an attacker: a link raced, a reason that would
+// break the database or lie to the person, what a support session may still call, and that
+// every way its session ends tells the platform once. Real logins through the dev identity
+// provider, real HTTP, real PostgreSQL; Security Event Tokens verified against the published keys.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { startHarness, addPlatform, startUrl, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
+import { asPerson, person, signIn, type SignedIn } from '../helpers/dataRights.ts';
+import { DEV_USERS } from '../../src/devidp/users.ts';
+import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
+import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+
+const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
+const RITA = person('rita');
+const SUE = { ...person('sue'), familyName: 'Support', permissions: ['support:access'] };
+const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
+
+/**
+ * The operations a support session may call although the contract does not mark them
+ * `x-support-session: false`, each with why that is safe (the contract's "Support sessions"
+ * paragraph says the same). A new operation taking a gateway session must be added here, or
+ * marked: this list is the review.
+ */
+const ALLOWED_ON_SUPPORT_SESSION: Record<string, string> = {
+  getMe: 'says act and supportAccess',
+  getMyProfile: 'what the platform shows the person, read only',
+  getOnboardingRequirements: 'the platform reads what it asks of the person',
+  getOnboardingStatus: 'the platform reads where the person stands',
+  getPlatformAgreements: 'the platform reads its own documents and the acceptances, read only',
+  getPlatformBranding: 'what any signed-in caller reads: the look a platform shows everyone',
+  signOut: 'ends the support session and with it the access',
+  signOutBrowser: 'ends the support session and with it the access',
+  confirmSignOut: 'ends the support session and with it the access',
+  createSignOutToken: 'a proof to end this session, nothing more',
+  resumeAuthentication: 'refuses every caller but a browser session (a support session is a platform credential)',
+};
+
+describe('support access under attack', () => {
+  let harness: Harness;
+  let platform: TestPlatform;
+  let sue: SignedIn;
+  let rita: SignedIn;
+  const db = () => harness.database.db;
+  const api = () => request(harness.gateway.app);
+
+  beforeAll(async () => {
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE] });
+    platform = await addPlatform(harness);
+    await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
+    sue = await signIn(harness, platform, SUE);
+    rita = await signIn(harness, platform, RITA);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  const requestAccess = (body: Record<string, unknown>) => asPerson(harness, sue.cookie).post('/v1/support-access').send({ person: RITA.sub, platformKey: platform.key, ...body });
+  const supportStart = (id: string) => {
+    const url = new URL(startUrl(harness, platform.key, undefined, { supportAccess: id }));
+    return api().get(url.pathname + url.search).set('Cookie', sue.cookie);
+  };
+  /** A running support session of Rita's, as her platform holds it. */
+  const supportSession = async (reason: string) => {
+    const id: string = (await requestAccess({ reason }).expect(201)).body.id;
+    const code = new URL((await supportStart(id).expect(302)).headers.location!).searchParams.get('code');
+    const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
+    return { id, sessionId: exchanged.body.session.id as string, cookie: `gw_session=${exchanged.body.session.gatewayToken}`, endsAt: exchanged.body.supportAccess.endsAt as string };
+  };
+  const expectCode = (res: { status: number; body: { code?: string } }, status: number, code: string) => expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
+
+  it('the link raced by two parallel starts signs in exactly once', async () => {
+    const id: string = (await requestAccess({ reason: 'raced' }).expect(201)).body.id;
+    const results = await Promise.all([supportStart(id), supportStart(id), supportStart(id)]);
+    expect(results.map((res) => res.status).sort()).toEqual([302, 409, 409]);
+    for (const res of results.filter((r) => r.status === 409)) expect(res.body.code).toBe('SUPPORT_ACCESS_ENDED');
+    expect((await db().raw('SELECT count(*)::int AS n FROM gateway_sessions WHERE support_access_id = ?', [id])).rows[0].n).toBe(1);
+  });
+
+  it('a reason with a control character or a bidirectional override is refused (400), never a 500; line breaks are kept', async () => {
+    for (const reason of ['before\u0000after', 'bell\u0007', 'invoices \u202Eseciovni', '\u2066hidden\u2069', '\n\t ']) {
+      expectCode(await requestAccess({ reason }), 400, 'VALIDATION_FAILED');
+    }
+    expect((await requestAccess({ reason: 'Two lines:\nthe invoices page' })).status).toBe(201);
+  });
+
+  it('GET /v1/me on a support session says who acts and until when; an ordinary session says nothing of it', async () => {
+    const support = await supportSession('who am I');
+    const me = (await api().get('/v1/me').set('Cookie', support.cookie).expect(200)).body;
+    expect(me).toMatchObject({ user: { sub: RITA.sub }, permissions: [], act: { sub: SUE.sub, name: 'Sue Support' }, supportAccess: { id: support.id, endsAt: support.endsAt } });
+    expect(me.session.expiresAt).toBe(support.endsAt);
+    const own = (await asPerson(harness, rita.cookie).get('/v1/me').expect(200)).body;
+    expect(own.act).toBeUndefined();
+    expect(own.supportAccess).toBeUndefined();
+    expectCode(await api().get('/v1/account/authentication-methods').set('Cookie', support.cookie), 403, 'SUPPORT_SESSION_FORBIDDEN');
+    await asPerson(harness, rita.cookie).post(`/v1/account/support-access/${support.id}/end`).expect(200);
+    await pollSets();
+  });
+
+  it('revoking the support session from the person\'s session list tells the platform support-access-ended, once', async () => {
+    const support = await supportSession('revoked from the list');
+    await asPerson(harness, rita.cookie).delete(`/v1/sessions/${support.sessionId}`).expect(204);
+    const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+    expect(mine).toMatchObject({ status: 'ended', endedBy: 'person' });
+    // Ending it again afterwards changes nothing and tells nobody again.
+    await asPerson(harness, rita.cookie).post(`/v1/account/support-access/${support.id}/end`).expect(200);
+    expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'person' }]);
+  });
+
+  it('the operator signing out on the platform ends the access, tells the platform once, and leaves the person\'s own sessions alone', async () => {
+    const support = await supportSession('signed out');
+    const res = await api().post('/v1/auth/logout').set('Cookie', support.cookie);
+    expect(res.status).toBeLessThan(300);
+    expectCode(await api().get('/v1/me').set('Cookie', support.cookie), 401, 'UNAUTHENTICATED');
+    await asPerson(harness, rita.cookie).get('/v1/me').expect(200);
+    const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+    expect(mine).toMatchObject({ status: 'ended', endedBy: 'operator' });
+    expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'operator' }]);
+  });
+
+  it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {
+    const contract = parse(readFileSync(new URL('../../openapi/gateway.yaml', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const open: string[] = [];
+    for (const methods of Object.values(contract.paths)) {
+      for (const operation of Object.values(methods)) {
+        if (typeof operation !== 'object' || !operation.operationId) continue;
+        const schemes = ((operation.security as Record<string, unknown>[] | undefined) ?? []).flatMap((requirement) => Object.keys(requirement));
+        // A support session is a platform credential in the gateway cookie (Bearer is the provider's).
+        if (!schemes.includes('gatewayCookieAuth')) continue;
+        if (operation['x-support-session'] === false || operation['x-platform-credential'] === false) continue;
+        if (((operation['x-required-permissions'] as string[] | undefined) ?? []).length > 0) continue; // the session carries none
+        open.push(operation.operationId as string);
+      }
+    }
+    expect(open.sort()).toEqual(Object.keys(ALLOWED_ON_SUPPORT_SESSION).sort());
+  });
+
+  const endedEvents = (sets: JWTPayload[]) => sets.map((set) => (set.events as Record<string, unknown>)[ENDED]).filter(Boolean);
+
+  /** The platform's pending SETs, verified against the gateway's published keys, and acknowledged. */
+  async function pollSets(): Promise<JWTPayload[]> {
+    const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
+    const answer = await api().post('/v1/events/poll').set('Authorization', platform.basic).send({}).expect(200);
+    const sets: JWTPayload[] = [];
+    for (const token of Object.values(answer.body.sets as Record<string, string>)) {
+      sets.push((await jwtVerify(token, jwks, { issuer: harness.baseUrl, audience: platform.clientId, typ: 'secevent+jwt' })).payload);
+    }
+    if (sets.length > 0) await api().post('/v1/events/poll').set('Authorization', platform.basic).send({ ack: sets.map((set) => set.jti), maxEvents: 0 }).expect(200);
+    return sets;
+  }
+});
