@@ -120,6 +120,27 @@ describe('support access under attack', () => {
     expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'operator' }]);
   });
 
+  it('a platform made sensitive, or turned off, while an access runs ends its session at once (ended_by platform), once', async () => {
+    const rules = { requireHttps: false, outbound: harness.gateway.config.outbound };
+    for (const patch of [{ sensitive: true }, { supportAccess: 'off' as const }]) {
+      const support = await supportSession(`then ${Object.keys(patch)[0]}`);
+      await updatePlatform(db(), platform.key, patch, CLI_ACTOR, rules);
+      try {
+        expectCode(await api().get('/v1/me').set('Cookie', support.cookie), 401, 'UNAUTHENTICATED');
+        const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+        expect(mine).toMatchObject({ status: 'ended', endedBy: 'platform' });
+        // (The raced access of the first test, signed in but never exchanged, ends with it.)
+        const ended = endedEvents(await pollSets()) as { session: string; ended_by: string }[];
+        expect(ended.filter((event) => event.session === support.sessionId)).toEqual([{ session: support.sessionId, ended_by: 'platform' }]);
+        expect(new Set(ended.map((event) => event.ended_by))).toEqual(new Set(['platform']));
+        // The person's own sessions are not touched.
+        await asPerson(harness, rita.cookie).get('/v1/me').expect(200);
+      } finally {
+        await updatePlatform(db(), platform.key, { sensitive: false, supportAccess: 'notify' }, CLI_ACTOR, rules);
+      }
+    }
+  });
+
   it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {
     const contract = parse(readFileSync(new URL('../../openapi/gateway.yaml', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
     const open: string[] = [];

@@ -29,12 +29,23 @@ const ENDED_BY: Record<EndReason, 'operator' | 'person' | 'expired'> = {
  */
 export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason): Promise<void> {
   const endedBy = ENDED_BY[reason];
-  const { rows } = await trx.raw<{ rows: { sessionId: string; platformId: string; userId: string }[] }>(
+  const { rows } = await trx.raw<{ rows: EndedAccess[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = :endedBy
       WHERE session_id = ANY(CAST(:ids AS uuid[])) AND ended_at IS NULL AND refused_at IS NULL
       RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
     { ids: [...sessionIds], endedBy },
   );
+  await announceSupportAccessEnded(trx, rows, endedBy);
+}
+
+export interface EndedAccess {
+  sessionId: string;
+  platformId: string;
+  userId: string;
+}
+
+/** The platform of each ended access hears `support-access-ended` (in the ending's transaction). */
+export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: 'operator' | 'person' | 'expired' | 'platform'): Promise<void> {
   for (const row of rows) {
     await recordSupportAccessEvent(trx, {
       userId: row.userId,
