@@ -16,6 +16,7 @@ import { generateSigningKeySpec } from '../../src/services/backchannel/signingKe
 const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
 const RITA = person('rita');
 const SUE = { ...person('sue'), familyName: 'Support', permissions: ['support:access'] };
+const TOM = { ...person('tom'), permissions: ['support:access'] };
 const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
 
 /**
@@ -43,15 +44,17 @@ describe('support access under attack', () => {
   let platform: TestPlatform;
   let sue: SignedIn;
   let rita: SignedIn;
+  let tom: SignedIn;
   const db = () => harness.database.db;
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     sue = await signIn(harness, platform, SUE);
     rita = await signIn(harness, platform, RITA);
+    tom = await signIn(harness, platform, TOM);
   });
   afterAll(async () => {
     await harness?.close();
@@ -139,6 +142,24 @@ describe('support access under attack', () => {
         await updatePlatform(db(), platform.key, { sensitive: false, supportAccess: 'notify' }, CLI_ACTOR, rules);
       }
     }
+  });
+
+  it('an operator deleting their account ends their running access at once (ended_by operator) and any unused one', async () => {
+    const asTom = (body: Record<string, unknown>) => asPerson(harness, tom.cookie).post('/v1/support-access').send({ person: RITA.sub, platformKey: platform.key, ...body });
+    const running: string = (await asTom({ reason: 'running' }).expect(201)).body.id;
+    const unused: string = (await asTom({ reason: 'unused' }).expect(201)).body.id;
+    const url = new URL(startUrl(harness, platform.key, undefined, { supportAccess: running }));
+    const code = new URL((await api().get(url.pathname + url.search).set('Cookie', tom.cookie).expect(302)).headers.location!).searchParams.get('code');
+    const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
+    await pollSets();
+    expect((await asPerson(harness, tom.cookie).delete('/v1/account/me')).status).toBeLessThan(300);
+    expectCode(await api().get('/v1/me').set('Cookie', `gw_session=${exchanged.body.session.gatewayToken}`), 401, 'UNAUTHENTICATED');
+    const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items;
+    expect(mine.filter((item: { id: string }) => [running, unused].includes(item.id)).map((item: { status: string; endedBy: string }) => [item.status, item.endedBy])).toEqual([
+      ['ended', 'operator'],
+      ['ended', 'operator'],
+    ]);
+    expect(endedEvents(await pollSets())).toEqual([{ session: exchanged.body.session.id, ended_by: 'operator' }]);
   });
 
   it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {

@@ -20,8 +20,27 @@ export async function endSupportAccessOfPlatform(trx: Db, platformId: string): P
       RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
     { platformId },
   );
+  return endRunning(trx, rows, 'platform');
+}
+
+/**
+ * The account domain's part (account/deletion.ts, in the deletion's transaction): an operator
+ * who deletes their account leaves every access they asked for: a running one ends at once
+ * (ended_by `operator`), a pending or unused one can no longer be approved or used.
+ */
+export async function endSupportAccessOfOperator(trx: Db, operatorUserId: string): Promise<number> {
+  const { rows } = await trx.raw<{ rows: (EndedAccess | { sessionId: null; platformId: string; userId: string })[] }>(
+    `UPDATE support_access SET ended_at = now(), end_reason = 'operator'
+      WHERE operator_user_id = :operatorUserId AND ended_at IS NULL AND refused_at IS NULL
+      RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+    { operatorUserId },
+  );
+  return endRunning(trx, rows.filter((row): row is EndedAccess => row.sessionId !== null), 'operator');
+}
+
+async function endRunning(trx: Db, rows: EndedAccess[], endedBy: 'operator' | 'platform'): Promise<number> {
   if (rows.length === 0) return 0;
   await endSessions(trx, { sessionIds: rows.map((row) => row.sessionId) }, 'revoked');
-  await announceSupportAccessEnded(trx, rows, 'platform');
+  await announceSupportAccessEnded(trx, rows, endedBy);
   return rows.length;
 }
