@@ -61,8 +61,8 @@ describe('support access under attack', () => {
   });
 
   const requestAccess = (body: Record<string, unknown>) => asPerson(harness, sue.cookie).post('/v1/support-access').send({ person: RITA.sub, platformKey: platform.key, ...body });
-  const supportStart = (id: string) => {
-    const url = new URL(startUrl(harness, platform.key, undefined, { supportAccess: id }));
+  const supportStart = (id: string, platformKey = platform.key) => {
+    const url = new URL(startUrl(harness, platformKey, undefined, { supportAccess: id }));
     return api().get(url.pathname + url.search).set('Cookie', sue.cookie);
   };
   /** A running support session of Rita's, as her platform holds it. */
@@ -160,6 +160,25 @@ describe('support access under attack', () => {
       ['ended', 'operator'],
     ]);
     expect(endedEvents(await pollSets())).toEqual([{ session: exchanged.body.session.id, ended_by: 'operator' }]);
+  });
+
+  it('approval cannot be forged: no cross-site form, no answer to a request that asks none, no answer after the operator ended it', async () => {
+    const rules = { requireHttps: false, outbound: harness.gateway.config.outbound };
+    const asking = await addPlatform(harness);
+    await updatePlatform(db(), asking.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE }, CLI_ACTOR, rules);
+    const id: string = (await requestAccess({ platformKey: asking.key, reason: 'please approve' }).expect(201)).body.id;
+    const answer = (accessId: string) => api().post(`/v1/account/support-access/${accessId}/answer`).set('Cookie', rita.cookie);
+    // A page elsewhere posting the person's browser (her cookie rides along; the browser says where from).
+    expectCode(await answer(id).set('Origin', 'https://evil.example').send({ decision: 'approve' }), 403, 'ORIGIN_NOT_ALLOWED');
+    expect((await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === id).status).toBe('pending');
+    // The operator ends (refuses) the pending request: the person can no longer approve it.
+    await asPerson(harness, sue.cookie).post(`/v1/support-access/${id}/end`).expect(200);
+    expectCode(await answer(id).set('Origin', 'http://account.test').send({ decision: 'approve' }), 409, 'SUPPORT_ACCESS_ENDED');
+    expectCode(await supportStart(id, asking.key), 409, 'SUPPORT_ACCESS_ENDED');
+    // A request that only tells the person has nothing to approve.
+    const told: string = (await requestAccess({ reason: 'told' }).expect(201)).body.id;
+    expect((await answer(told).set('Origin', 'http://account.test').send({ decision: 'approve' })).status).toBe(409);
+    expect((await db().raw(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'support_access.approve'`)).rows[0].n).toBe(0);
   });
 
   it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {
