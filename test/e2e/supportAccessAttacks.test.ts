@@ -17,6 +17,7 @@ const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
 const RITA = person('rita');
 const SUE = { ...person('sue'), familyName: 'Support', permissions: ['support:access'] };
 const TOM = { ...person('tom'), permissions: ['support:access'] };
+const UNA = person('una');
 const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
 
 /**
@@ -49,7 +50,7 @@ describe('support access under attack', () => {
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     sue = await signIn(harness, platform, SUE);
@@ -179,6 +180,18 @@ describe('support access under attack', () => {
     const told: string = (await requestAccess({ reason: 'told' }).expect(201)).body.id;
     expect((await answer(told).set('Origin', 'http://account.test').send({ decision: 'approve' })).status).toBe(409);
     expect((await db().raw(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'support_access.approve'`)).rows[0].n).toBe(0);
+  });
+
+  it('the person deleting their account ends a running access (ended_by person) and tells the platform once', async () => {
+    const una = await signIn(harness, platform, UNA);
+    const id: string = (await requestAccess({ person: UNA.sub, reason: 'before she leaves' }).expect(201)).body.id;
+    const code = new URL((await supportStart(id).expect(302)).headers.location!).searchParams.get('code');
+    const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
+    await pollSets();
+    expect((await asPerson(harness, una.cookie).delete('/v1/account/me')).status).toBeLessThan(300);
+    expectCode(await api().get('/v1/me').set('Cookie', `gw_session=${exchanged.body.session.gatewayToken}`), 401, 'UNAUTHENTICATED');
+    expect((await db().raw('SELECT end_reason FROM support_access WHERE id = ?', [id])).rows).toEqual([{ end_reason: 'person' }]);
+    expect(endedEvents(await pollSets())).toEqual([{ session: exchanged.body.session.id, ended_by: 'person' }]);
   });
 
   it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {
