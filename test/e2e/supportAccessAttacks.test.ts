@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { startHarness, addPlatform, startUrl, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
@@ -192,6 +193,24 @@ describe('support access under attack', () => {
     expectCode(await api().get('/v1/me').set('Cookie', `gw_session=${exchanged.body.session.gatewayToken}`), 401, 'UNAUTHENTICATED');
     expect((await db().raw('SELECT end_reason FROM support_access WHERE id = ?', [id])).rows).toEqual([{ end_reason: 'person' }]);
     expect(endedEvents(await pollSets())).toEqual([{ session: exchanged.body.session.id, ended_by: 'person' }]);
+  });
+
+  it('a support sign-in is never a step-up: a step-up\'s challenge, or its token, is refused and nothing is spent', async () => {
+    const challenge = createHash('sha256').update('a step-up verifier of the platform, 43+ chars long').digest('base64url');
+    // The platform asks for a step-up of Rita (her platform credential), with this challenge.
+    const stepUp = await api().post('/v1/auth/step-up').set('Cookie', rita.credential).send({ returnTo: 'https://bff.example.test/home', handoffChallenge: challenge }).expect(200);
+    const token = new URL(stepUp.body.url).searchParams.get('stepUp')!;
+    const id: string = (await requestAccess({ reason: 'stepping up' }).expect(201)).body.id;
+    const start = (extra: Record<string, string>) => {
+      const url = new URL(startUrl(harness, platform.key, undefined, { supportAccess: id, ...extra }));
+      return api().get(url.pathname + url.search).set('Cookie', sue.cookie);
+    };
+    // The step-up's challenge with its token stripped, as for every start.
+    expectCode(await start({ handoffChallenge: challenge }), 400, 'STEP_UP_TOKEN_MISSING');
+    // With the token: a support sign-in cannot answer a step-up.
+    expectCode(await start({ handoffChallenge: challenge, stepUp: token }), 400, 'VALIDATION_FAILED');
+    expect((await db().raw('SELECT used_at FROM support_access WHERE id = ?', [id])).rows).toEqual([{ used_at: null }]);
+    expect((await start({})).status).toBe(302);
   });
 
   it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../domain/types.ts';
-import { ApiError } from '../../errors/catalogue.ts';
+import { ApiError, validationError } from '../../errors/catalogue.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
 import type { PlatformRow } from '../registry/index.ts';
 import { activeFieldsWithValues } from '../onboarding/index.ts';
 import { calculateStatus } from '../onboarding/status.ts';
 import { issueHandoff } from '../login/handoff.ts';
+import { isStepUpChallenge, stepUpTokenMissing } from '../login/index.ts';
 import { platformStateAad } from '../login/loginFlow.ts';
 import { refuseInsecureLoginUrls } from '../registry/platformUrls.ts';
 import { recordAuditEvent, actorFromPrincipal } from '../audit/audit.ts';
@@ -22,6 +23,7 @@ export interface SupportSignInInput {
   returnTo: string;
   handoffChallenge?: string | undefined;
   platformState?: string | undefined;
+  stepUp?: string | undefined;
 }
 
 /**
@@ -54,6 +56,12 @@ export async function startSupportSignIn(
   if (platform.handoffChallengeRequired && !input.handoffChallenge) {
     throw new ApiError('HANDOFF_CHALLENGE_REQUIRED', 'This platform requires handoffChallenge at start.');
   }
+  // A support sign-in is never a step-up (a fresh sign-in of the person): no provider round trip
+  // happens, so a platform must never take it for one. Its token is refused outright, and a
+  // step-up's challenge without it as at every start (loginFlow.ts step 6), nothing spent.
+  if (input.stepUp !== undefined) {
+    throw validationError([{ pointer: '/query/stepUp', message: 'a support sign-in is never a step-up' }], 'A support sign-in cannot confirm who the person is.');
+  }
   // Settings may have changed since the request: a platform turned off or marked sensitive is never entered.
   refuseUnlessEnterable(platform, deps.config.authPlatformKey ?? null);
   const callbackUrl = platform.callbackUrl;
@@ -61,6 +69,7 @@ export async function startSupportSignIn(
   const transactionId = randomUUID();
   const platformStateSealed = input.platformState ? deps.keyRing.seal(input.platformState, platformStateAad(transactionId)) : null;
   const used = await deps.db.transaction(async (trx) => {
+    if (input.handoffChallenge && (await isStepUpChallenge(trx, { handoffChallenge: input.handoffChallenge, platformId: platform.id }))) throw stepUpTokenMissing();
     const grant = await useSupportAccessRow(trx, { id: input.supportAccessId, operatorUserId: operator.userId, platformId: platform.id });
     if (!grant) return undefined;
     // The session's own token is made and thrown away: only the platform's credential (the exchange's) ever reaches it.
