@@ -4617,7 +4617,8 @@ export interface operations {
                  *     used (one conditional statement: a link signs in once), and redirects to the
                  *     platform's callback with a handoff code (and `platformState`); the exchange's answer
                  *     carries `act` and `supportAccess`. Steps 1 to 5a apply as to every start. A support
-                 *     sign-in is never a step-up: with `stepUp` it gives `400 VALIDATION_FAILED`, with a
+                 *     sign-in is never a fresh sign-in of the person: with `stepUp`, `maxAge`, `forceLogin` or
+                 *     `requireSecondFactor` it gives `400 VALIDATION_FAILED`, with a
                  *     step-up's `handoffChallenge` `400 STEP_UP_TOKEN_MISSING` (step 6), nothing spent.
                  */
                 supportAccess?: string;

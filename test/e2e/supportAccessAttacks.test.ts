@@ -195,7 +195,7 @@ describe('support access under attack', () => {
     expect(endedEvents(await pollSets())).toEqual([{ session: exchanged.body.session.id, ended_by: 'person' }]);
   });
 
-  it('a support sign-in is never a step-up: a step-up\'s challenge, or its token, is refused and nothing is spent', async () => {
+  it('a support sign-in is never a step-up nor a fresh sign-in: a step-up\'s challenge or token, maxAge, forceLogin, requireSecondFactor are refused, nothing spent', async () => {
     const challenge = createHash('sha256').update('a step-up verifier of the platform, 43+ chars long').digest('base64url');
     // The platform asks for a step-up of Rita (her platform credential), with this challenge.
     const stepUp = await api().post('/v1/auth/step-up').set('Cookie', rita.credential).send({ returnTo: 'https://bff.example.test/home', handoffChallenge: challenge }).expect(200);
@@ -209,6 +209,8 @@ describe('support access under attack', () => {
     expectCode(await start({ handoffChallenge: challenge }), 400, 'STEP_UP_TOKEN_MISSING');
     // With the token: a support sign-in cannot answer a step-up.
     expectCode(await start({ handoffChallenge: challenge, stepUp: token }), 400, 'VALIDATION_FAILED');
+    // Nor any fresh sign-in a platform asks for: the gateway refuses a login that cannot meet its request.
+    for (const extra of [{ maxAge: '0' }, { forceLogin: 'true' }, { requireSecondFactor: 'true' }] as Record<string, string>[]) expectCode(await start(extra), 400, 'VALIDATION_FAILED');
     expect((await db().raw('SELECT used_at FROM support_access WHERE id = ?', [id])).rows).toEqual([{ used_at: null }]);
     expect((await start({})).status).toBe(302);
   });

@@ -24,6 +24,9 @@ export interface SupportSignInInput {
   handoffChallenge?: string | undefined;
   platformState?: string | undefined;
   stepUp?: string | undefined;
+  maxAge?: number | undefined;
+  forceLogin?: boolean | undefined;
+  requireSecondFactor?: boolean | undefined;
 }
 
 /**
@@ -56,11 +59,14 @@ export async function startSupportSignIn(
   if (platform.handoffChallengeRequired && !input.handoffChallenge) {
     throw new ApiError('HANDOFF_CHALLENGE_REQUIRED', 'This platform requires handoffChallenge at start.');
   }
-  // A support sign-in is never a step-up (a fresh sign-in of the person): no provider round trip
-  // happens, so a platform must never take it for one. Its token is refused outright, and a
-  // step-up's challenge without it as at every start (loginFlow.ts step 6), nothing spent.
-  if (input.stepUp !== undefined) {
-    throw validationError([{ pointer: '/query/stepUp', message: 'a support sign-in is never a step-up' }], 'A support sign-in cannot confirm who the person is.');
+  // A support sign-in is never a fresh sign-in of the person (no provider round trip), so it can
+  // meet no request for one, and the gateway refuses a login that does not meet its request
+  // (LoginAuthentication): a step-up's token, maxAge, forceLogin, requireSecondFactor are refused
+  // here, and a step-up's challenge without its token below, as at every start (loginFlow.ts
+  // step 6). Nothing is spent.
+  const fresh = (['stepUp', 'maxAge', 'forceLogin', 'requireSecondFactor'] as const).filter((name) => input[name] !== undefined && input[name] !== false);
+  if (fresh.length > 0) {
+    throw validationError(fresh.map((name) => ({ pointer: `/query/${name}`, message: 'a support sign-in is not a fresh sign-in of the person' })), 'A support sign-in cannot confirm who the person is.');
   }
   // Settings may have changed since the request: a platform turned off or marked sensitive is never entered.
   refuseUnlessEnterable(platform, deps.config.authPlatformKey ?? null);
