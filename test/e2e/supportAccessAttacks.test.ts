@@ -19,6 +19,7 @@ const RITA = person('rita');
 const SUE = { ...person('sue'), familyName: 'Support', permissions: ['support:access'] };
 const TOM = { ...person('tom'), permissions: ['support:access'] };
 const UNA = person('una');
+const VERA = person('vera');
 const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
 
 /**
@@ -51,7 +52,7 @@ describe('support access under attack', () => {
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     sue = await signIn(harness, platform, SUE);
@@ -213,6 +214,20 @@ describe('support access under attack', () => {
     for (const extra of [{ maxAge: '0' }, { forceLogin: 'true' }, { requireSecondFactor: 'true' }] as Record<string, string>[]) expectCode(await start(extra), 400, 'VALIDATION_FAILED');
     expect((await db().raw('SELECT used_at FROM support_access WHERE id = ?', [id])).rows).toEqual([{ used_at: null }]);
     expect((await start({})).status).toBe(302);
+  });
+
+  it('a support session makes no membership: the person who never used the platform does not become its member by support reading her status', async () => {
+    const other = await addPlatform(harness);
+    const vera = await signIn(harness, other, VERA);
+    const id: string = (await requestAccess({ person: VERA.sub, reason: 'never used it' }).expect(201)).body.id;
+    const code = new URL((await supportStart(id).expect(302)).headers.location!).searchParams.get('code');
+    const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
+    const support = `gw_session=${exchanged.body.session.gatewayToken}`;
+    await api().get(`/v1/onboarding/${platform.key}/status`).set('Cookie', support).expect(200);
+    await api().get(`/v1/onboarding/${platform.key}/requirements`).set('Cookie', support).expect(200);
+    expect((await api().get('/v1/me').set('Cookie', support).expect(200)).body.memberships.map((m: { platformKey: string }) => m.platformKey)).toEqual([other.key]);
+    const { rows } = await db().raw('SELECT p.platform_key AS key FROM platform_memberships m JOIN platforms p ON p.id = m.platform_id WHERE m.user_id = ?', [vera.userId]);
+    expect(rows.map((row: { key: string }) => row.key)).toEqual([other.key]);
   });
 
   it('every operation taking a gateway session is refused on a support session, or listed here with why it is safe', () => {

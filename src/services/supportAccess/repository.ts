@@ -187,15 +187,6 @@ export async function insertSupportTransaction(
   );
 }
 
-/** The person's completed requirement version for the platform (null: none, or no membership). */
-export async function findCompletedRequirementVersion(db: Db, userId: string, platformId: string): Promise<number | null> {
-  const { rows } = await db.raw<{ rows: { version: number | null }[] }>(
-    'SELECT completed_requirement_version AS version FROM platform_memberships WHERE user_id = ? AND platform_id = ?',
-    [userId, platformId],
-  );
-  return rows[0]?.version ?? null;
-}
-
 /**
  * Used accesses whose time ran out and that nobody ended: marked ended by time, once (a batch,
  * rows other runs hold are skipped), so their platform hears the end as for the other ends.

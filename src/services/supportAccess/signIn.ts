@@ -5,7 +5,7 @@ import { ApiError, validationError } from '../../errors/catalogue.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
 import type { PlatformRow } from '../registry/index.ts';
-import { activeFieldsWithValues } from '../onboarding/index.ts';
+import { activeFieldsWithValues, findCompletedRequirementVersion } from '../onboarding/index.ts';
 import { calculateStatus } from '../onboarding/status.ts';
 import { issueHandoff } from '../login/handoff.ts';
 import { isStepUpChallenge, stepUpTokenMissing } from '../login/index.ts';
@@ -15,7 +15,7 @@ import { recordAuditEvent, actorFromPrincipal } from '../audit/audit.ts';
 import { recordSupportAccessEvent } from '../events/record.ts';
 import { SECURITY_EVENT_TYPES } from '../events/types.ts';
 import { SESSION_TOKEN_PREFIX } from '../sessions/create.ts';
-import { attachSupportSession, findCompletedRequirementVersion, findSupportAccess, insertSupportSession, insertSupportTransaction, useSupportAccessRow } from './repository.ts';
+import { attachSupportSession, findSupportAccess, insertSupportSession, insertSupportTransaction, useSupportAccessRow } from './repository.ts';
 import { refusalOf, refuseUnlessEnterable, requireOperator } from './rules.ts';
 
 export interface SupportSignInInput {
