@@ -115,6 +115,25 @@ describe('support access under attack', () => {
     expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'person' }]);
   });
 
+  it('the person revoking the session while the access is being ended elsewhere: no deadlock, the event left to the other ending', async () => {
+    const support = await supportSession('raced ends');
+    // Another ending (the operator's, the purge's) holds the access's row and then ends the session.
+    const other = await db().transaction();
+    try {
+      await other.raw(`UPDATE support_access SET ended_at = now(), end_reason = 'operator' WHERE id = ?`, [support.id]);
+      const revoke = asPerson(harness, rita.cookie).delete(`/v1/sessions/${support.sessionId}`).then((res) => res);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await other.raw(`UPDATE gateway_sessions SET ended_at = now(), end_reason = 'revoked', revoked_at = now() WHERE id = ? AND ended_at IS NULL`, [support.sessionId]);
+      await other.commit();
+      expect((await revoke).status).toBe(204);
+    } finally {
+      if (!other.isCompleted()) await other.rollback();
+    }
+    // The revocation found the access being ended by the other and left the event to it.
+    expect((await db().raw('SELECT end_reason FROM support_access WHERE id = ?', [support.id])).rows).toEqual([{ end_reason: 'operator' }]);
+    expect(endedEvents(await pollSets())).toEqual([]);
+  });
+
   it('the operator signing out on the platform ends the access, tells the platform once, and leaves the person\'s own sessions alone', async () => {
     const support = await supportSession('signed out');
     const res = await api().post('/v1/auth/logout').set('Cookie', support.cookie);

@@ -24,14 +24,20 @@ const ENDED_BY: Record<EndReason, 'operator' | 'person' | 'expired'> = {
  * reason a session ends: the accesses of support sessions among them end too, and their
  * platform receives `support-access-ended`. Once: the conditional UPDATE (`ended_at IS NULL`)
  * matches nothing when the access was ended first (by the operator, the person's "End it now",
- * or the purge), whose paths send their own event. Ordinary sessions match no row (the
- * `support_access_session` index).
+ * or the purge), whose paths send their own event. Ordinary sessions never get here.
+ *
+ * SKIP LOCKED: those other ends lock the access's row first and the session's second, while a
+ * session's end comes here holding the session's row: waiting would deadlock the two (a 500 for
+ * one of them). A locked access is one another transaction is ending right now (every
+ * statement that locks a used access's row ends it), and that one announces it.
  */
 export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason): Promise<void> {
   const endedBy = ENDED_BY[reason];
   const { rows } = await trx.raw<{ rows: EndedAccess[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = :endedBy
-      WHERE session_id = ANY(CAST(:ids AS uuid[])) AND ended_at IS NULL AND refused_at IS NULL
+      WHERE id IN (SELECT id FROM support_access
+                    WHERE session_id = ANY(CAST(:ids AS uuid[])) AND ended_at IS NULL AND refused_at IS NULL
+                    FOR UPDATE SKIP LOCKED)
       RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
     { ids: [...sessionIds], endedBy },
   );
