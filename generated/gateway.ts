@@ -3344,7 +3344,7 @@ export interface components {
              * @description Who ended it: `operator` (ended it, or signed out on the platform), `person` ("End it
              *     now", the session revoked in their list, their account deleted, a sign-out at the
              *     provider), `expired` (its time, or its session idled out), `platform` (the platform was
-             *     made sensitive or stopped opting in while it ran); `null` while it has not ended.
+             *     made sensitive, stopped opting in or was deactivated while it ran); `null` while it has not ended.
              * @enum {string|null}
              */
             endedBy: "operator" | "person" | "expired" | "platform" | null;

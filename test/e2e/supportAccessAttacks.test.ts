@@ -11,7 +11,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { startHarness, addPlatform, startUrl, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { asPerson, person, signIn, type SignedIn } from '../helpers/dataRights.ts';
 import { DEV_USERS } from '../../src/devidp/users.ts';
-import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
+import { activatePlatform, CLI_ACTOR, deactivatePlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 
 const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
@@ -164,6 +164,19 @@ describe('support access under attack', () => {
         await updatePlatform(db(), platform.key, { sensitive: false, supportAccess: 'notify' }, CLI_ACTOR, rules);
       }
     }
+  });
+
+  it('a platform deactivated while an access runs ends it (ended_by platform)', async () => {
+    const support = await supportSession('then deactivated');
+    await deactivatePlatform(db(), platform.key, CLI_ACTOR);
+    try {
+      expect((await db().raw('SELECT end_reason FROM support_access WHERE id = ?', [support.id])).rows).toEqual([{ end_reason: 'platform' }]);
+      expect((await db().raw('SELECT end_reason FROM gateway_sessions WHERE id = ?', [support.sessionId])).rows).toEqual([{ end_reason: 'revoked' }]);
+    } finally {
+      await activatePlatform(db(), platform.key, CLI_ACTOR);
+    }
+    // (A deactivated platform hears no events: the event channel's own rule, securityEventsDeactivated.test.ts.)
+    await pollSets();
   });
 
   it('an operator deleting their account ends their running access at once (ended_by operator) and any unused one', async () => {

@@ -152,6 +152,8 @@ export async function deactivatePlatform(db: Db, platformKey: string, actor: Act
     if (!current.active) return current;
     const updated = await setPlatformActive(trx, platformKey, false);
     await recordAuditEvent(trx, { action: 'platform.deactivate', platformKey, changedFields: ['active'] }, actor);
+    // Support access (issue 35) does not outlive the platform: a running one ends now.
+    await endSupportAccessOfPlatform(trx, updated!.id);
     return updated!;
   });
   return toPlatformView(row);

@@ -3,9 +3,9 @@ import { endSessions } from '../sessions/ending.ts';
 import { announceSupportAccessEnded, type EndedAccess } from './sessionEnds.ts';
 
 /**
- * The registry's part (registry/platforms.ts, in the transaction of the update): a platform
- * made sensitive, or no longer opting in, is left at once by every support access running on
- * it (issue 35: such a platform is never entered this way). The accesses end with
+ * The registry's part (registry/platforms.ts, in the transaction of the update or the
+ * deactivation): a platform made sensitive, no longer opting in, or deactivated, is left at
+ * once by every support access running on it (issue 35: such a platform is never entered this way). The accesses end with
  * `ended_by: platform`, their sessions end (back-channel logout) and the platform hears
  * `support-access-ended`, once: the conditional UPDATE ends each access once, and the session's
  * own end then finds it ended (sessionEnds.ts). Accesses not used yet need nothing: the sign-in
