@@ -2554,19 +2554,20 @@ export interface components {
              *     operator or the person ends it (back-channel logout).
              */
             act?: components["schemas"]["SupportAccessActor"];
-            /** @description Present only on a support session, with `act`. */
-            supportAccess?: {
-                /**
-                 * Format: uuid
-                 * @description The support access.
-                 */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description When it ends (also `session.expiresAt`).
-                 */
-                endsAt: string;
-            };
+            supportAccess?: components["schemas"]["SupportSessionAccess"];
+        };
+        /** @description Present only on a support session (issue 35), with `act`. */
+        SupportSessionAccess: {
+            /**
+             * Format: uuid
+             * @description The support access.
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it ends (also `session.expiresAt`).
+             */
+            endsAt: string;
         };
         /**
          * @description When and how the person authenticated at the identity provider for this login (its ID
@@ -3313,7 +3314,7 @@ export interface components {
             /** @description The person, by identity-provider subject or by e-mail address (exact, one account). */
             person: string;
             platformKey: components["schemas"]["PlatformKey"];
-            /** @description Why, in words the person will read ("because …"). */
+            /** @description Why, in words the person will read ("because …"); line breaks are kept, other control characters refused. */
             reason: string;
             /**
              * @description How long the access lasts once it starts.
@@ -3369,8 +3370,14 @@ export interface components {
             usedAt: string | null;
             /** Format: date-time */
             endedAt: string | null;
-            /** @enum {string|null} */
-            endedBy: "operator" | "person" | "expired" | null;
+            /**
+             * @description Who ended it: `operator` (ended it, or signed out on the platform), `person` ("End it
+             *     now", the session revoked in their list, their account deleted, a sign-out at the
+             *     provider), `expired` (its time, or its session idled out), `platform` (the platform was
+             *     made sensitive, stopped opting in or was deactivated while it ran); `null` while it has not ended.
+             * @enum {string|null}
+             */
+            endedBy: "operator" | "person" | "expired" | "platform" | null;
             /**
              * Format: uri
              * @description While `active` and unused, and only to operators: the platform's `supportSignInUrl`
@@ -3419,7 +3426,7 @@ export interface components {
          *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     | `…:support-access-started` | An operator signed in to this platform as the person (support access); only that platform hears | `session`: the support session's id (the exchange's `session.id`, the `sid` of its logout token); `act_sub`: the operator's subject; `ends_at`: NumericDate |
-         *     | `…:support-access-ended` | That support access ended (by the operator, the person, or its time, found by the purge within minutes); only that platform hears | `session`; `ended_by`: `operator`, `person` or `expired` |
+         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, or the platform's settings), once; only that platform hears | `session`; `ended_by`: `operator`, `person`, `expired` or `platform` |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}
@@ -4154,6 +4161,13 @@ export interface components {
                 /** Format: date-time */
                 expiresAt: string;
             } | null;
+            /**
+             * @description Present only on a support session (issue 35), as in the exchange's answer: who acts
+             *     for the person (RFC 8693 §4.1's actor claim), set by the gateway from the operator's
+             *     own provider login. Absent on every other session.
+             */
+            act?: components["schemas"]["SupportAccessActor"];
+            supportAccess?: components["schemas"]["SupportSessionAccess"];
         };
         /**
          * @description | Value | Method |
@@ -4662,7 +4676,10 @@ export interface operations {
                  *     then creates a session of the person that ends with the access, marks the access
                  *     used (one conditional statement: a link signs in once), and redirects to the
                  *     platform's callback with a handoff code (and `platformState`); the exchange's answer
-                 *     carries `act` and `supportAccess`. Steps 1 to 5a apply as to every start.
+                 *     carries `act` and `supportAccess`. Steps 1 to 5a apply as to every start. A support
+                 *     sign-in is never a fresh sign-in of the person: with `stepUp`, `maxAge`, `forceLogin` or
+                 *     `requireSecondFactor` it gives `400 VALIDATION_FAILED`, with a
+                 *     step-up's `handoffChallenge` `400 STEP_UP_TOKEN_MISSING` (step 6), nothing spent.
                  */
                 supportAccess?: string;
                 /**

@@ -27,6 +27,7 @@ import * as documentsTruncateGuard from '../../migrations/20261127005100_documen
 import * as stepUpChallenges from '../../migrations/20261128001000_step_up_challenges.ts';
 import * as agreementRecordedVia from '../../migrations/20261128002000_agreement_recorded_via.ts';
 import * as supportAccess from '../../migrations/20261129001000_support_access.ts';
+import * as supportAccessPlatformEnd from '../../migrations/20261129001100_support_access_platform_end.ts';
 import * as requirementGrace from '../../migrations/20261129002000_requirement_grace.ts';
 import * as fieldSharing from '../../migrations/20261129003000_field_sharing.ts';
 
@@ -63,6 +64,7 @@ export const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128001000_step_up_challenges': stepUpChallenges,
   '20261128002000_agreement_recorded_via': agreementRecordedVia,
   '20261129001000_support_access': supportAccess,
+  '20261129001100_support_access_platform_end': supportAccessPlatformEnd,
   '20261129002000_requirement_grace': requirementGrace,
   '20261129003000_field_sharing': fieldSharing,
 };

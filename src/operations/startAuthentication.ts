@@ -22,7 +22,7 @@ export const startAuthentication: OperationHandler<'startAuthentication'> = asyn
       deps,
       await browserSessionOf(deps, req),
       platform,
-      { supportAccessId: query.supportAccess, returnTo: query.returnTo, handoffChallenge: query.handoffChallenge, platformState: query.platformState },
+      { supportAccessId: query.supportAccess, returnTo: query.returnTo, handoffChallenge: query.handoffChallenge, platformState: query.platformState, stepUp: query.stepUp, maxAge: query.maxAge, forceLogin: query.forceLogin, requireSecondFactor: query.requireSecondFactor },
       requestId,
     );
     return { status: 302, location, headers: { 'Cache-Control': 'no-store' } };

@@ -272,7 +272,7 @@ describe('support access', () => {
     await asPerson(harness, peter.cookie).delete(`/v1/sessions/${exchanged.body.session.id}`).expect(204);
     expectCode(await api().get('/v1/me').set('Cookie', `gw_session=${exchanged.body.session.gatewayToken}`), 401, 'UNAUTHENTICATED');
     const mine = (await asPerson(harness, peter.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === id);
-    expect(mine).toMatchObject({ status: 'ended', endedBy: null });
+    expect(mine).toMatchObject({ status: 'ended', endedBy: 'person' });
     expect(mine.endedAt).not.toBeNull();
   });
 

@@ -24,7 +24,7 @@ export interface SecurityEventPayloads {
   'urn:auth-gateway:secevent:consent-withdrawn': { document: string; version: number | string };
   /** Support access (issue 35): an operator signed in to this platform as the person. */
   'urn:auth-gateway:secevent:support-access-started': { session: string; act_sub: string; ends_at: number };
-  'urn:auth-gateway:secevent:support-access-ended': { session: string; ended_by: 'operator' | 'person' | 'expired' };
+  'urn:auth-gateway:secevent:support-access-ended': { session: string; ended_by: 'operator' | 'person' | 'expired' | 'platform' };
 }
 // The compiler stops here when the contract gains, renames or drops an event type that the
 // payloads above do not describe (the kit's types are generated/gateway.ts, written by `npm run codegen`).

@@ -8,6 +8,7 @@ import { recordAccountDeletionScheduled, recordAccountErased } from '../events/r
 import { requireLocalUser } from './localUser.ts';
 import { endSessions } from '../sessions/ending.ts';
 import { deleteAvatarsOf } from '../avatars/avatars.ts';
+import { endSupportAccessOfOperator } from '../supportAccess/platformEnds.ts';
 import type { AppDeps } from '../../deps.ts';
 
 interface DeletionDeps {
@@ -35,6 +36,8 @@ export async function deleteAccount(deps: DeletionDeps, principal: Principal): P
     if (marked) {
       await setDeletionReceipt(trx, userId, sha256(receipt));
       await endSessions(trx, { userId }, 'account_deleted');
+      // An operator's support accesses (issue 35) end with their account, running ones at once.
+      await endSupportAccessOfOperator(trx, userId);
       // Every platform the person used hears it (a Security Event Token), in this transaction.
       await recordAccountDeletionScheduled(trx, { userId, eraseAfter: new Date(Date.now() + deps.retentionDays * 86_400_000) });
     }

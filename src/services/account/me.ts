@@ -5,6 +5,7 @@ import { activePlatformsOfMember } from '../registry/index.ts';
 import { findProfile } from './profilesRepository.ts';
 import { bootstrapAndEvaluate } from '../onboarding/status.ts';
 import { requireLocalUser } from './localUser.ts';
+import { findSupportSessionDescription } from '../supportAccess/index.ts';
 
 export type Me = components['schemas']['Me'];
 
@@ -15,7 +16,12 @@ export type Me = components['schemas']['Me'];
  */
 export async function describeCaller(db: Db, principal: Principal): Promise<Me> {
   const userId = requireLocalUser(principal);
-  const [profile, platforms] = await Promise.all([findProfile(db, userId), activePlatformsOfMember(db, userId)]);
+  // A support session says so, as the exchange did (issue 35); other callers read nothing more.
+  const [profile, platforms, support] = await Promise.all([
+    findProfile(db, userId),
+    activePlatformsOfMember(db, userId),
+    principal.supportAccessId ? findSupportSessionDescription(db, principal.supportAccessId) : undefined,
+  ]);
   const memberships = [];
   for (const platform of platforms) {
     memberships.push({ platformKey: platform.platformKey, displayName: platform.displayName, onboarding: await bootstrapAndEvaluate(db, userId, platform) });
@@ -28,5 +34,6 @@ export async function describeCaller(db: Db, principal: Principal): Promise<Me> 
     platform: principal.platform?.key ?? null,
     session: principal.session ? { id: principal.session.id, expiresAt: principal.session.expiresAt.toISOString() } : null,
     memberships,
+    ...support,
   };
 }

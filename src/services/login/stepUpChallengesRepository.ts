@@ -25,6 +25,16 @@ export const NO_STRIPPED_STEP_UP = `(CAST(:stepUpSub AS text) IS NOT NULL OR NOT
            SELECT 1 FROM step_up_challenges c WHERE c.handoff_challenge = CAST(:handoffChallenge AS text) AND c.platform_id = :platformId))`;
 
 /**
+ * Whether a step-up was issued for this challenge on this platform: for a start that writes its
+ * transaction elsewhere (a support sign-in, supportAccess/signIn.ts), which applies the same
+ * rule as NO_STRIPPED_STEP_UP, read in its own transaction.
+ */
+export async function isStepUpChallenge(db: Db, input: { handoffChallenge: string; platformId: string }): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>('SELECT 1 FROM step_up_challenges WHERE handoff_challenge = :handoffChallenge AND platform_id = :platformId', input);
+  return rows.length > 0;
+}
+
+/**
  * For the periodic purge (services/maintenance/maintenance.ts): the marks whose step-up token expired more
  * than `graceSeconds` ago, in bounded batches (each statement holds its locks briefly). No
  * platform keeps a login's verifier that long (the platform kit: 10 minutes by default).

@@ -199,6 +199,18 @@ export async function updateProfileValues(db: Db, userId: string, platformId: st
   );
 }
 
+/**
+ * The version the user completed on the platform, without creating a membership (null: none, or
+ * no membership): for a support session (issue 35), which never makes the person a member.
+ */
+export async function findCompletedRequirementVersion(db: Db, userId: string, platformId: string): Promise<number | null> {
+  const { rows } = await db.raw<{ rows: { version: number | null }[] }>(
+    'SELECT completed_requirement_version AS version FROM platform_memberships WHERE user_id = ? AND platform_id = ?',
+    [userId, platformId],
+  );
+  return rows[0]?.version ?? null;
+}
+
 /** Membership is created on first use of a platform; returns the version the user completed, if any. */
 export async function bootstrapMembership(db: Db, userId: string, platformId: string): Promise<{ completedRequirementVersion: number | null }> {
   const { rows } = await db.raw<{ rows: { completedRequirementVersion: number | null }[] }>(

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex.ts';
 import type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types.ts';
 import type { PlatformRow } from '../registry/index.ts';
-import { activeFieldsWithValues, bootstrapMembership, type FieldWithValue } from './onboardingRepository.ts';
+import { activeFieldsWithValues, bootstrapMembership, findCompletedRequirementVersion, type FieldWithValue } from './onboardingRepository.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
 import { acceptedDocumentsOf, isMissing, missingDocumentsOf } from '../documents/status.ts';
 import { graceDeadline, versionsAfter, type PendingGraces } from '../../domain/requirementGrace.ts';
@@ -92,8 +92,11 @@ export interface EvaluatedOnboarding {
 }
 
 /** Make sure the membership exists, then evaluate on the server (client flags are never trusted). */
-export async function evaluateOnboarding(db: Db, userId: string, platform: PlatformRow): Promise<EvaluatedOnboarding> {
-  const membership = await bootstrapMembership(db, userId, platform.id);
+export async function evaluateOnboarding(db: Db, userId: string, platform: PlatformRow, options: { bootstrap?: boolean } = {}): Promise<EvaluatedOnboarding> {
+  // A support session (issue 35) reads the status without making the person a member.
+  const membership = options.bootstrap === false
+    ? { completedRequirementVersion: await findCompletedRequirementVersion(db, userId, platform.id) }
+    : await bootstrapMembership(db, userId, platform.id);
   const { fields, documents, graces } = await activeFieldsWithValues(db, platform.id, userId);
   return {
     status: calculateStatus(platform, fields, membership.completedRequirementVersion, documents, graces),

@@ -35,7 +35,7 @@ export interface WantedLanguage {
 
 export async function getRequirements(db: Db, platformKey: string, principal: Principal, wanted: WantedLanguage = {}): Promise<Requirements> {
   const { platform, userId } = await resolve(db, platformKey, principal);
-  const { fields } = await evaluateOnboarding(db, userId, platform);
+  const { fields } = await evaluateOnboarding(db, userId, platform, { bootstrap: !principal.supportAccessId });
   const offers = await offersFor(db, platform, userId, principal, fields);
   const views = fields.map((field) => ({ ...toFieldView(field), currentValue: currentValueOf(field), sharedOffer: offers.get(field.fieldKey) ?? null }));
   const language = await chooseTextLanguage(db, userId, translationLanguages(views), wanted, platform.defaultLanguage);
@@ -80,7 +80,7 @@ async function chooseTextLanguage(db: Db, userId: string, available: string[], w
 
 export async function getStatus(db: Db, platformKey: string, principal: Principal): Promise<OnboardingStatus> {
   const { platform, userId } = await resolve(db, platformKey, principal);
-  return (await evaluateOnboarding(db, userId, platform)).status;
+  return (await evaluateOnboarding(db, userId, platform, { bootstrap: !principal.supportAccessId })).status;
 }
 
 /**

@@ -18,6 +18,7 @@ import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { decodeCursor, encodeCursor, pageSize } from '../../db/cursor.ts';
 import { checkCentral, checkComplete, checkEventReceiver, DEFAULT_RULES, PLATFORM_KEY_PATTERN, refuseInsecureUrls, type RegistryRules } from './rules.ts';
 import { CREATE_FIELDS, UPDATE_FIELDS, validateCreate, validateUpdate } from './validate.ts';
+import { endSupportAccessOfPlatform } from '../supportAccess/platformEnds.ts';
 
 // The registry's service functions (reads, writes, representation), shared by the
 // admin API and the operator CLI (see index.ts).
@@ -136,6 +137,9 @@ export async function updatePlatform(
     for (const field of changed) Object.assign(effective, { [field]: changes[field] });
     const updated = await updatePlatformRow(trx, platformKey, effective);
     await recordAuditEvent(trx, { action: 'platform.update', platformKey, changedFields: changed }, actor);
+    // No longer enterable by support access (issue 35): a running one ends now, not at its time.
+    const supportChanged = changed.includes('sensitive') || changed.includes('supportAccess');
+    if (supportChanged && (updated!.sensitive || updated!.supportAccess === 'off')) await endSupportAccessOfPlatform(trx, updated!.id);
     return updated!;
   });
   return toPlatformView(row);
@@ -148,6 +152,8 @@ export async function deactivatePlatform(db: Db, platformKey: string, actor: Act
     if (!current.active) return current;
     const updated = await setPlatformActive(trx, platformKey, false);
     await recordAuditEvent(trx, { action: 'platform.deactivate', platformKey, changedFields: ['active'] }, actor);
+    // Support access (issue 35) does not outlive the platform: a running one ends now.
+    await endSupportAccessOfPlatform(trx, updated!.id);
     return updated!;
   });
   return toPlatformView(row);

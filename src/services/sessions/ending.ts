@@ -1,13 +1,16 @@
 import type { Db } from '../../db/knex.ts';
 import { endSessionRows, type EndReason, type SessionSelector } from './repository.ts';
 import { enqueueBackchannelLogouts } from '../backchannel/outbox.ts';
+import { endSupportAccessOfSessions } from '../supportAccess/index.ts';
 
 /**
  * Ends sessions, for every reason a session ends (sign-out, provider logout, revocation,
  * account deletion, expiry or idling noticed by the purge), in one place: the sessions stop
  * working at once (and with them every platform credential derived from them), and each
  * platform that exchanged a code for one of them is told by back-channel logout, once:
- * both in one transaction, so an ended session is never left untold, nor told twice.
+ * both in one transaction, so an ended session is never left untold, nor told twice. A support
+ * session's access ends with it, and its platform hears `support-access-ended` (issue 35); an
+ * ordinary session costs no statement for this (the ending UPDATE returns the column).
  */
 export async function endSessions(
   db: Db,
@@ -21,6 +24,8 @@ export async function endSessions(
     const ids = ended.map((session) => session.id);
     if (ids.length > 0) {
       await enqueueBackchannelLogouts(trx, ids);
+      const support = ended.filter((session) => session.supportAccessId !== null).map((session) => session.id);
+      if (support.length > 0) await endSupportAccessOfSessions(trx, support, reason);
       await alsoInTransaction?.(trx, ids);
     }
     return ids;

@@ -179,7 +179,7 @@ export type SessionSelector =
  * session that has already ended is not returned again. Expired and idle sessions (found by
  * the purge) keep `revoked_at` empty: they ended by time, nobody revoked them.
  */
-export async function endSessionRows(db: Db, selector: SessionSelector, reason: EndReason): Promise<{ id: string; userId: string }[]> {
+export async function endSessionRows(db: Db, selector: SessionSelector, reason: EndReason): Promise<{ id: string; userId: string; supportAccessId: string | null }[]> {
   let where: string;
   let bindings: Record<string, unknown>;
   if ('sessionIds' in selector) {
@@ -214,13 +214,13 @@ export async function endSessionRows(db: Db, selector: SessionSelector, reason: 
     bindings = { idle: selector.expiredOrIdleSeconds, limit: selector.limit };
   }
   const byTime = reason === 'expired' || reason === 'idle';
-  const { rows } = await db.raw<{ rows: { id: string; userId: string }[] }>(
+  const { rows } = await db.raw<{ rows: { id: string; userId: string; supportAccessId: string | null }[] }>(
     `UPDATE gateway_sessions s
         SET ended_at = now(),
             end_reason = ${byTime ? `CASE WHEN s.expires_at <= now() THEN 'expired' ELSE 'idle' END` : ':reason'},
             revoked_at = ${byTime ? 's.revoked_at' : 'COALESCE(s.revoked_at, now())'}
       WHERE (${where}) AND s.ended_at IS NULL
-      RETURNING s.id, s.user_id AS "userId"`,
+      RETURNING s.id, s.user_id AS "userId", s.support_access_id AS "supportAccessId"`,
     { ...bindings, reason },
   );
   return rows;

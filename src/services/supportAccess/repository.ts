@@ -27,7 +27,7 @@ export interface SupportAccessRow {
   usedAt: Date | null;
   sessionId: string | null;
   endedAt: Date | null;
-  endReason: 'operator' | 'person' | 'expired' | null;
+  endReason: 'operator' | 'person' | 'expired' | 'platform' | null;
   /** Computed by the database's clock, never the process's. */
   status: 'pending' | 'active' | 'refused' | 'unanswered' | 'ended' | 'expired';
 }
@@ -187,15 +187,6 @@ export async function insertSupportTransaction(
   );
 }
 
-/** The person's completed requirement version for the platform (null: none, or no membership). */
-export async function findCompletedRequirementVersion(db: Db, userId: string, platformId: string): Promise<number | null> {
-  const { rows } = await db.raw<{ rows: { version: number | null }[] }>(
-    'SELECT completed_requirement_version AS version FROM platform_memberships WHERE user_id = ? AND platform_id = ?',
-    [userId, platformId],
-  );
-  return rows[0]?.version ?? null;
-}
-
 /**
  * Used accesses whose time ran out and that nobody ended: marked ended by time, once (a batch,
  * rows other runs hold are skipped), so their platform hears the end as for the other ends.
@@ -210,4 +201,17 @@ export async function endExpiredSupportAccessRows(db: Db, limit: number): Promis
     { limit },
   );
   return rows;
+}
+
+/** What a support session says of itself (GET /v1/me): who acts, and the access, as the exchange says it. */
+export async function findSupportSessionDescription(
+  db: Db,
+  supportAccessId: string,
+): Promise<{ act: { sub: string; name: string | null }; supportAccess: { id: string; endsAt: string } } | undefined> {
+  const { rows } = await db.raw<{ rows: { sub: string; name: string | null; endsAt: Date }[] }>(
+    'SELECT operator_sub AS sub, operator_name AS name, ends_at AS "endsAt" FROM support_access WHERE id = ?',
+    [supportAccessId],
+  );
+  const row = rows[0];
+  return row ? { act: { sub: row.sub, name: row.name }, supportAccess: { id: supportAccessId, endsAt: row.endsAt.toISOString() } } : undefined;
 }

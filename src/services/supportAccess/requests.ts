@@ -4,8 +4,7 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { findActivePlatformByKey } from '../registry/index.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { endSessions } from '../sessions/ending.ts';
-import { recordSupportAccessEvent } from '../events/record.ts';
-import { SECURITY_EVENT_TYPES } from '../events/types.ts';
+import { announceSupportAccessEnded } from './sessionEnds.ts';
 import {
   answerSupportAccessRow,
   endExpiredSupportAccessRows,
@@ -109,12 +108,7 @@ export async function endSupportAccess(db: Db, principal: Principal, id: string,
  */
 async function endSupportSession(trx: Db, input: { sessionId: string; userId: string; platformId: string; endedBy: 'operator' | 'person' | 'expired' }): Promise<void> {
   await endSessions(trx, { sessionIds: [input.sessionId] }, input.endedBy === 'expired' ? 'expired' : 'revoked');
-  await recordSupportAccessEvent(trx, {
-    userId: input.userId,
-    platformId: input.platformId,
-    type: SECURITY_EVENT_TYPES.supportAccessEnded,
-    payload: { session: input.sessionId, ended_by: input.endedBy },
-  });
+  await announceSupportAccessEnded(trx, [input], input.endedBy);
 }
 
 /**

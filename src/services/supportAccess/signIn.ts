@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../domain/types.ts';
-import { ApiError } from '../../errors/catalogue.ts';
+import { ApiError, validationError } from '../../errors/catalogue.ts';
 import { randomToken, sha256 } from '../../security/crypto.ts';
 import { requireReturnTo } from '../../security/returnTo.ts';
 import type { PlatformRow } from '../registry/index.ts';
-import { activeFieldsWithValues } from '../onboarding/index.ts';
+import { activeFieldsWithValues, findCompletedRequirementVersion } from '../onboarding/index.ts';
 import { calculateStatus } from '../onboarding/status.ts';
 import { issueHandoff } from '../login/handoff.ts';
+import { isStepUpChallenge, stepUpTokenMissing } from '../login/index.ts';
 import { platformStateAad } from '../login/loginFlow.ts';
 import { refuseInsecureLoginUrls } from '../registry/platformUrls.ts';
 import { recordAuditEvent, actorFromPrincipal } from '../audit/audit.ts';
 import { recordSupportAccessEvent } from '../events/record.ts';
 import { SECURITY_EVENT_TYPES } from '../events/types.ts';
 import { SESSION_TOKEN_PREFIX } from '../sessions/create.ts';
-import { attachSupportSession, findCompletedRequirementVersion, findSupportAccess, insertSupportSession, insertSupportTransaction, useSupportAccessRow } from './repository.ts';
+import { attachSupportSession, findSupportAccess, insertSupportSession, insertSupportTransaction, useSupportAccessRow } from './repository.ts';
 import { refusalOf, refuseUnlessEnterable, requireOperator } from './rules.ts';
 
 export interface SupportSignInInput {
@@ -22,6 +23,10 @@ export interface SupportSignInInput {
   returnTo: string;
   handoffChallenge?: string | undefined;
   platformState?: string | undefined;
+  stepUp?: string | undefined;
+  maxAge?: number | undefined;
+  forceLogin?: boolean | undefined;
+  requireSecondFactor?: boolean | undefined;
 }
 
 /**
@@ -54,6 +59,15 @@ export async function startSupportSignIn(
   if (platform.handoffChallengeRequired && !input.handoffChallenge) {
     throw new ApiError('HANDOFF_CHALLENGE_REQUIRED', 'This platform requires handoffChallenge at start.');
   }
+  // A support sign-in is never a fresh sign-in of the person (no provider round trip), so it can
+  // meet no request for one, and the gateway refuses a login that does not meet its request
+  // (LoginAuthentication): a step-up's token, maxAge, forceLogin, requireSecondFactor are refused
+  // here, and a step-up's challenge without its token below, as at every start (loginFlow.ts
+  // step 6). Nothing is spent.
+  const fresh = (['stepUp', 'maxAge', 'forceLogin', 'requireSecondFactor'] as const).filter((name) => input[name] !== undefined && input[name] !== false);
+  if (fresh.length > 0) {
+    throw validationError(fresh.map((name) => ({ pointer: `/query/${name}`, message: 'a support sign-in is not a fresh sign-in of the person' })), 'A support sign-in cannot confirm who the person is.');
+  }
   // Settings may have changed since the request: a platform turned off or marked sensitive is never entered.
   refuseUnlessEnterable(platform, deps.config.authPlatformKey ?? null);
   const callbackUrl = platform.callbackUrl;
@@ -61,6 +75,7 @@ export async function startSupportSignIn(
   const transactionId = randomUUID();
   const platformStateSealed = input.platformState ? deps.keyRing.seal(input.platformState, platformStateAad(transactionId)) : null;
   const used = await deps.db.transaction(async (trx) => {
+    if (input.handoffChallenge && (await isStepUpChallenge(trx, { handoffChallenge: input.handoffChallenge, platformId: platform.id }))) throw stepUpTokenMissing();
     const grant = await useSupportAccessRow(trx, { id: input.supportAccessId, operatorUserId: operator.userId, platformId: platform.id });
     if (!grant) return undefined;
     // The session's own token is made and thrown away: only the platform's credential (the exchange's) ever reaches it.

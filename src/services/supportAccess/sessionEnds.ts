@@ -1,0 +1,63 @@
+import type { Db } from '../../db/knex.ts';
+import type { EndReason } from '../sessions/index.ts';
+import { recordSupportAccessEvent } from '../events/record.ts';
+import { SECURITY_EVENT_TYPES } from '../events/types.ts';
+
+/**
+ * Who ended a support access whose session ended some other way than through the access's own
+ * end (requests.ts): the person revoked it in their session list, deleted their account or
+ * signed out at the provider; the operator signed out on the platform (only the operator uses
+ * a support session); or time (expiry, idling, never reached).
+ */
+const ENDED_BY: Record<EndReason, 'operator' | 'person' | 'expired'> = {
+  revoked: 'person',
+  account_deleted: 'person',
+  provider_logout: 'person',
+  sign_out: 'operator',
+  expired: 'expired',
+  idle: 'expired',
+  unreached: 'expired',
+};
+
+/**
+ * Called by endSessions (sessions/ending.ts) in the transaction that ends sessions, for every
+ * reason a session ends: the accesses of support sessions among them end too, and their
+ * platform receives `support-access-ended`. Once: the conditional UPDATE (`ended_at IS NULL`)
+ * matches nothing when the access was ended first (by the operator, the person's "End it now",
+ * or the purge), whose paths send their own event. Ordinary sessions never get here.
+ *
+ * SKIP LOCKED: those other ends lock the access's row first and the session's second, while a
+ * session's end comes here holding the session's row: waiting would deadlock the two (a 500 for
+ * one of them). A locked access is one another transaction is ending right now (every
+ * statement that locks a used access's row ends it), and that one announces it.
+ */
+export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason): Promise<void> {
+  const endedBy = ENDED_BY[reason];
+  const { rows } = await trx.raw<{ rows: EndedAccess[] }>(
+    `UPDATE support_access SET ended_at = now(), end_reason = :endedBy
+      WHERE id IN (SELECT id FROM support_access
+                    WHERE session_id = ANY(CAST(:ids AS uuid[])) AND ended_at IS NULL AND refused_at IS NULL
+                    FOR UPDATE SKIP LOCKED)
+      RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+    { ids: [...sessionIds], endedBy },
+  );
+  await announceSupportAccessEnded(trx, rows, endedBy);
+}
+
+export interface EndedAccess {
+  sessionId: string;
+  platformId: string;
+  userId: string;
+}
+
+/** The platform of each ended access hears `support-access-ended` (in the ending's transaction). */
+export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: 'operator' | 'person' | 'expired' | 'platform'): Promise<void> {
+  for (const row of rows) {
+    await recordSupportAccessEvent(trx, {
+      userId: row.userId,
+      platformId: row.platformId,
+      type: SECURITY_EVENT_TYPES.supportAccessEnded,
+      payload: { session: row.sessionId, ended_by: endedBy },
+    });
+  }
+}
