@@ -233,7 +233,7 @@ async function main(): Promise<number> {
       progress(`${SETTINGS.memoryLogins} more whole logins on the gateway for its memory (not measured)`);
       // BENCH_MEMORY_SAMPLE: the memory along the run, every that many logins (after a full GC).
       const step = SETTINGS.memorySample > 0 ? SETTINGS.memorySample : SETTINGS.memoryLogins;
-      const warmAt = SETTINGS.memoryWarmup < SETTINGS.memoryLogins ? SETTINGS.memoryWarmup : null;
+      const warmAt = SETTINGS.memoryWarmup > 0 && SETTINGS.memoryWarmup < SETTINGS.memoryLogins ? SETTINGS.memoryWarmup : null;
       for (let done = 0; done < SETTINGS.memoryLogins;) {
         // Stop at the warm-up's end too, so the first warm reading is taken exactly there.
         const until = warmAt !== null && done < warmAt ? Math.min(done + step, warmAt) : done + step;
@@ -262,7 +262,8 @@ async function main(): Promise<number> {
       loginsWhenEarly: rssEarly?.logins ?? 0,
       rssWarmBytes: rssWarm?.bytes ?? null,
       loginsWhenWarm: rssWarm?.logins ?? 0,
-      warmAfterWarmup: rssWarm !== rssEarly,
+      // BENCH_MEMORY_WARMUP=0: the early reading is the warm one (the driver's earlier verdict).
+      warmAfterWarmup: rssWarm !== rssEarly || SETTINGS.memoryWarmup === 0,
       rssAfterLoginsBytes: await rssBytes(servers.gateway.child.pid!),
       logins: ctx.gatewayLogins,
       heapWarmBytes: rssWarm?.heap ?? null,
@@ -296,7 +297,7 @@ async function main(): Promise<number> {
           : '') +
         `\nPerformance targets:\n${targets.map((t) => `  ${t.status.padEnd(12)} ${t.name}: ${t.measured}`).join('\n')}\n` +
         `\nGateway memory (RSS): ${mb(memory.rssAfterBootBytes)} after boot, ${mb(memory.rssEarlyBytes)} after the first warm-up (${memory.loginsWhenEarly} logins), ` +
-        `${mb(memory.rssWarmBytes)} warm (${memory.warmAfterWarmup ? `lowest from ${SETTINGS.memoryWarmup} memory logins on, at ${memory.loginsWhenWarm} logins` : `${memory.loginsWhenWarm} logins: no warm-up, BENCH_MEMORY_LOGINS <= BENCH_MEMORY_WARMUP`}), ` +
+        `${mb(memory.rssWarmBytes)} warm (${SETTINGS.memoryWarmup === 0 ? 'the first warm-up\'s reading, BENCH_MEMORY_WARMUP=0' : memory.warmAfterWarmup ? `lowest from ${SETTINGS.memoryWarmup} memory logins on, at ${memory.loginsWhenWarm} logins` : `${memory.loginsWhenWarm} logins: no warm-up, BENCH_MEMORY_LOGINS <= BENCH_MEMORY_WARMUP`}), ` +
         `${mb(memory.rssAfterLoginsBytes)} after ${memory.logins} logins and every other request of the run; ` +
         `heap after a full GC ${mb(memory.heapWarmBytes)} warm, ${mb(memory.heapAfterLoginsBytes)} at the end\n` +
         `Total ${totalSeconds.toFixed(0)} s.\n` +
