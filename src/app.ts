@@ -14,7 +14,7 @@ import { handlers as defaultHandlers } from './api/handlers.ts';
 import type { AppDeps } from './deps.ts';
 import type { HandlerMap } from './api/types.ts';
 import { refuseIllFormedStrings } from './api/wellFormedBody.ts';
-import { loggableUrl } from './logger.ts';
+import { ACCESS_LOG_REDACT_PATHS, loggableUrl, REDACT_CENSOR } from './logger.ts';
 import { createMetrics, hasMetricsToken, instrumentRelyingParty } from './observability/metrics.ts';
 
 export interface AppOptions {
@@ -40,7 +40,9 @@ function clientRequestIdOf(header: string | string[] | undefined): string | unde
  */
 export function accessLog(logger: Logger, traced: boolean) {
   return pinoHttp({
-    logger,
+    // Its own redaction, without the paths under `req` and `res` its serializers below make
+    // unreachable (src/logger.ts ACCESS_LOG_REDACT_PATHS); `logger` itself keeps them all.
+    logger: logger.child({}, { redact: { paths: ACCESS_LOG_REDACT_PATHS, censor: REDACT_CENSOR } }),
     genReqId: (_req: IncomingMessage, res: ServerResponse) => {
       const id = randomUUID();
       res.setHeader('X-Request-Id', id);

@@ -90,7 +90,7 @@ export function targetsOf(
   summaries: EndpointSummary[],
   eoc: { start: EocSummary | null; login: EocSummary | null },
   memory: {
-    rssAfterBootBytes: number | null; rssWarmBytes: number | null; loginsWhenWarm: number; rssAfterLoginsBytes: number | null; logins: number;
+    rssAfterBootBytes: number | null; rssWarmBytes: number | null; loginsWhenWarm: number; warmAfterWarmup: boolean; rssAfterLoginsBytes: number | null; logins: number;
     heapWarmBytes: number | null; heapAfterLoginsBytes: number;
   },
 ): Target[] {
@@ -121,10 +121,18 @@ export function targetsOf(
     check(`${endpoint}: req/s >= 1.0x bare`, of(endpoint)?.ratio, 1.0, 'min', (v) => v.toFixed(2));
   }
   const growth = memory.rssWarmBytes && memory.rssAfterLoginsBytes ? memory.rssAfterLoginsBytes / memory.rssWarmBytes : null;
-  check(
-    `memory: RSS growth under 5% from warm (${memory.loginsWhenWarm} logins) to ${memory.logins} logins (issue: 100k; BENCH_MEMORY_LOGINS)`,
-    growth, 1.05, 'max', (v) => `x${v.toFixed(2)} (${mb(memory.rssWarmBytes)} -> ${mb(memory.rssAfterLoginsBytes)})`,
-  );
+  // Without a real warm-up (BENCH_MEMORY_LOGINS above BENCH_MEMORY_WARMUP) the warm reading is
+  // taken while RSS still climbs: the figure is shown, but it is no verdict on growth after warm-up.
+  const memoryName = `memory: RSS growth under 5% from warm (the lowest reading after the warm-up, at ${memory.loginsWhenWarm} logins) to ${memory.logins} logins (issue: 100k; BENCH_MEMORY_LOGINS)`;
+  if (memory.warmAfterWarmup) check(memoryName, growth, 1.05, 'max', (v) => `x${v.toFixed(2)} (${mb(memory.rssWarmBytes)} -> ${mb(memory.rssAfterLoginsBytes)})`);
+  else {
+    targets.push({
+      name: memoryName,
+      measured: `no warm-up in this run (BENCH_MEMORY_LOGINS <= BENCH_MEMORY_WARMUP); from the first warm-up (${memory.loginsWhenWarm} logins): ` +
+        (growth === null ? 'n/a' : `x${growth.toFixed(2)} (${mb(memory.rssWarmBytes)} -> ${mb(memory.rssAfterLoginsBytes)})`),
+      status: 'NOT MEASURED',
+    });
+  }
   // Diagnostics (issue 15's per-step goals): where the gap of the targets above sits.
   for (const endpoint of ['start', 'callback', 'exchange'] as const) {
     const s = of(endpoint);

@@ -225,25 +225,45 @@ async function main(): Promise<number> {
       }
     }
     // Memory: the gateway's RSS after boot and now, after every login of the run (and
-    // BENCH_MEMORY_LOGINS more, when asked for a long run).
+    // BENCH_MEMORY_LOGINS more, when asked for a long run). The warm reading taken after the first
+    // warm-up of logins comes while RSS still climbs to its plateau; when the memory logins reach
+    // past BENCH_MEMORY_WARMUP, the verdict's warm reading is the lowest RSS read from there on.
+    const rssEarly = rssWarm;
     if (SETTINGS.memoryLogins > 0) {
       progress(`${SETTINGS.memoryLogins} more whole logins on the gateway for its memory (not measured)`);
       // BENCH_MEMORY_SAMPLE: the memory along the run, every that many logins (after a full GC).
       const step = SETTINGS.memorySample > 0 ? SETTINGS.memorySample : SETTINGS.memoryLogins;
-      for (let done = 0; done < SETTINGS.memoryLogins; done += step) {
-        const extra = await concurrently(SETTINGS.users, { count: Math.min(step, SETTINGS.memoryLogins - done) }, () => wholeLogin(ctx, 'gateway'));
+      const warmAt = SETTINGS.memoryWarmup > 0 && SETTINGS.memoryWarmup < SETTINGS.memoryLogins ? SETTINGS.memoryWarmup : null;
+      for (let done = 0; done < SETTINGS.memoryLogins;) {
+        // Stop at the warm-up's end too, so the first warm reading is taken exactly there.
+        const until = warmAt !== null && done < warmAt ? Math.min(done + step, warmAt) : done + step;
+        const count = Math.min(until, SETTINGS.memoryLogins) - done;
+        const extra = await concurrently(SETTINGS.users, { count }, () => wholeLogin(ctx, 'gateway'));
+        done += count;
         ctx.gatewayLogins += extra.ok;
         if (extra.failed > 0) progress(`  ${extra.failed} of them failed: ${JSON.stringify(extra.failures)}`);
+        let m: Awaited<ReturnType<typeof memoryAfterGc>> | null = null;
         if (SETTINGS.memorySample > 0) {
-          const m = await memoryAfterGc(servers.gateway, SETTINGS.memorySampleGc);
+          m = await memoryAfterGc(servers.gateway, SETTINGS.memorySampleGc);
           progress(`  memory after ${ctx.gatewayLogins} logins${m.afterGc ? ' (after a full GC)' : ''}: RSS ${mb(m.rss)}, heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)}, arrayBuffers ${mb(m.arrayBuffers)}`);
+        }
+        // Warm readings: at the warm-up's end and at every sample after it but the last (the end reading).
+        if (warmAt !== null && done >= warmAt && done < SETTINGS.memoryLogins) {
+          const bytes = m?.rss ?? (await rssBytes(servers.gateway.child.pid!));
+          if (rssWarm === rssEarly || (bytes !== null && rssWarm?.bytes != null && bytes < rssWarm.bytes)) {
+            rssWarm = { bytes, heap: m?.afterGc ? m.heapUsed : await heapAfterGc(servers.gateway), logins: ctx.gatewayLogins };
+          }
         }
       }
     }
     const memory = {
       rssAfterBootBytes: rssAfterBoot,
+      rssEarlyBytes: rssEarly?.bytes ?? null,
+      loginsWhenEarly: rssEarly?.logins ?? 0,
       rssWarmBytes: rssWarm?.bytes ?? null,
       loginsWhenWarm: rssWarm?.logins ?? 0,
+      // BENCH_MEMORY_WARMUP=0: the early reading is the warm one (the driver's earlier verdict).
+      warmAfterWarmup: rssWarm !== rssEarly || SETTINGS.memoryWarmup === 0,
       rssAfterLoginsBytes: await rssBytes(servers.gateway.child.pid!),
       logins: ctx.gatewayLogins,
       heapWarmBytes: rssWarm?.heap ?? null,
@@ -276,7 +296,8 @@ async function main(): Promise<number> {
             '\n'
           : '') +
         `\nPerformance targets:\n${targets.map((t) => `  ${t.status.padEnd(12)} ${t.name}: ${t.measured}`).join('\n')}\n` +
-        `\nGateway memory (RSS): ${mb(memory.rssAfterBootBytes)} after boot, ${mb(memory.rssWarmBytes)} warm (${memory.loginsWhenWarm} logins), ` +
+        `\nGateway memory (RSS): ${mb(memory.rssAfterBootBytes)} after boot, ${mb(memory.rssEarlyBytes)} after the first warm-up (${memory.loginsWhenEarly} logins), ` +
+        `${mb(memory.rssWarmBytes)} warm (${SETTINGS.memoryWarmup === 0 ? 'the first warm-up\'s reading, BENCH_MEMORY_WARMUP=0' : memory.warmAfterWarmup ? `lowest from ${SETTINGS.memoryWarmup} memory logins on, at ${memory.loginsWhenWarm} logins` : `${memory.loginsWhenWarm} logins: no warm-up, BENCH_MEMORY_LOGINS <= BENCH_MEMORY_WARMUP`}), ` +
         `${mb(memory.rssAfterLoginsBytes)} after ${memory.logins} logins and every other request of the run; ` +
         `heap after a full GC ${mb(memory.heapWarmBytes)} warm, ${mb(memory.heapAfterLoginsBytes)} at the end\n` +
         `Total ${totalSeconds.toFixed(0)} s.\n` +

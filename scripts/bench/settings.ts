@@ -41,6 +41,9 @@ export const SETTINGS = {
   memoryLogins: numberFromEnv('BENCH_MEMORY_LOGINS', 0, 0, 10_000_000),
   memorySample: numberFromEnv('BENCH_MEMORY_SAMPLE', 0, 0, 10_000_000),
   memorySampleGc: process.env.BENCH_MEMORY_SAMPLE_GC !== 'false',
+  // Memory logins before the warm reading: RSS climbs to its plateau over the first thousands of
+  // logins (docs/benchmarks.md, "Memory along one run"), so a reading before that is not "warm".
+  memoryWarmup: numberFromEnv('BENCH_MEMORY_WARMUP', 10_000, 0, 10_000_000),
   preparedStatements: (process.env.BENCH_PREPARED ?? 'true') !== 'false',
   eoc: (process.env.BENCH_EOC ?? 'true') !== 'false',
   cpuProfile: (process.env.BENCH_CPU_PROF ?? '') as '' | Side | 'both',

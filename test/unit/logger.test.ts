@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { createLogger, loggableUrl, LOGGED_CONTAINERS, wantsPrettyLogs } from '../../src/logger.ts';
-import { createApp } from '../../src/app.ts';
+import express from 'express';
+import { accessLog, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { parseKeyRing, DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -226,5 +227,32 @@ describe('request logs of the app', () => {
     expect(entries.filter((entry) => entry.level >= 40)).toEqual([]);
     expect(entries.filter((entry) => entry.res?.statusCode === 500)).toEqual([]);
     expect(entries.map((entry) => entry.msg)).not.toContain('unhandled error');
+  });
+});
+
+describe('the access logger (its own redaction, without the paths under req and res)', () => {
+  it('never lets a header, cookie, body or query code through req.log, whatever a line is given', async () => {
+    const sink = memory();
+    const app = express();
+    app.use(accessLog(createLogger('info', sink.stream), false));
+    app.get('/probe', (req, res) => {
+      // What a careless line could hand it: the raw request and response, and containers of secrets.
+      req.log.info({ req, res, headers: req.headers, query: req.query, body: { code: 'body_code_secret' }, state: 'top_state_secret' }, 'probe');
+      res.setHeader('Set-Cookie', 'gw_session=set_cookie_secret');
+      res.status(204).end();
+    });
+    const res = await request(app).get('/probe?code=query_code_secret').set('Authorization', 'Bearer bearer_secret').set('Cookie', 'gw_session=cookie_secret');
+    expect(res.status).toBe(204);
+    for (let attempt = 0; attempt < 200 && sink.lines.length < 2; attempt += 1) await new Promise((resolve) => setImmediate(resolve));
+    const text = sink.text();
+    for (const secret of ['body_code_secret', 'top_state_secret', 'set_cookie_secret', 'query_code_secret', 'bearer_secret', 'cookie_secret']) {
+      expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
+    }
+    // The access line keeps its fields: request id, method, query-less URL; status code; time.
+    const line = JSON.parse(sink.lines.find((l) => l.includes('request completed'))!) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(line.req!).sort()).toEqual(['id', 'method', 'url']);
+    expect(line.req!.url).toBe('/probe?code=…');
+    expect(line.res).toEqual({ statusCode: 204 });
+    expect(typeof line.responseTime).toBe('number');
   });
 });
