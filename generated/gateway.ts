@@ -1394,7 +1394,11 @@ export interface paths {
          *     `supportSignInUrl` with `supportAccess=<id>`. Only the operator who made the request
          *     can use it, once, in the browser signed in to the gateway as themselves (see
          *     `startAuthentication`). Audited (`support_access.request`). Counted against the caller's
-         *     limit of administrative writes (`RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`).
+         *     limit of administrative writes (`RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`). A person is asked
+         *     to approve at most 3 times in 10 minutes, whatever the operators (a refused or ended
+         *     request keeps its place: the person saw it): the fourth approval request gives
+         *     `429 TOO_MANY_SUPPORT_REQUESTS` with `Retry-After`. Requests that only tell the person
+         *     (`notify`) are not counted.
          */
         post: operations["requestSupportAccess"];
         delete?: never;
@@ -2357,6 +2361,7 @@ export interface components {
          *     | `DATA_EXPORT_NOT_READY` | 409 | The export is not ready (pending or failed). |
          *     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the size limit. |
          *     | `RATE_LIMITED` | 429 | Too many attempts; see `Retry-After`. |
+         *     | `TOO_MANY_SUPPORT_REQUESTS` | 429 | The person was asked to approve support access 3 times in the last 10 minutes, by any operators; `Retry-After` says when the oldest of those leaves the window. |
          *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not `application/json`. |
          *     | `INTERNAL_ERROR` | 500 | Unexpected failure. |
          *     | `NOT_IMPLEMENTED` | 501 | Not implemented by this build yet. |
@@ -2366,7 +2371,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "SUPPORT_ACCESS_NOT_ALLOWED" | "APPROVAL_REQUIRED" | "SUPPORT_SESSION_FORBIDDEN" | "PERSON_NOT_FOUND" | "SUPPORT_ACCESS_NOT_FOUND" | "SUPPORT_ACCESS_EXPIRED" | "SUPPORT_ACCESS_ENDED" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "SUPPORT_ACCESS_NOT_ALLOWED" | "APPROVAL_REQUIRED" | "SUPPORT_SESSION_FORBIDDEN" | "PERSON_NOT_FOUND" | "SUPPORT_ACCESS_NOT_FOUND" | "SUPPORT_ACCESS_EXPIRED" | "SUPPORT_ACCESS_ENDED" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_SUPPORT_REQUESTS" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -6507,7 +6512,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PERSON_NOT_FOUND` or `PLATFORM_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
-            /** @description `RATE_LIMITED`: too many requests by this operator (the administrative writes' limit, `RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`). */
+            /** @description `RATE_LIMITED`: too many requests by this operator (the administrative writes' limit, `RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`); `TOO_MANY_SUPPORT_REQUESTS`: the person was asked to approve 3 times in the last 10 minutes. */
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -20,6 +20,8 @@ const SUE = { ...person('sue'), familyName: 'Support', permissions: ['support:ac
 const TOM = { ...person('tom'), permissions: ['support:access'] };
 const UNA = person('una');
 const VERA = person('vera');
+const WES = person('wes');
+const XENA = person('xena');
 const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
 
 /**
@@ -52,7 +54,7 @@ describe('support access under attack', () => {
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA, WES, XENA] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     sue = await signIn(harness, platform, SUE);
@@ -90,6 +92,31 @@ describe('support access under attack', () => {
       expectCode(await requestAccess({ reason }), 400, 'VALIDATION_FAILED');
     }
     expect((await requestAccess({ reason: 'Two lines:\nthe invoices page' })).status).toBe(201);
+  });
+
+  it('one person cannot be flooded with approval requests: 3 per 10 minutes whatever the operators, raced or ended, then 429', async () => {
+    const asking = await addPlatform(harness);
+    await updatePlatform(db(), asking.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
+    await signIn(harness, platform, WES);
+    await signIn(harness, platform, XENA);
+    const ask = (operator: SignedIn, who: string, reason: string) => asPerson(harness, operator.cookie).post('/v1/support-access').send({ person: who, platformKey: asking.key, reason });
+    const first: string = (await ask(sue, WES.sub, 'one').expect(201)).body.id;
+    await ask(tom, WES.sub, 'two').expect(201);
+    // Ending (refusing) a request does not free its place: the person has seen it.
+    await asPerson(harness, sue.cookie).post(`/v1/support-access/${first}/end`).expect(200);
+    await ask(sue, WES.sub, 'three').expect(201);
+    for (const operator of [sue, tom]) {
+      const refused = await ask(operator, WES.sub, 'four');
+      expectCode(refused, 429, 'TOO_MANY_SUPPORT_REQUESTS');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(600);
+    }
+    // Requests that only tell the person ask nothing of them: not counted.
+    await asPerson(harness, sue.cookie).post('/v1/support-access').send({ person: WES.sub, platformKey: platform.key, reason: 'told' }).expect(201);
+    // Raced by two operators: exactly three pass.
+    const raced = await Promise.all([sue, tom, sue, tom, sue].map((operator, i) => ask(operator, XENA.sub, `raced ${i}`)));
+    expect(raced.map((res) => res.status).sort()).toEqual([201, 201, 201, 429, 429]);
+    expect((await db().raw(`SELECT count(*)::int AS n FROM support_access a JOIN users u ON u.id = a.user_id WHERE u.sub = ?`, [XENA.sub])).rows[0].n).toBe(3);
   });
 
   it('GET /v1/me on a support session says who acts and until when; an ordinary session says nothing of it', async () => {

@@ -83,6 +83,28 @@ export async function insertSupportAccess(
   return rows[0]!.id;
 }
 
+/**
+ * Serialises the approval requests to one person (a transaction-level advisory lock, released at
+ * commit), then says how many they were asked in the last `windowSeconds` and, when that is
+ * `limit` or more, in how many seconds the oldest leaves the window. Every approval request
+ * counts, answered, refused or ended: the person saw it. Without the lock two operators racing
+ * would both read a count under the bound.
+ */
+export async function countRecentApprovalRequests(db: Db, input: { userId: string; windowSeconds: number; limit: number }): Promise<{ count: number; retryAfterSeconds: number }> {
+  await db.raw(`SELECT pg_advisory_xact_lock(hashtextextended('support_access_person:' || ?, 0))`, [input.userId]);
+  const { rows } = await db.raw<{ rows: { count: number; retryAfterSeconds: number | null }[] }>(
+    `SELECT count(*)::int AS count,
+            ceil(extract(epoch FROM (SELECT requested_at FROM support_access
+                                      WHERE user_id = :userId AND mode = 'approve' AND requested_at > now() - make_interval(secs => :windowSeconds)
+                                      ORDER BY requested_at DESC OFFSET :limit - 1 LIMIT 1)
+                                    + make_interval(secs => :windowSeconds) - now()))::int AS "retryAfterSeconds"
+       FROM support_access
+      WHERE user_id = :userId AND mode = 'approve' AND requested_at > now() - make_interval(secs => :windowSeconds)`,
+    input,
+  );
+  return { count: rows[0]!.count, retryAfterSeconds: Math.max(1, rows[0]!.retryAfterSeconds ?? 1) };
+}
+
 export async function findSupportAccess(db: Db, id: string): Promise<SupportAccessRow | undefined> {
   const { rows } = await db.raw<{ rows: SupportAccessRow[] }>(`${SELECT_ROWS} WHERE a.id = ?`, [id]);
   return rows[0];
