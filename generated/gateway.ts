@@ -3379,10 +3379,11 @@ export interface components {
              * @description Who ended it: `operator` (ended it, or signed out on the platform), `person` ("End it
              *     now", the session revoked in their list, their account deleted, a sign-out at the
              *     provider), `expired` (its time, or its session idled out), `platform` (the platform was
-             *     made sensitive, stopped opting in or was deactivated while it ran); `null` while it has not ended.
+             *     made sensitive, stopped opting in or was deactivated while it ran), `administrator` (an
+             *     administrator, `platforms:admin`, revoked its session, `revokeSession`); `null` while it has not ended.
              * @enum {string|null}
              */
-            endedBy: "operator" | "person" | "expired" | "platform" | null;
+            endedBy: "operator" | "person" | "expired" | "platform" | "administrator" | null;
             /**
              * Format: uri
              * @description While `active` and unused, and only to operators: the platform's `supportSignInUrl`
@@ -3431,7 +3432,7 @@ export interface components {
          *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     | `…:support-access-started` | An operator signed in to this platform as the person (support access); only that platform hears | `session`: the support session's id (the exchange's `session.id`, the `sid` of its logout token); `act_sub`: the operator's subject; `ends_at`: NumericDate |
-         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, or the platform's settings), once; only that platform hears | `session`; `ended_by`: `operator`, `person`, `expired` or `platform` |
+         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, or the platform's settings), once; only that platform hears | `session`; `ended_by`: `operator`, `person`, `expired`, `platform` or `administrator` |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}

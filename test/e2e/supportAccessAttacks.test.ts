@@ -22,6 +22,7 @@ const UNA = person('una');
 const VERA = person('vera');
 const WES = person('wes');
 const XENA = person('xena');
+const ADA = { ...person('ada'), permissions: ['platforms:admin'] };
 const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
 
 /**
@@ -54,7 +55,7 @@ describe('support access under attack', () => {
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA, WES, XENA] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA, WES, XENA, ADA] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     sue = await signIn(harness, platform, SUE);
@@ -140,6 +141,15 @@ describe('support access under attack', () => {
     // Ending it again afterwards changes nothing and tells nobody again.
     await asPerson(harness, rita.cookie).post(`/v1/account/support-access/${support.id}/end`).expect(200);
     expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'person' }]);
+  });
+
+  it('an administrator revoking the support session is recorded as the administrator, not the person', async () => {
+    const ada = await signIn(harness, platform, ADA);
+    const support = await supportSession('revoked by an administrator');
+    await asPerson(harness, ada.cookie).delete(`/v1/sessions/${support.sessionId}`).expect(204);
+    const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+    expect(mine).toMatchObject({ status: 'ended', endedBy: 'administrator' });
+    expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'administrator' }]);
   });
 
   it('the person revoking the session while the access is being ended elsewhere: no deadlock, the event left to the other ending', async () => {

@@ -27,7 +27,7 @@ export interface SupportAccessRow {
   usedAt: Date | null;
   sessionId: string | null;
   endedAt: Date | null;
-  endReason: 'operator' | 'person' | 'expired' | 'platform' | null;
+  endReason: 'operator' | 'person' | 'expired' | 'platform' | 'administrator' | null;
   /** Computed by the database's clock, never the process's. */
   status: 'pending' | 'active' | 'refused' | 'unanswered' | 'ended' | 'expired';
 }

@@ -31,8 +31,7 @@ const ENDED_BY: Record<EndReason, 'operator' | 'person' | 'expired'> = {
  * one of them). A locked access is one another transaction is ending right now (every
  * statement that locks a used access's row ends it), and that one announces it.
  */
-export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason): Promise<void> {
-  const endedBy = ENDED_BY[reason];
+export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason, endedBy: SupportEndedBy = ENDED_BY[reason]): Promise<void> {
   const { rows } = await trx.raw<{ rows: EndedAccess[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = :endedBy
       WHERE id IN (SELECT id FROM support_access
@@ -44,6 +43,9 @@ export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly s
   await announceSupportAccessEnded(trx, rows, endedBy);
 }
 
+/** Who ended a support access (the contract's `endedBy`, the event's `ended_by`). */
+export type SupportEndedBy = 'operator' | 'person' | 'expired' | 'platform' | 'administrator';
+
 export interface EndedAccess {
   sessionId: string;
   platformId: string;
@@ -51,7 +53,7 @@ export interface EndedAccess {
 }
 
 /** The platform of each ended access hears `support-access-ended` (in the ending's transaction). */
-export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: 'operator' | 'person' | 'expired' | 'platform'): Promise<void> {
+export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: SupportEndedBy): Promise<void> {
   for (const row of rows) {
     await recordSupportAccessEvent(trx, {
       userId: row.userId,
