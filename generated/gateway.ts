@@ -3554,7 +3554,7 @@ export interface components {
          *     | `support_access.approve` | The person approved a support access request. |
          *     | `support_access.refuse` | The person refused a support access request. |
          *     | `support_access.use` | The operator signed in to the platform as the person (the support session's id). |
-         *     | `support_access.end` | The operator or the person ended a support access. |
+         *     | `support_access.end` | A support access ended, however it ended, once (`endedBy`: `operator`, `person`, `expired`, `platform` or `administrator`). |
          * @enum {string}
          */
         AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave" | "requirement_grace.move" | "support_access.request" | "support_access.approve" | "support_access.refuse" | "support_access.use" | "support_access.end";
@@ -3583,13 +3583,18 @@ export interface components {
              * @description The support access a `support_access.*` event concerns (its person, platform and reason are in `listSupportAccess`); present only on those events.
              */
             supportAccessId?: string;
+            /**
+             * @description Who ended the support access (as `SupportAccess.endedBy`); present only on `support_access.end`. Ends through `endSupportAccess` or `endMySupportAccess` name their caller as `actor`; the others (by time, with its session, by its platform's settings) are recorded by the gateway itself (`actor.type` `system`), and the caller who caused them, if any, is on that operation's own event (`session.revoke`, `platform.update`, ...).
+             * @enum {string}
+             */
+            endedBy?: "operator" | "person" | "expired" | "platform" | "administrator";
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description `user`: an API caller acting as a user (browser session, Bearer, or a platform's own credential acting for the user: see `via`); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
+                 * @description `user`: an API caller acting as a user (browser session, Bearer, or a platform's own credential acting for the user: see `via`); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms; `system`: the gateway itself (a support access ended by time, with its session or by its platform's settings).
                  * @enum {string}
                  */
-                type: "user" | "cli" | "devstack";
+                type: "user" | "cli" | "devstack" | "system";
                 /**
                  * Format: uuid
                  * @description Local user id; `null` for the command line or an unknown caller.

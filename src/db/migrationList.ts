@@ -31,6 +31,7 @@ import * as supportAccessPlatformEnd from '../../migrations/20261129001100_suppo
 import * as requirementGrace from '../../migrations/20261129002000_requirement_grace.ts';
 import * as fieldSharing from '../../migrations/20261129003000_field_sharing.ts';
 import * as supportAccessAdministratorEnd from '../../migrations/20261129004000_support_access_administrator_end.ts';
+import * as auditSupportAccessEnd from '../../migrations/20261129004100_audit_support_access_end.ts';
 
 /**
  * Migrations are listed here rather than discovered on disk: the list is checked
@@ -69,4 +70,5 @@ export const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261129002000_requirement_grace': requirementGrace,
   '20261129003000_field_sharing': fieldSharing,
   '20261129004000_support_access_administrator_end': supportAccessAdministratorEnd,
+  '20261129004100_audit_support_access_end': auditSupportAccessEnd,
 };

@@ -78,6 +78,9 @@ describe('support access under attack', () => {
     const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
     return { id, sessionId: exchanged.body.session.id as string, cookie: `gw_session=${exchanged.body.session.gatewayToken}`, endsAt: exchanged.body.supportAccess.endsAt as string };
   };
+  /** The `support_access.end` audit rows of an access: exactly one per end, naming who ended it. */
+  const endAudits = async (id: string) =>
+    (await db().raw(`SELECT ended_by, actor_type FROM audit_events WHERE action = 'support_access.end' AND support_access_id = ?`, [id])).rows;
   const expectCode = (res: { status: number; body: { code?: string } }, status: number, code: string) => expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
 
   it('the link raced by two parallel starts signs in exactly once', async () => {
@@ -141,6 +144,7 @@ describe('support access under attack', () => {
     // Ending it again afterwards changes nothing and tells nobody again.
     await asPerson(harness, rita.cookie).post(`/v1/account/support-access/${support.id}/end`).expect(200);
     expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'person' }]);
+    expect(await endAudits(support.id)).toEqual([{ ended_by: 'person', actor_type: 'system' }]);
   });
 
   it('an administrator revoking the support session is recorded as the administrator, not the person', async () => {
@@ -150,6 +154,7 @@ describe('support access under attack', () => {
     const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
     expect(mine).toMatchObject({ status: 'ended', endedBy: 'administrator' });
     expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'administrator' }]);
+    expect(await endAudits(support.id)).toEqual([{ ended_by: 'administrator', actor_type: 'system' }]);
   });
 
   it('the person revoking the session while the access is being ended elsewhere: no deadlock, the event left to the other ending', async () => {
@@ -195,6 +200,7 @@ describe('support access under attack', () => {
         const ended = endedEvents(await pollSets()) as { session: string; ended_by: string }[];
         expect(ended.filter((event) => event.session === support.sessionId)).toEqual([{ session: support.sessionId, ended_by: 'platform' }]);
         expect(new Set(ended.map((event) => event.ended_by))).toEqual(new Set(['platform']));
+        expect(await endAudits(support.id)).toEqual([{ ended_by: 'platform', actor_type: 'system' }]);
         // The person's own sessions are not touched.
         await asPerson(harness, rita.cookie).get('/v1/me').expect(200);
       } finally {

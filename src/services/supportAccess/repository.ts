@@ -213,13 +213,14 @@ export async function insertSupportTransaction(
  * Used accesses whose time ran out and that nobody ended: marked ended by time, once (a batch,
  * rows other runs hold are skipped), so their platform hears the end as for the other ends.
  */
-export async function endExpiredSupportAccessRows(db: Db, limit: number): Promise<{ id: string; sessionId: string | null; platformId: string; userId: string }[]> {
-  const { rows } = await db.raw<{ rows: { id: string; sessionId: string | null; platformId: string; userId: string }[] }>(
+export async function endExpiredSupportAccessRows(db: Db, limit: number): Promise<{ id: string; sessionId: string | null; platformId: string; userId: string; platformKey: string | null }[]> {
+  const { rows } = await db.raw<{ rows: { id: string; sessionId: string | null; platformId: string; userId: string; platformKey: string | null }[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = 'expired'
       WHERE id IN (SELECT id FROM support_access
                     WHERE ended_at IS NULL AND refused_at IS NULL AND used_at IS NOT NULL AND ends_at <= now()
                     ORDER BY ends_at LIMIT :limit FOR UPDATE SKIP LOCKED)
-      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
+                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
     { limit },
   );
   return rows;

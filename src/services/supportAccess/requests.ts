@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { findActivePlatformByKey } from '../registry/index.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { endSessions } from '../sessions/ending.ts';
-import { announceSupportAccessEnded } from './sessionEnds.ts';
+import { announceSupportAccessEnded, auditSupportAccessEnds } from './sessionEnds.ts';
 import {
   answerSupportAccessRow,
   countRecentApprovalRequests,
@@ -113,7 +113,7 @@ export async function endSupportAccess(db: Db, principal: Principal, id: string,
   await db.transaction(async (trx) => {
     const ended = await endSupportAccessRow(trx, { id, reason: by, ...(userId ? { userId } : {}) });
     if (!ended) return;
-    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: found.platformKey, supportAccessId: id, ...(ended.sessionId ? { sessionId: ended.sessionId } : {}), changedFields: [] }, actor);
+    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: found.platformKey, supportAccessId: id, endedBy: by, ...(ended.sessionId ? { sessionId: ended.sessionId } : {}), changedFields: [] }, actor);
     if (ended.sessionId) await endSupportSession(trx, { sessionId: ended.sessionId, userId: ended.userId, platformId: ended.platformId, endedBy: by });
   });
   return toView((await findSupportAccess(db, id))!, by === 'operator');
@@ -138,6 +138,7 @@ export async function endExpiredSupportAccess(db: Db, batch = 500): Promise<numb
   for (;;) {
     const ended = await db.transaction(async (trx) => {
       const rows = await endExpiredSupportAccessRows(trx, batch);
+      await auditSupportAccessEnds(trx, rows, 'expired');
       for (const row of rows) {
         if (row.sessionId) await endSupportSession(trx, { sessionId: row.sessionId, userId: row.userId, platformId: row.platformId, endedBy: 'expired' });
       }
