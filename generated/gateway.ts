@@ -1394,7 +1394,11 @@ export interface paths {
          *     `supportSignInUrl` with `supportAccess=<id>`. Only the operator who made the request
          *     can use it, once, in the browser signed in to the gateway as themselves (see
          *     `startAuthentication`). Audited (`support_access.request`). Counted against the caller's
-         *     limit of administrative writes (`RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`).
+         *     limit of administrative writes (`RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`). A person is asked
+         *     to approve at most 3 times in 10 minutes, whatever the operators (a refused or ended
+         *     request keeps its place: the person saw it): the fourth approval request gives
+         *     `429 TOO_MANY_SUPPORT_REQUESTS` with `Retry-After`. Requests that only tell the person
+         *     (`notify`) are not counted.
          */
         post: operations["requestSupportAccess"];
         delete?: never;
@@ -2357,6 +2361,7 @@ export interface components {
          *     | `DATA_EXPORT_NOT_READY` | 409 | The export is not ready (pending or failed). |
          *     | `PAYLOAD_TOO_LARGE` | 413 | The body exceeds the size limit. |
          *     | `RATE_LIMITED` | 429 | Too many attempts; see `Retry-After`. |
+         *     | `TOO_MANY_SUPPORT_REQUESTS` | 429 | The person was asked to approve support access 3 times in the last 10 minutes, by any operators; `Retry-After` says when the oldest of those leaves the window. |
          *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not `application/json`. |
          *     | `INTERNAL_ERROR` | 500 | Unexpected failure. |
          *     | `NOT_IMPLEMENTED` | 501 | Not implemented by this build yet. |
@@ -2366,7 +2371,7 @@ export interface components {
          *     | `DATABASE_UNAVAILABLE` | 503 | The database is unreachable. |
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "SUPPORT_ACCESS_NOT_ALLOWED" | "APPROVAL_REQUIRED" | "SUPPORT_SESSION_FORBIDDEN" | "PERSON_NOT_FOUND" | "SUPPORT_ACCESS_NOT_FOUND" | "SUPPORT_ACCESS_EXPIRED" | "SUPPORT_ACCESS_ENDED" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "INVALID_REDIRECT" | "IMAGE_INVALID" | "MALFORMED_REQUEST" | "HANDOFF_CHALLENGE_REQUIRED" | "STEP_UP_TOKEN_MISSING" | "SESSION_COOKIE_AMBIGUOUS" | "UNAUTHENTICATED" | "SESSION_EXPIRED" | "INVALID_CLIENT_CREDENTIALS" | "IDP_ERROR" | "IDP_CODE_EXCHANGE_FAILED" | "ID_TOKEN_INVALID" | "ACCESS_TOKEN_INVALID" | "TOKEN_SUBJECT_MISMATCH" | "AUTHENTICATION_TOO_OLD" | "SECOND_FACTOR_MISSING" | "FORBIDDEN" | "ACCOUNT_DELETED" | "LOGIN_BROWSER_MISMATCH" | "STEP_UP_SUBJECT_MISMATCH" | "ORIGIN_NOT_ALLOWED" | "RETURN_TO_NOT_ALLOWED" | "ONBOARDING_MODE_MISMATCH" | "AGREEMENT_RECORDING_NOT_ALLOWED" | "NOT_FOUND" | "PLATFORM_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HANDOFF_CODE_INVALID" | "FIELD_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "UPLOAD_TICKET_INVALID" | "DATA_EXPORT_NOT_FOUND" | "SUPPORT_ACCESS_NOT_ALLOWED" | "APPROVAL_REQUIRED" | "SUPPORT_SESSION_FORBIDDEN" | "PERSON_NOT_FOUND" | "SUPPORT_ACCESS_NOT_FOUND" | "SUPPORT_ACCESS_EXPIRED" | "SUPPORT_ACCESS_ENDED" | "DATA_EXPORT_LINK_INVALID" | "DATA_EXPORT_NOT_READY" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "CENTRAL_ONBOARDING_DISABLED" | "PLATFORM_CALLBACK_NOT_CONFIGURED" | "PLATFORM_MISSING_CALLBACK_URL" | "PLATFORM_MISSING_RETURN_URLS" | "PLATFORM_MISSING_CREDENTIALS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_SUPPORT_REQUESTS" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "OIDC_NOT_CONFIGURED" | "IDP_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATABASE_UNAVAILABLE";
         /** @description RFC 9457 problem details (`application/problem+json`) with the gateway's stable `code`. */
         Problem: {
             /**
@@ -3374,10 +3379,11 @@ export interface components {
              * @description Who ended it: `operator` (ended it, or signed out on the platform), `person` ("End it
              *     now", the session revoked in their list, their account deleted, a sign-out at the
              *     provider), `expired` (its time, or its session idled out), `platform` (the platform was
-             *     made sensitive, stopped opting in or was deactivated while it ran); `null` while it has not ended.
+             *     made sensitive, stopped opting in or was deactivated while it ran), `administrator` (an
+             *     administrator, `platforms:admin`, revoked its session, `revokeSession`); `null` while it has not ended.
              * @enum {string|null}
              */
-            endedBy: "operator" | "person" | "expired" | "platform" | null;
+            endedBy: "operator" | "person" | "expired" | "platform" | "administrator" | null;
             /**
              * Format: uri
              * @description While `active` and unused, and only to operators: the platform's `supportSignInUrl`
@@ -3426,7 +3432,7 @@ export interface components {
          *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     | `…:support-access-started` | An operator signed in to this platform as the person (support access); only that platform hears | `session`: the support session's id (the exchange's `session.id`, the `sid` of its logout token); `act_sub`: the operator's subject; `ends_at`: NumericDate |
-         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, or the platform's settings), once; only that platform hears | `session`; `ended_by`: `operator`, `person`, `expired` or `platform` |
+         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, or the platform's settings), once; only that platform hears | `session`; `ended_by`: `operator`, `person`, `expired`, `platform` or `administrator` |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}
@@ -3548,7 +3554,7 @@ export interface components {
          *     | `support_access.approve` | The person approved a support access request. |
          *     | `support_access.refuse` | The person refused a support access request. |
          *     | `support_access.use` | The operator signed in to the platform as the person (the support session's id). |
-         *     | `support_access.end` | The operator or the person ended a support access. |
+         *     | `support_access.end` | A support access ended, however it ended, once (`endedBy`: `operator`, `person`, `expired`, `platform` or `administrator`). |
          * @enum {string}
          */
         AuditAction: "platform.create" | "platform.update" | "platform.deactivate" | "platform.activate" | "platform.rotate_credentials" | "onboarding_field.create" | "onboarding_field.update" | "onboarding_field.archive" | "session.revoke" | "document.publish" | "document.accept" | "document.withdraw" | "data_export.start" | "data_export.download" | "membership.leave" | "requirement_grace.move" | "support_access.request" | "support_access.approve" | "support_access.refuse" | "support_access.use" | "support_access.end";
@@ -3577,13 +3583,18 @@ export interface components {
              * @description The support access a `support_access.*` event concerns (its person, platform and reason are in `listSupportAccess`); present only on those events.
              */
             supportAccessId?: string;
+            /**
+             * @description Who ended the support access (as `SupportAccess.endedBy`); present only on `support_access.end`. Ends through `endSupportAccess` or `endMySupportAccess` name their caller as `actor`; the others (by time, with its session, by its platform's settings) are recorded by the gateway itself (`actor.type` `system`), and the caller who caused them, if any, is on that operation's own event (`session.revoke`, `platform.update`, ...).
+             * @enum {string}
+             */
+            endedBy?: "operator" | "person" | "expired" | "platform" | "administrator";
             /** @description Who made the change. */
             actor: {
                 /**
-                 * @description `user`: an API caller acting as a user (browser session, Bearer, or a platform's own credential acting for the user: see `via`); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms.
+                 * @description `user`: an API caller acting as a user (browser session, Bearer, or a platform's own credential acting for the user: see `via`); `cli`: the operator command line; `devstack`: `npm start`'s development stack seeding its demo platforms; `system`: the gateway itself (a support access ended by time, with its session or by its platform's settings).
                  * @enum {string}
                  */
-                type: "user" | "cli" | "devstack";
+                type: "user" | "cli" | "devstack" | "system";
                 /**
                  * Format: uuid
                  * @description Local user id; `null` for the command line or an unknown caller.
@@ -6507,7 +6518,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description `PERSON_NOT_FOUND` or `PLATFORM_NOT_FOUND`. */
             404: components["responses"]["NotFound"];
-            /** @description `RATE_LIMITED`: too many requests by this operator (the administrative writes' limit, `RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`). */
+            /** @description `RATE_LIMITED`: too many requests by this operator (the administrative writes' limit, `RATE_LIMIT_ADMIN_WRITES_PER_MINUTE`); `TOO_MANY_SUPPORT_REQUESTS`: the person was asked to approve 3 times in the last 10 minutes. */
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

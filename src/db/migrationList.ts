@@ -30,6 +30,8 @@ import * as supportAccess from '../../migrations/20261129001000_support_access.t
 import * as supportAccessPlatformEnd from '../../migrations/20261129001100_support_access_platform_end.ts';
 import * as requirementGrace from '../../migrations/20261129002000_requirement_grace.ts';
 import * as fieldSharing from '../../migrations/20261129003000_field_sharing.ts';
+import * as supportAccessAdministratorEnd from '../../migrations/20261129004000_support_access_administrator_end.ts';
+import * as auditSupportAccessEnd from '../../migrations/20261129004100_audit_support_access_end.ts';
 
 /**
  * Migrations are listed here rather than discovered on disk: the list is checked
@@ -67,4 +69,6 @@ export const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261129001100_support_access_platform_end': supportAccessPlatformEnd,
   '20261129002000_requirement_grace': requirementGrace,
   '20261129003000_field_sharing': fieldSharing,
+  '20261129004000_support_access_administrator_end': supportAccessAdministratorEnd,
+  '20261129004100_audit_support_access_end': auditSupportAccessEnd,
 };

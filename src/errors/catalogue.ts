@@ -59,6 +59,7 @@ export const ERROR_CATALOGUE = {
   DATA_EXPORT_NOT_READY: { status: 409, title: 'The data export is not ready' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
   RATE_LIMITED: { status: 429, title: 'Too many attempts' },
+  TOO_MANY_SUPPORT_REQUESTS: { status: 429, title: 'Too many support access requests to this person' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body has an unsupported media type' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   NOT_IMPLEMENTED: { status: 501, title: 'Not implemented yet' },

@@ -248,6 +248,11 @@ describe('support access', () => {
     ]);
     expect((await db().raw('SELECT end_reason FROM gateway_sessions WHERE id = ?', [second.body.session.id])).rows).toEqual([{ end_reason: 'expired' }]);
     expect((await asPerson(harness, peter.cookie).get('/v1/account/support-access').expect(200)).body.items[0]).toMatchObject({ id: timed, status: 'expired', endedBy: 'expired' });
+    // Every end is audited once, with who ended it; the purge's end by the gateway itself.
+    const audited = async (accessId: string) =>
+      (await db().raw(`SELECT ended_by, actor_type, actor_sub FROM audit_events WHERE action = 'support_access.end' AND support_access_id = ?`, [accessId])).rows;
+    expect(await audited(id)).toEqual([{ ended_by: 'operator', actor_type: 'user', actor_sub: SAM.sub }]);
+    expect(await audited(timed)).toEqual([{ ended_by: 'expired', actor_type: 'system', actor_sub: null }]);
     // The purge removes the support session a day later like any other; the history keeps the access.
     await db().raw(`UPDATE gateway_sessions SET expires_at = now() - interval '2 days' WHERE id = ?`, [second.body.session.id]);
     await db().raw(`UPDATE handoff_codes SET expires_at = now() - interval '2 days' WHERE session_id = ?`, [second.body.session.id]);

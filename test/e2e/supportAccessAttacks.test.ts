@@ -20,6 +20,9 @@ const SUE = { ...person('sue'), familyName: 'Support', permissions: ['support:ac
 const TOM = { ...person('tom'), permissions: ['support:access'] };
 const UNA = person('una');
 const VERA = person('vera');
+const WES = person('wes');
+const XENA = person('xena');
+const ADA = { ...person('ada'), permissions: ['platforms:admin'] };
 const ENDED = 'urn:auth-gateway:secevent:support-access-ended';
 
 /**
@@ -52,7 +55,7 @@ describe('support access under attack', () => {
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA] });
+    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saa') }, { users: [...DEV_USERS, RITA, SUE, TOM, UNA, VERA, WES, XENA, ADA] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     sue = await signIn(harness, platform, SUE);
@@ -75,6 +78,9 @@ describe('support access under attack', () => {
     const exchanged = await api().post('/v1/auth/exchange').set('Authorization', platform.basic).send({ code }).expect(200);
     return { id, sessionId: exchanged.body.session.id as string, cookie: `gw_session=${exchanged.body.session.gatewayToken}`, endsAt: exchanged.body.supportAccess.endsAt as string };
   };
+  /** The `support_access.end` audit rows of an access: exactly one per end, naming who ended it. */
+  const endAudits = async (id: string) =>
+    (await db().raw(`SELECT ended_by, actor_type FROM audit_events WHERE action = 'support_access.end' AND support_access_id = ?`, [id])).rows;
   const expectCode = (res: { status: number; body: { code?: string } }, status: number, code: string) => expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
 
   it('the link raced by two parallel starts signs in exactly once', async () => {
@@ -90,6 +96,31 @@ describe('support access under attack', () => {
       expectCode(await requestAccess({ reason }), 400, 'VALIDATION_FAILED');
     }
     expect((await requestAccess({ reason: 'Two lines:\nthe invoices page' })).status).toBe(201);
+  });
+
+  it('one person cannot be flooded with approval requests: 3 per 10 minutes whatever the operators, raced or ended, then 429', async () => {
+    const asking = await addPlatform(harness);
+    await updatePlatform(db(), asking.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
+    await signIn(harness, platform, WES);
+    await signIn(harness, platform, XENA);
+    const ask = (operator: SignedIn, who: string, reason: string) => asPerson(harness, operator.cookie).post('/v1/support-access').send({ person: who, platformKey: asking.key, reason });
+    const first: string = (await ask(sue, WES.sub, 'one').expect(201)).body.id;
+    await ask(tom, WES.sub, 'two').expect(201);
+    // Ending (refusing) a request does not free its place: the person has seen it.
+    await asPerson(harness, sue.cookie).post(`/v1/support-access/${first}/end`).expect(200);
+    await ask(sue, WES.sub, 'three').expect(201);
+    for (const operator of [sue, tom]) {
+      const refused = await ask(operator, WES.sub, 'four');
+      expectCode(refused, 429, 'TOO_MANY_SUPPORT_REQUESTS');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(600);
+    }
+    // Requests that only tell the person ask nothing of them: not counted.
+    await asPerson(harness, sue.cookie).post('/v1/support-access').send({ person: WES.sub, platformKey: platform.key, reason: 'told' }).expect(201);
+    // Raced by two operators: exactly three pass.
+    const raced = await Promise.all([sue, tom, sue, tom, sue].map((operator, i) => ask(operator, XENA.sub, `raced ${i}`)));
+    expect(raced.map((res) => res.status).sort()).toEqual([201, 201, 201, 429, 429]);
+    expect((await db().raw(`SELECT count(*)::int AS n FROM support_access a JOIN users u ON u.id = a.user_id WHERE u.sub = ?`, [XENA.sub])).rows[0].n).toBe(3);
   });
 
   it('GET /v1/me on a support session says who acts and until when; an ordinary session says nothing of it', async () => {
@@ -113,6 +144,17 @@ describe('support access under attack', () => {
     // Ending it again afterwards changes nothing and tells nobody again.
     await asPerson(harness, rita.cookie).post(`/v1/account/support-access/${support.id}/end`).expect(200);
     expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'person' }]);
+    expect(await endAudits(support.id)).toEqual([{ ended_by: 'person', actor_type: 'system' }]);
+  });
+
+  it('an administrator revoking the support session is recorded as the administrator, not the person', async () => {
+    const ada = await signIn(harness, platform, ADA);
+    const support = await supportSession('revoked by an administrator');
+    await asPerson(harness, ada.cookie).delete(`/v1/sessions/${support.sessionId}`).expect(204);
+    const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+    expect(mine).toMatchObject({ status: 'ended', endedBy: 'administrator' });
+    expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'administrator' }]);
+    expect(await endAudits(support.id)).toEqual([{ ended_by: 'administrator', actor_type: 'system' }]);
   });
 
   it('the person revoking the session while the access is being ended elsewhere: no deadlock, the event left to the other ending', async () => {
@@ -158,6 +200,7 @@ describe('support access under attack', () => {
         const ended = endedEvents(await pollSets()) as { session: string; ended_by: string }[];
         expect(ended.filter((event) => event.session === support.sessionId)).toEqual([{ session: support.sessionId, ended_by: 'platform' }]);
         expect(new Set(ended.map((event) => event.ended_by))).toEqual(new Set(['platform']));
+        expect(await endAudits(support.id)).toEqual([{ ended_by: 'platform', actor_type: 'system' }]);
         // The person's own sessions are not touched.
         await asPerson(harness, rita.cookie).get('/v1/me').expect(200);
       } finally {

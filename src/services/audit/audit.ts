@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/gateway.ts';
 import type { Principal } from '../../domain/types.ts';
 import type { Db } from '../../db/knex.ts';
-import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow } from './repository.ts';
+import { insertAuditEvent, listAuditEventRows, type ActorType, type AuditEventRow, type NewAuditEvent } from './repository.ts';
 import { validationError } from '../../errors/catalogue.ts';
 import { decodeCursor, encodeCursor, isExactTimestamp, pageSize } from '../../db/cursor.ts';
 import { PLATFORM_KEY_PATTERN } from '../registry/rules.ts';
@@ -59,6 +59,13 @@ export const CLI_ACTOR: Actor = Object.freeze({ type: 'cli', userId: null, sub: 
 /** `npm start`'s dev stack creating and updating its demo platforms (src/devstack/seed.ts). */
 export const DEVSTACK_ACTOR: Actor = Object.freeze({ type: 'devstack', userId: null, sub: null, requestId: null });
 
+/**
+ * The gateway itself: a change nobody asked for in that request (the purge's ends by time), or
+ * one that follows another change whose own audit event names its actor (a support access
+ * ended with its session, or by its platform's settings).
+ */
+export const SYSTEM_ACTOR: Actor = Object.freeze({ type: 'system', userId: null, sub: null, requestId: null });
+
 /** The actor of an authenticated API request (the security handlers guarantee a principal on admin routes). */
 export function actorFromPrincipal(principal: Principal | null, requestId: string): Actor {
   return {
@@ -78,7 +85,7 @@ export function actorFromPrincipal(principal: Principal | null, requestId: strin
  */
 export async function recordAuditEvent(
   db: Db,
-  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; supportAccessId?: string; changedFields: readonly string[] },
+  event: { action: AuditAction; platformKey: string | null; fieldKey?: string; sessionId?: string; documentKey?: string; documentVersion?: number; supportAccessId?: string; endedBy?: NewAuditEvent['endedBy']; changedFields: readonly string[] },
   actor: Actor,
 ): Promise<void> {
   await insertAuditEvent(db, {
@@ -88,6 +95,7 @@ export async function recordAuditEvent(
     sessionId: event.sessionId ?? null,
     documentKey: event.documentKey ?? null,
     supportAccessId: event.supportAccessId ?? null,
+    endedBy: event.endedBy ?? null,
     documentVersion: event.documentVersion ?? null,
     actorType: actor.type,
     actorUserId: actor.userId,
@@ -151,6 +159,7 @@ function toView(row: AuditEventRow): AuditEventView {
     ...(row.documentKey ? { documentKey: row.documentKey, documentVersion: row.documentVersion ?? null } : {}),
     // Only on support_access.* events (issue 35).
     ...(row.supportAccessId ? { supportAccessId: row.supportAccessId } : {}),
+    ...(row.endedBy ? { endedBy: row.endedBy } : {}),
     actor: { type: row.actorType, userId: row.actorUserId, sub: row.actorSub, via: row.actorVia ?? null, platformKey: row.actorPlatformKey ?? null },
     changedFields: row.changedFields,
     requestId: row.requestId,

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex.ts';
 
-/** An API caller (cookie or Bearer), the operator command line, or the dev stack seeding its demo. */
-export type ActorType = 'user' | 'cli' | 'devstack';
+/** An API caller (cookie or Bearer), the operator command line, the dev stack seeding its demo, or the gateway itself (the purge, an end that follows another change). */
+export type ActorType = 'user' | 'cli' | 'devstack' | 'system';
 
 export interface NewAuditEvent {
   action: string;
@@ -16,6 +16,8 @@ export interface NewAuditEvent {
   documentKey?: string | null;
   /** The support access a support_access.* event concerns (issue 35). */
   supportAccessId?: string | null;
+  /** Who ended a support access (support_access.end only). */
+  endedBy?: 'operator' | 'person' | 'expired' | 'platform' | 'administrator' | null;
   documentVersion?: number | null;
   actorType: ActorType;
   actorUserId: string | null;
@@ -39,16 +41,16 @@ export interface AuditEventRow extends NewAuditEvent {
 const AUDIT_COLUMNS = `
   id, occurred_at AS "occurredAt",
   to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "occurredAtExact",
-  action, platform_key AS "platformKey", field_key AS "fieldKey", session_id AS "sessionId", document_key AS "documentKey", document_version AS "documentVersion", support_access_id AS "supportAccessId", actor_type AS "actorType", actor_user_id AS "actorUserId",
+  action, platform_key AS "platformKey", field_key AS "fieldKey", session_id AS "sessionId", document_key AS "documentKey", document_version AS "documentVersion", support_access_id AS "supportAccessId", ended_by AS "endedBy", actor_type AS "actorType", actor_user_id AS "actorUserId",
   actor_sub AS "actorSub", actor_via AS "actorVia", actor_platform_key AS "actorPlatformKey", changed_fields AS "changedFields", request_id AS "requestId"`;
 
 /** Append only: there is no update or delete of audit rows anywhere in the service. */
 export async function insertAuditEvent(db: Db, event: NewAuditEvent): Promise<AuditEventRow> {
   const { rows } = await db.raw<{ rows: AuditEventRow[] }>(
-    `INSERT INTO audit_events (action, platform_key, field_key, session_id, document_key, document_version, support_access_id, actor_type, actor_user_id, actor_sub, actor_via, actor_platform_key, changed_fields, request_id)
-     VALUES (:action, :platformKey, :fieldKey, :sessionId, :documentKey, :documentVersion, :supportAccessId, :actorType, :actorUserId, :actorSub, :actorVia, :actorPlatformKey, CAST(:changedFields AS text[]), :requestId)
+    `INSERT INTO audit_events (action, platform_key, field_key, session_id, document_key, document_version, support_access_id, ended_by, actor_type, actor_user_id, actor_sub, actor_via, actor_platform_key, changed_fields, request_id)
+     VALUES (:action, :platformKey, :fieldKey, :sessionId, :documentKey, :documentVersion, :supportAccessId, :endedBy, :actorType, :actorUserId, :actorSub, :actorVia, :actorPlatformKey, CAST(:changedFields AS text[]), :requestId)
      RETURNING ${AUDIT_COLUMNS}`,
-    { documentKey: null, documentVersion: null, supportAccessId: null, actorVia: null, actorPlatformKey: null, ...event },
+    { documentKey: null, documentVersion: null, supportAccessId: null, endedBy: null, actorVia: null, actorPlatformKey: null, ...event },
   );
   return rows[0]!;
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex.ts';
 import { endSessionRows, type EndReason, type SessionSelector } from './repository.ts';
 import { enqueueBackchannelLogouts } from '../backchannel/outbox.ts';
-import { endSupportAccessOfSessions } from '../supportAccess/index.ts';
+import { endSupportAccessOfSessions, type SupportEndedBy } from '../supportAccess/index.ts';
 
 /**
  * Ends sessions, for every reason a session ends (sign-out, provider logout, revocation,
@@ -18,6 +18,8 @@ export async function endSessions(
   reason: EndReason,
   /** More work in the same transaction once sessions have ended (e.g. the audit row of a revocation). */
   alsoInTransaction?: (trx: Db, endedIds: readonly string[]) => Promise<void>,
+  /** Who ends a support session's access when the reason alone does not say (an administrator's revocation). */
+  supportEndedBy?: SupportEndedBy,
 ): Promise<string[]> {
   return db.transaction(async (trx) => {
     const ended = await endSessionRows(trx, selector, reason);
@@ -25,7 +27,7 @@ export async function endSessions(
     if (ids.length > 0) {
       await enqueueBackchannelLogouts(trx, ids);
       const support = ended.filter((session) => session.supportAccessId !== null).map((session) => session.id);
-      if (support.length > 0) await endSupportAccessOfSessions(trx, support, reason);
+      if (support.length > 0) await endSupportAccessOfSessions(trx, support, reason, supportEndedBy);
       await alsoInTransaction?.(trx, ids);
     }
     return ids;

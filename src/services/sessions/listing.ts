@@ -52,8 +52,10 @@ export async function revokeSession(
   }
   if (owner.userId !== own) await hooks.beforeRevokingOthers?.();
   if (owner.ended) return;
+  // Someone else's session, revoked by an administrator: a support session's access ends by
+  // the administrator, not by the person whose session it is (issue 35's attack review).
   await endSessions(db, { sessionIds: [sessionId] }, 'revoked', (trx) =>
-    recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor));
+    recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor), owner.userId !== own ? 'administrator' : undefined);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex.ts';
 import { endSessions } from '../sessions/ending.ts';
-import { announceSupportAccessEnded, type EndedAccess } from './sessionEnds.ts';
+import { announceSupportAccessEnded, auditSupportAccessEnds, type AuditedEnd, type EndedAccess } from './sessionEnds.ts';
 
 /**
  * The registry's part (registry/platforms.ts, in the transaction of the update or the
@@ -13,13 +13,15 @@ import { announceSupportAccessEnded, type EndedAccess } from './sessionEnds.ts';
  * imports that index, and this module imports sessions/ending.ts.
  */
 export async function endSupportAccessOfPlatform(trx: Db, platformId: string): Promise<number> {
-  const { rows } = await trx.raw<{ rows: EndedAccess[] }>(
+  const { rows } = await trx.raw<{ rows: (EndedAccess & AuditedEnd)[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = 'platform'
       WHERE platform_id = :platformId AND session_id IS NOT NULL AND ended_at IS NULL AND refused_at IS NULL
         AND EXISTS (SELECT 1 FROM gateway_sessions s WHERE s.id = support_access.session_id AND s.ended_at IS NULL)
-      RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
+                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
     { platformId },
   );
+  await auditSupportAccessEnds(trx, rows, 'platform');
   return endRunning(trx, rows, 'platform');
 }
 
@@ -29,13 +31,15 @@ export async function endSupportAccessOfPlatform(trx: Db, platformId: string): P
  * (ended_by `operator`), a pending or unused one can no longer be approved or used.
  */
 export async function endSupportAccessOfOperator(trx: Db, operatorUserId: string): Promise<number> {
-  const { rows } = await trx.raw<{ rows: (EndedAccess | { sessionId: null; platformId: string; userId: string })[] }>(
+  const { rows } = await trx.raw<{ rows: ((EndedAccess | { sessionId: null; platformId: string; userId: string }) & AuditedEnd)[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = 'operator'
       WHERE operator_user_id = :operatorUserId AND ended_at IS NULL AND refused_at IS NULL
-      RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
+                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
     { operatorUserId },
   );
-  return endRunning(trx, rows.filter((row): row is EndedAccess => row.sessionId !== null), 'operator');
+  await auditSupportAccessEnds(trx, rows, 'operator');
+  return endRunning(trx, rows.filter((row): row is EndedAccess & AuditedEnd => row.sessionId !== null), 'operator');
 }
 
 async function endRunning(trx: Db, rows: EndedAccess[], endedBy: 'operator' | 'platform'): Promise<number> {

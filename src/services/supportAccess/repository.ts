@@ -27,7 +27,7 @@ export interface SupportAccessRow {
   usedAt: Date | null;
   sessionId: string | null;
   endedAt: Date | null;
-  endReason: 'operator' | 'person' | 'expired' | 'platform' | null;
+  endReason: 'operator' | 'person' | 'expired' | 'platform' | 'administrator' | null;
   /** Computed by the database's clock, never the process's. */
   status: 'pending' | 'active' | 'refused' | 'unanswered' | 'ended' | 'expired';
 }
@@ -81,6 +81,28 @@ export async function insertSupportAccess(
     input,
   );
   return rows[0]!.id;
+}
+
+/**
+ * Serialises the approval requests to one person (a transaction-level advisory lock, released at
+ * commit), then says how many they were asked in the last `windowSeconds` and, when that is
+ * `limit` or more, in how many seconds the oldest leaves the window. Every approval request
+ * counts, answered, refused or ended: the person saw it. Without the lock two operators racing
+ * would both read a count under the bound.
+ */
+export async function countRecentApprovalRequests(db: Db, input: { userId: string; windowSeconds: number; limit: number }): Promise<{ count: number; retryAfterSeconds: number }> {
+  await db.raw(`SELECT pg_advisory_xact_lock(hashtextextended('support_access_person:' || ?, 0))`, [input.userId]);
+  const { rows } = await db.raw<{ rows: { count: number; retryAfterSeconds: number | null }[] }>(
+    `SELECT count(*)::int AS count,
+            ceil(extract(epoch FROM (SELECT requested_at FROM support_access
+                                      WHERE user_id = :userId AND mode = 'approve' AND requested_at > now() - make_interval(secs => :windowSeconds)
+                                      ORDER BY requested_at DESC OFFSET :limit - 1 LIMIT 1)
+                                    + make_interval(secs => :windowSeconds) - now()))::int AS "retryAfterSeconds"
+       FROM support_access
+      WHERE user_id = :userId AND mode = 'approve' AND requested_at > now() - make_interval(secs => :windowSeconds)`,
+    input,
+  );
+  return { count: rows[0]!.count, retryAfterSeconds: Math.max(1, rows[0]!.retryAfterSeconds ?? 1) };
 }
 
 export async function findSupportAccess(db: Db, id: string): Promise<SupportAccessRow | undefined> {
@@ -191,13 +213,14 @@ export async function insertSupportTransaction(
  * Used accesses whose time ran out and that nobody ended: marked ended by time, once (a batch,
  * rows other runs hold are skipped), so their platform hears the end as for the other ends.
  */
-export async function endExpiredSupportAccessRows(db: Db, limit: number): Promise<{ id: string; sessionId: string | null; platformId: string; userId: string }[]> {
-  const { rows } = await db.raw<{ rows: { id: string; sessionId: string | null; platformId: string; userId: string }[] }>(
+export async function endExpiredSupportAccessRows(db: Db, limit: number): Promise<{ id: string; sessionId: string | null; platformId: string; userId: string; platformKey: string | null }[]> {
+  const { rows } = await db.raw<{ rows: { id: string; sessionId: string | null; platformId: string; userId: string; platformKey: string | null }[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = 'expired'
       WHERE id IN (SELECT id FROM support_access
                     WHERE ended_at IS NULL AND refused_at IS NULL AND used_at IS NOT NULL AND ends_at <= now()
                     ORDER BY ends_at LIMIT :limit FOR UPDATE SKIP LOCKED)
-      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
+                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
     { limit },
   );
   return rows;

@@ -4,9 +4,10 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { findActivePlatformByKey } from '../registry/index.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { endSessions } from '../sessions/ending.ts';
-import { announceSupportAccessEnded } from './sessionEnds.ts';
+import { announceSupportAccessEnded, auditSupportAccessEnds } from './sessionEnds.ts';
 import {
   answerSupportAccessRow,
+  countRecentApprovalRequests,
   endExpiredSupportAccessRows,
   endSupportAccessRow,
   findOperatorName,
@@ -16,7 +17,7 @@ import {
   listSupportAccessRows,
   type SupportAccessRow,
 } from './repository.ts';
-import { ANSWER_SECONDS, DEFAULT_DURATION_MINUTES, refusalOf, refuseUnlessEnterable, requireOperator, supportSessionForbidden, toView, type SupportAccessView } from './rules.ts';
+import { ANSWER_SECONDS, APPROVAL_REQUESTS_PER_PERSON, DEFAULT_DURATION_MINUTES, refusalOf, refuseUnlessEnterable, requireOperator, supportSessionForbidden, toView, type SupportAccessView } from './rules.ts';
 
 /** POST /v1/support-access: an operator asks to see a platform as a person. */
 export async function requestSupportAccess(
@@ -34,6 +35,7 @@ export async function requestSupportAccess(
   if (!person) throw new ApiError('PERSON_NOT_FOUND', 'No single account has this subject or e-mail address.');
   if (person.id === operator.userId) throw new ApiError('SUPPORT_ACCESS_NOT_ALLOWED', 'Support access is to another person, not to yourself.');
   const id = await db.transaction(async (trx) => {
+    if (mode === 'approve') await refuseFlooding(trx, person.id);
     const created = await insertSupportAccess(trx, {
       platformId: platform.id,
       userId: person.id,
@@ -49,6 +51,21 @@ export async function requestSupportAccess(
     return created;
   });
   return toView((await findSupportAccess(db, id))!, true);
+}
+
+/**
+ * A person is asked to approve at most APPROVAL_REQUESTS_PER_PERSON times per answer window,
+ * whatever the operators: the per-operator rate limit alone lets a stranger operator, or several,
+ * fill a person's page with requests to approve (issue 35's attack review). `notify` requests ask
+ * nothing of the person and are not counted. Inside the request's transaction (the lock is held
+ * until the insert commits).
+ */
+async function refuseFlooding(trx: Db, userId: string): Promise<void> {
+  const recent = await countRecentApprovalRequests(trx, { userId, windowSeconds: ANSWER_SECONDS, limit: APPROVAL_REQUESTS_PER_PERSON });
+  if (recent.count < APPROVAL_REQUESTS_PER_PERSON) return;
+  throw new ApiError('TOO_MANY_SUPPORT_REQUESTS', `This person was asked to approve support access ${APPROVAL_REQUESTS_PER_PERSON} times in the last ${ANSWER_SECONDS / 60} minutes.`, {
+    headers: { 'Retry-After': String(recent.retryAfterSeconds) },
+  });
 }
 
 export async function listSupportAccess(db: Db, principal: Principal, limit: number): Promise<{ items: SupportAccessView[] }> {
@@ -96,7 +113,7 @@ export async function endSupportAccess(db: Db, principal: Principal, id: string,
   await db.transaction(async (trx) => {
     const ended = await endSupportAccessRow(trx, { id, reason: by, ...(userId ? { userId } : {}) });
     if (!ended) return;
-    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: found.platformKey, supportAccessId: id, ...(ended.sessionId ? { sessionId: ended.sessionId } : {}), changedFields: [] }, actor);
+    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: found.platformKey, supportAccessId: id, endedBy: by, ...(ended.sessionId ? { sessionId: ended.sessionId } : {}), changedFields: [] }, actor);
     if (ended.sessionId) await endSupportSession(trx, { sessionId: ended.sessionId, userId: ended.userId, platformId: ended.platformId, endedBy: by });
   });
   return toView((await findSupportAccess(db, id))!, by === 'operator');
@@ -121,6 +138,7 @@ export async function endExpiredSupportAccess(db: Db, batch = 500): Promise<numb
   for (;;) {
     const ended = await db.transaction(async (trx) => {
       const rows = await endExpiredSupportAccessRows(trx, batch);
+      await auditSupportAccessEnds(trx, rows, 'expired');
       for (const row of rows) {
         if (row.sessionId) await endSupportSession(trx, { sessionId: row.sessionId, userId: row.userId, platformId: row.platformId, endedBy: 'expired' });
       }

@@ -10,6 +10,8 @@ export type SupportAccessView = components['schemas']['SupportAccess'];
 
 /** How long a request waits for the person's answer (issue 35: "expires unanswered after 10 minutes"). */
 export const ANSWER_SECONDS = 10 * 60;
+/** Approval requests one person may receive per answer window, from all operators together. */
+export const APPROVAL_REQUESTS_PER_PERSON = 3;
 export const DEFAULT_DURATION_MINUTES = 15;
 
 /**

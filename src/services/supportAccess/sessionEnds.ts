@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex.ts';
 import type { EndReason } from '../sessions/index.ts';
 import { recordSupportAccessEvent } from '../events/record.ts';
 import { SECURITY_EVENT_TYPES } from '../events/types.ts';
+import { recordAuditEvent, SYSTEM_ACTOR } from '../audit/audit.ts';
 
 /**
  * Who ended a support access whose session ended some other way than through the access's own
@@ -31,18 +32,22 @@ const ENDED_BY: Record<EndReason, 'operator' | 'person' | 'expired'> = {
  * one of them). A locked access is one another transaction is ending right now (every
  * statement that locks a used access's row ends it), and that one announces it.
  */
-export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason): Promise<void> {
-  const endedBy = ENDED_BY[reason];
-  const { rows } = await trx.raw<{ rows: EndedAccess[] }>(
+export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason, endedBy: SupportEndedBy = ENDED_BY[reason]): Promise<void> {
+  const { rows } = await trx.raw<{ rows: (EndedAccess & AuditedEnd)[] }>(
     `UPDATE support_access SET ended_at = now(), end_reason = :endedBy
       WHERE id IN (SELECT id FROM support_access
                     WHERE session_id = ANY(CAST(:ids AS uuid[])) AND ended_at IS NULL AND refused_at IS NULL
                     FOR UPDATE SKIP LOCKED)
-      RETURNING session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId"`,
+      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
+                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
     { ids: [...sessionIds], endedBy },
   );
+  await auditSupportAccessEnds(trx, rows, endedBy);
   await announceSupportAccessEnded(trx, rows, endedBy);
 }
+
+/** Who ended a support access (the contract's `endedBy`, the event's `ended_by`). */
+export type SupportEndedBy = 'operator' | 'person' | 'expired' | 'platform' | 'administrator';
 
 export interface EndedAccess {
   sessionId: string;
@@ -50,8 +55,27 @@ export interface EndedAccess {
   userId: string;
 }
 
+/** An ended access, as its audit row names it. */
+export interface AuditedEnd {
+  id: string;
+  platformKey: string | null;
+}
+
+/**
+ * Audits `support_access.end` for ends no end operation recorded (issue 35's attack review):
+ * by time (the purge), with its session, by its platform's settings, by its operator's account
+ * deletion. Recorded by the gateway itself (SYSTEM_ACTOR), with who ended it; the caller who
+ * caused it, if any, is on that operation's own event, in the same transaction. Once per
+ * access: every caller passes the rows its conditional UPDATE (`ended_at IS NULL`) ended.
+ */
+export async function auditSupportAccessEnds(trx: Db, rows: readonly AuditedEnd[], endedBy: SupportEndedBy): Promise<void> {
+  for (const row of rows) {
+    await recordAuditEvent(trx, { action: 'support_access.end', platformKey: row.platformKey, supportAccessId: row.id, endedBy, changedFields: [] }, SYSTEM_ACTOR);
+  }
+}
+
 /** The platform of each ended access hears `support-access-ended` (in the ending's transaction). */
-export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: 'operator' | 'person' | 'expired' | 'platform'): Promise<void> {
+export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: SupportEndedBy): Promise<void> {
   for (const row of rows) {
     await recordSupportAccessEvent(trx, {
       userId: row.userId,

@@ -56,6 +56,8 @@ export function AuditEvents({ platformKey, version }: { platformKey: string; ver
     if (event.actor.type === 'cli') return t('platforms.audit.actor.cli');
     // `npm start` seeding its demo platforms: not a person, and not an anonymous API caller.
     if (event.actor.type === 'devstack') return t('platforms.audit.actor.devstack');
+    // The gateway's own record of an end nobody asked for there (a support access's time, its session's end).
+    if (event.actor.type === 'system') return t('platforms.audit.actor.system');
     // A platform's back end acting for a person (an acceptance it recorded): named, never shown as the person.
     if (event.actor.via === 'platform') return t('platforms.audit.actor.platform', { platform: event.actor.platformKey ?? '?', sub: event.actor.sub ?? event.actor.userId ?? '?' });
     if (me && event.actor.userId !== null && event.actor.userId === me.user.id) return t('platforms.audit.actor.you');
