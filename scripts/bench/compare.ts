@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runOnce } from './rounds.ts';
-import { buildGatewayForBench } from './servers.ts';
+import { buildGatewayForBench, imageRuntimeEnv } from './servers.ts';
 import { DISTURBED_SHARE, HERE, progress, RESULTS_DIR, ROOT, SETTINGS, type Context, type RunRecord } from './settings.ts';
 
 /** A change may cost this much more per login (median over the rounds) and still pass. */
@@ -46,6 +46,8 @@ export interface BaseBuild {
   commit: string;
   /** The entry to fork (servers.ts startServer). */
   script: string;
+  /** The runtime settings of the ref's own Dockerfile (servers.ts imageRuntimeEnv). */
+  runtimeEnv: Record<string, string>;
 }
 
 /**
@@ -81,7 +83,8 @@ export async function buildBase(ref: string, folder: string): Promise<BaseBuild>
   for (const file of HARNESS) await copyFile(path.join(HERE, file), path.join(tree, 'scripts/bench', file));
   await symlink(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
   try {
-    return { ref, commit, script: await buildGatewayForBench(path.join(folder, 'build'), tree) };
+    const script = await buildGatewayForBench(path.join(folder, 'build'), tree);
+    return { ref, commit, script, runtimeEnv: await imageRuntimeEnv(path.join(tree, 'Dockerfile')) };
   } catch (error) {
     throw new Error(`the gateway of ${ref} (${commit.slice(0, 10)}) with this checkout's benchmark entry (${HARNESS.join(', ')}) does not compile: ${String(error)}`);
   }

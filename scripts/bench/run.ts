@@ -151,7 +151,7 @@ async function main(): Promise<number> {
     progress('gateway compiled to JavaScript, as the image runs it');
     const servers = {} as Record<Side, Server>;
     for (const side of base ? (['bare', 'gateway', 'base'] as const) : (['bare', 'gateway'] as const)) {
-      servers[side] = await startServer(side, serverSettings, side === 'bare' ? path.join(HERE, 'bare.ts') : side === 'base' ? base!.script : gatewayScript);
+      servers[side] = await startServer(side, serverSettings, side === 'bare' ? path.join(HERE, 'bare.ts') : side === 'base' ? base!.script : gatewayScript, side === 'base' ? base!.runtimeEnv : undefined);
       serverPids.set(servers[side].child.pid!, side);
       cleanups.push(() => stopServer(servers[side]));
     }

@@ -24,8 +24,8 @@ export async function buildGatewayForBench(folder: string, root: string = ROOT):
   return path.join(folder, 'scripts/bench/gateway.js');
 }
 
-export async function startServer(side: Side, settings: ServerSettings, script: string): Promise<Server> {
-  return startChild(side, 'BENCH_SERVER_SETTINGS', settings, script);
+export async function startServer(side: Side, settings: ServerSettings, script: string, runtimeEnv?: Record<string, string>): Promise<Server> {
+  return startChild(side, 'BENCH_SERVER_SETTINGS', settings, script, runtimeEnv);
 }
 
 /** The provider of the run, in its own process (its CPU is not the servers'), over https. */
@@ -50,21 +50,28 @@ export function makeProviderCertificate(folder: string): { cert: string; key: st
 
 /**
  * The runtime settings of the production image (the Dockerfile's `ENV NODE_OPTIONS=… MALLOC_ARENA_MAX=…`
- * line): the gateway runs with them, so its CPU and memory are those of production.
+ * line): the gateway runs with them, so its CPU and memory are those of production. `--compare`
+ * runs the other build with its own Dockerfile's, so a change to them is measured too.
  */
-export async function imageRuntimeEnv(): Promise<Record<string, string>> {
-  const dockerfile = await readFile(path.join(HERE, '../../Dockerfile'), 'utf8');
+export async function imageRuntimeEnv(dockerfilePath = path.join(HERE, '../../Dockerfile')): Promise<Record<string, string>> {
+  const dockerfile = await readFile(dockerfilePath, 'utf8');
   const line = /^ENV (NODE_OPTIONS=.*)$/m.exec(dockerfile)?.[1];
   if (!line) throw new Error('the Dockerfile has no ENV NODE_OPTIONS line');
   return Object.fromEntries(line.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
-export async function startChild<S extends Side | 'provider' | 'eoc'>(side: S, variable: string, settings: object, script = path.join(HERE, `${side}.ts`)): Promise<Server & { side: S }> {
+export async function startChild<S extends Side | 'provider' | 'eoc'>(
+  side: S,
+  variable: string,
+  settings: object,
+  script = path.join(HERE, `${side}.ts`),
+  runtimeEnv?: Record<string, string>,
+): Promise<Server & { side: S }> {
   const child = fork(script, [], {
     // The gateway can be asked for its heap after a full collection (memory report).
     execArgv: side === 'gateway' || side === 'base' ? ['--expose-gc'] : [],
     // NODE_ENV=production for every server (Express, express-openid-connect and the gateway read it).
-    env: { ...process.env, NODE_ENV: 'production', ...(side === 'gateway' || side === 'base' ? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
+    env: { ...process.env, NODE_ENV: 'production', ...(side === 'gateway' || side === 'base' ? runtimeEnv ?? await imageRuntimeEnv() : {}), [variable]: JSON.stringify(settings) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {
