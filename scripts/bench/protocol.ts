@@ -3,6 +3,7 @@
 
 import { Session } from 'node:inspector/promises';
 import { writeFile } from 'node:fs/promises';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 /** Settings handed to a server process in the BENCH_SERVER_SETTINGS environment variable (JSON). */
 export interface ServerSettings {
@@ -45,9 +46,21 @@ export type ServerMessage =
   | { type: 'failed'; message: string }
   | { type: 'profile-started' }
   | { type: 'profile-written'; file: string }
-  | { type: 'memory'; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; afterGc: boolean };
+  | { type: 'memory'; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; afterGc: boolean }
+  | { type: 'gc'; totals: GcTotals };
 /** `profile-start`/`profile-stop` bracket one measured run when BENCH_CPU_PROF names this server. */
-export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string } | { type: 'memory'; gc?: boolean };
+export type DriverMessage = { type: 'stop' } | { type: 'profile-start' } | { type: 'profile-stop'; file: string } | { type: 'memory'; gc?: boolean } | { type: 'gc' };
+
+/**
+ * The garbage collector's pauses of the main thread since the server started (perf_hooks `gc`
+ * entries): young-generation scavenges, full mark-compacts, and the incremental marking steps.
+ * The collector's helper threads are not in it (their CPU is in the process's CPU time).
+ */
+export interface GcTotals {
+  minor: { count: number; ms: number };
+  major: { count: number; ms: number };
+  incremental: { count: number; ms: number };
+}
 
 export function readSettings(): ServerSettings {
   const raw = process.env.BENCH_SERVER_SETTINGS;
@@ -68,6 +81,7 @@ const heapProfile = process.env.BENCH_HEAP_PROF === '1';
  * boot), and stops cleanly when told to.
  */
 export function serveUntilStopped(port: number, close: () => Promise<void>): void {
+  const gcTotals = observeGc();
   process.send?.({ type: 'ready', port } satisfies ServerMessage);
   let session: Session | undefined;
   process.on('message', (message: DriverMessage) => {
@@ -104,6 +118,8 @@ export function serveUntilStopped(port: number, close: () => Promise<void>): voi
       gc?.();
       const usage = process.memoryUsage();
       process.send?.({ type: 'memory', rss: usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, arrayBuffers: usage.arrayBuffers, afterGc: gc !== undefined } satisfies ServerMessage);
+    } else if (message.type === 'gc') {
+      process.send?.({ type: 'gc', totals: gcTotals } satisfies ServerMessage);
     } else if (message.type === 'stop') {
       close().then(
         () => process.exit(0),
@@ -113,6 +129,24 @@ export function serveUntilStopped(port: number, close: () => Promise<void>): voi
   });
   // The driver went away without saying stop (crash, Ctrl-C): do not linger.
   process.on('disconnect', () => process.exit(0));
+}
+
+function observeGc(): GcTotals {
+  const totals: GcTotals = { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, incremental: { count: 0, ms: 0 } };
+  const kinds = new Map<number, keyof GcTotals>([
+    [constants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+    [constants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+  ]);
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = kinds.get((entry as { detail?: { kind?: number } }).detail?.kind ?? -1);
+      if (!kind) continue;
+      totals[kind].count++;
+      totals[kind].ms += entry.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return totals;
 }
 
 export function reportFailure(error: unknown): never {

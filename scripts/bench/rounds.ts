@@ -6,7 +6,8 @@ import type pg from 'pg';
 import { seedHandoffs, type HandoffBatch } from './seed.ts';
 import { basic, concurrently, exchangeBody, percentile, sendCallback, startAndApprove, startUrl, wholeLogin, type FlowResult, type PendingCallback } from './browser.ts';
 import { cpuUse, sampleCpu, type CpuSample } from './cpu.ts';
-import { ask, profiled } from './servers.ts';
+import { ask, gcTotals, profiled } from './servers.ts';
+import type { GcTotals } from './protocol.ts';
 import {
   ENDPOINT_LABEL, EXPECTED_STATUS, INITIAL_SEED_RATE, MAX_BAD_SHARE, progress, RESULTS_DIR, ROOT, SEED_MARGIN, SETTINGS,
   type Context, type Endpoint, type RunRecord, type Side,
@@ -133,6 +134,8 @@ export async function runOnce(ctx: Context, endpoint: Endpoint, side: Side, phas
   let before = 0;
   let cpuBefore: CpuSample | null = null;
   let cpuAfter: CpuSample | null = null;
+  let gcBefore: GcTotals | null = null;
+  let gcAfter: GcTotals | null = null;
   const profile = phase === 'measured' && profiled(side);
   // Only the measured requests inside: CPU samples, and the CPU profile when asked.
   const bracket = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -140,9 +143,11 @@ export async function runOnce(ctx: Context, endpoint: Endpoint, side: Side, phas
     before = await rowsMarker(ctx.client, endpoint);
     progress(`${phase === 'warmup' ? 'warm-up ' : `round ${round}  `} ${ENDPOINT_LABEL[endpoint]} on ${side}${endpoint === 'callback' ? '' : ` for ${seconds} s`}`);
     if (profile) await ask(server, { type: 'profile-start' }, 'profile-started');
+    gcBefore = await gcTotals(server);
     cpuBefore = await sampleCpu();
     const result = await run();
     cpuAfter = await sampleCpu();
+    gcAfter = await gcTotals(server);
     if (profile) {
       const dir = path.join(RESULTS_DIR, 'profiles');
       await mkdir(dir, { recursive: true });
@@ -202,14 +207,28 @@ export async function runOnce(ctx: Context, endpoint: Endpoint, side: Side, phas
           provider: (1000 * cpu.ms.provider) / expected,
         }
       : null,
+    gcPerRequest: gcPerAnswer(gcBefore, gcAfter, expected),
     valid: problems.length === 0,
     problems,
   };
   progress(
     `  ${requestsPerSecond.toFixed(0)} ${endpoint === 'login' ? 'logins' : 'req'}/s, p50 ${record.latencyMs.p50} ms, p99 ${record.latencyMs.p99} ms` +
       (record.cpuPerRequestUs ? `, CPU/${endpoint === 'login' ? 'login' : 'req'}: server ${record.cpuPerRequestUs.server.toFixed(0)} µs, PostgreSQL ${record.cpuPerRequestUs.postgres.toFixed(0)} µs` : '') +
+      (record.gcPerRequest ? `, GC pauses ${record.gcPerRequest.pauseUs.toFixed(0)} µs (${record.gcPerRequest.minor.toFixed(2)} scavenges, ${record.gcPerRequest.major.toFixed(3)} full)` : '') +
       (record.foreignCpu !== null ? `, others ${(100 * record.foreignCpu).toFixed(0)}% of the CPUs` : '') +
       (problems.length ? `; INVALID: ${problems.join('; ')}` : ''),
   );
   return record;
+}
+
+/** The collector's main-thread pauses per answer between two readings, and how many scavenges and full collections that took. */
+function gcPerAnswer(before: GcTotals | null, after: GcTotals | null, answers: number): RunRecord['gcPerRequest'] {
+  if (!before || !after || answers === 0) return null;
+  const ms = (kind: keyof GcTotals) => after[kind].ms - before[kind].ms;
+  const count = (kind: keyof GcTotals) => after[kind].count - before[kind].count;
+  return {
+    pauseUs: (1000 * (ms('minor') + ms('major') + ms('incremental'))) / answers,
+    minor: count('minor') / answers,
+    major: count('major') / answers,
+  };
 }

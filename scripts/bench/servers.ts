@@ -3,7 +3,7 @@ import { execFileSync, fork } from 'node:child_process';
 import { copyFile, mkdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { buildGateway } from '../buildLib.ts';
-import type { DriverMessage, ServerMessage, ServerSettings } from './protocol.ts';
+import type { DriverMessage, GcTotals, ServerMessage, ServerSettings } from './protocol.ts';
 import type { ProviderSettings } from './provider.ts';
 import { HERE, ROOT, SETTINGS, type Server, type Side } from './settings.ts';
 
@@ -94,6 +94,19 @@ export function ask(server: Server, message: DriverMessage, answer: ServerMessag
     };
     server.child.on('message', listener);
     server.child.send(message);
+  });
+}
+
+/** The server's garbage-collection pauses so far (protocol.ts GcTotals). */
+export function gcTotals(server: Server): Promise<GcTotals> {
+  return new Promise((resolve) => {
+    const listener = (reply: ServerMessage) => {
+      if (reply.type !== 'gc') return;
+      server.child.off('message', listener);
+      resolve(reply.totals);
+    };
+    server.child.on('message', listener);
+    server.child.send({ type: 'gc' } satisfies DriverMessage);
   });
 }
 

@@ -114,6 +114,12 @@ export interface RunRecord {
   foreignCpu: number | null;
   /** CPU time per answered request, in microseconds: the measured server, and PostgreSQL. */
   cpuPerRequestUs: { server: number; postgres: number; loadGenerator: number; provider: number } | null;
+  /**
+   * The server's garbage collection per answer: main-thread pause time (µs), and how many
+   * scavenges and full collections (fractions: one every 1/x answers). Pauses are not all of
+   * the collector's CPU (helper threads), which the server's CPU time includes.
+   */
+  gcPerRequest: { pauseUs: number; minor: number; major: number } | null;
   valid: boolean;
   problems: string[];
 }
