@@ -5,15 +5,12 @@
 // for its session cookie. Served over http://127.0.0.1, which browsers (and the test browser)
 // treat as a secure context for cookies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
-import express from 'express';
 import { randomBytes } from 'node:crypto';
-import { startHarness, type Harness } from '../../../test/helpers/flowHarness.ts';
+import type { Harness } from '../../../test/helpers/flowHarness.ts';
 import { OidcBrowser, type BrowserResponse } from '../../../test/helpers/oidcBrowser.ts';
-import { freePort } from '../../../src/db/embedded.ts';
-import { CLI_ACTOR, createPlatform } from '../../../src/services/registry/index.ts';
-import { createPlatformKit, type PlatformKit, type Session } from '../src/index.ts';
-import { platformKitRouter, requireSession } from '../src/express.ts';
+import type { PlatformKit, Session } from '../src/index.ts';
+import { requireSession } from '../src/express.ts';
+import { startKitApp, type KitApp } from './kitApp.ts';
 import { loginCookieName, loginSeal } from '../src/logins.ts';
 import { AmbiguousCookieError, readCookies } from '../src/cookies.ts';
 
@@ -21,39 +18,29 @@ const ALICE = { username: 'alice', password: 'alice-password' };
 const PLATFORM = 'KIT_COOKIES';
 
 describe("the kit's cookies, Secure", () => {
+  let app: KitApp;
   let harness: Harness;
-  let server: http.Server;
   let appUrl: string;
   let kit: PlatformKit;
   const cookieSecret = randomBytes(32).toString('base64url');
 
   beforeAll(async () => {
-    harness = await startHarness();
-    const port = await freePort();
-    appUrl = `http://127.0.0.1:${port}`;
-    const created = await createPlatform(
-      harness.database.db,
-      { platformKey: PLATFORM, displayName: 'Kit cookies', callbackUrl: `${appUrl}/auth/callback`, allowedReturnUrls: [`${appUrl}/`], defaultOnboardingMode: 'none' },
-      CLI_ACTOR,
-    );
-    kit = createPlatformKit({
-      gatewayUrl: harness.baseUrl, platformKey: PLATFORM, clientId: created.platform.clientId!, clientSecret: created.clientSecret, publicUrl: appUrl, cookieSecret, secureCookies: true,
+    app = await startKitApp({
+      platformKey: PLATFORM,
+      displayName: 'Kit cookies',
+      kit: { cookieSecret, secureCookies: true },
+      routes: (routes, kitOfApp) => {
+        routes.get('/me', requireSession(kitOfApp), (_req, res) => res.json({ id: (res.locals.session as Session).id }));
+        routes.get('/', (_req, res) => res.send('home'));
+      },
     });
-    const app = express();
-    app.use(platformKitRouter(kit));
-    app.get('/me', requireSession(kit), (_req, res) => res.json({ id: (res.locals.session as Session).id }));
-    app.get('/', (_req, res) => res.send('home'));
-    server = await new Promise((resolve) => {
-      const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
-    });
+    ({ harness, appUrl, kit } = app);
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await harness?.close();
+    await app?.close();
   });
 
-  const isGatewayOrProvider = (url: string) => url.startsWith(harness.baseUrl) || url.startsWith(harness.idp.issuer);
+  const isGatewayOrProvider = (url: string) => app.isGatewayOrProvider(url);
   const unspentCodes = async () =>
     (await harness.database.db.raw(`SELECT count(*)::int AS n FROM handoff_codes h JOIN platforms p ON p.id = h.platform_id WHERE p.platform_key = ? AND h.consumed_at IS NULL`, [PLATFORM])).rows[0].n as number;
   const setCookies = (headers: Headers) => headers.getSetCookie();

@@ -6,66 +6,52 @@
 // gateway refuses that start (400 STEP_UP_TOKEN_MISSING); the kit must refuse it too where the
 // gateway does not (a gateway from before the check, or whose record of the step-up is gone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
-import express from 'express';
-import { randomBytes } from 'node:crypto';
-import { startHarness, type Harness } from '../../../test/helpers/flowHarness.ts';
+import type { Harness } from '../../../test/helpers/flowHarness.ts';
 import { OidcBrowser, type BrowserResponse } from '../../../test/helpers/oidcBrowser.ts';
-import { freePort } from '../../../src/db/embedded.ts';
-import { CLI_ACTOR, createPlatform } from '../../../src/services/registry/index.ts';
 import { DEV_TOTP_SECRETS } from '../../../src/devidp/index.ts';
 import { base32Decode, totp } from '../../../src/devidp/totp.ts';
-import { createPlatformKit, CLOCK_SKEW_SECONDS, stepUpShortfall, type PlatformKit, type Session, type StepUpAsked } from '../src/index.ts';
-import { platformKitRouter, requireSession } from '../src/express.ts';
+import { CLOCK_SKEW_SECONDS, stepUpShortfall, type Session, type StepUpAsked } from '../src/index.ts';
+import { requireSession } from '../src/express.ts';
+import { startKitApp, type KitApp } from './kitApp.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password', sub: 'dev-user-alice' };
 const PLATFORM = 'KIT_STEP_UP';
 
 describe("the kit's step-up, against the real gateway", () => {
+  let app: KitApp;
   let harness: Harness;
-  let server: http.Server;
   let appUrl: string;
-  let kit: PlatformKit;
 
   beforeAll(async () => {
-    harness = await startHarness();
-    const port = await freePort();
-    appUrl = `http://127.0.0.1:${port}`;
-    const created = await createPlatform(
-      harness.database.db,
-      { platformKey: PLATFORM, displayName: 'Kit step-up', callbackUrl: `${appUrl}/auth/callback`, allowedReturnUrls: [`${appUrl}/`], defaultOnboardingMode: 'none' },
-      CLI_ACTOR,
-    );
-    kit = createPlatformKit({ gatewayUrl: harness.baseUrl, platformKey: PLATFORM, clientId: created.platform.clientId!, clientSecret: created.clientSecret, publicUrl: appUrl, cookieSecret: randomBytes(32).toString('base64url') });
-    const app = express();
-    app.use(platformKitRouter(kit));
-    app.get('/me', requireSession(kit), (_req, res) => {
-      const session = res.locals.session as Session;
-      res.json({ id: session.id, authentication: session.authentication });
+    app = await startKitApp({
+      platformKey: PLATFORM,
+      displayName: 'Kit step-up',
+      routes: (routes, kitOfApp) => {
+        routes.get('/me', requireSession(kitOfApp), (_req, res) => {
+          const session = res.locals.session as Session;
+          res.json({ id: session.id, authentication: session.authentication });
+        });
+        // The app's "Confirm it's you": what it asks comes from the query (maxAge, requireSecondFactor, forceLogin).
+        routes.post('/confirm', requireSession(kitOfApp), async (req, res) => {
+          const query = req.query as Record<string, string | undefined>;
+          const refused = await kitOfApp.stepUp(req, res, res.locals.session, {
+            returnTo: '/account',
+            ...(query.maxAge ? { maxAge: Number(query.maxAge) } : {}),
+            ...(query.requireSecondFactor ? { requireSecondFactor: true } : {}),
+            ...(query.forceLogin ? { forceLogin: true } : {}),
+          });
+          if (refused) res.status(502).send(refused.problem);
+        });
+        routes.get('/account', (_req, res) => res.send('account'));
+      },
     });
-    // The app's "Confirm it's you": what it asks comes from the query (maxAge, requireSecondFactor, forceLogin).
-    app.post('/confirm', requireSession(kit), async (req, res) => {
-      const query = req.query as Record<string, string | undefined>;
-      const refused = await kit.stepUp(req, res, res.locals.session, {
-        returnTo: '/account',
-        ...(query.maxAge ? { maxAge: Number(query.maxAge) } : {}),
-        ...(query.requireSecondFactor ? { requireSecondFactor: true } : {}),
-        ...(query.forceLogin ? { forceLogin: true } : {}),
-      });
-      if (refused) res.status(502).send(refused.problem);
-    });
-    app.get('/account', (_req, res) => res.send('account'));
-    server = await new Promise((resolve) => {
-      const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
-    });
+    ({ harness, appUrl } = app);
   });
   afterAll(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await harness?.close();
+    await app?.close();
   });
 
-  const isGatewayOrProvider = (url: string) => url.startsWith(harness.baseUrl) || url.startsWith(harness.idp.issuer);
+  const isGatewayOrProvider = (url: string) => app.isGatewayOrProvider(url);
   const me = async (browser: OidcBrowser) => JSON.parse((await browser.get(`${appUrl}/me`)).text) as { id: string; authentication: Session['authentication'] };
 
   /** Alice signed in to the app (password only), the provider's session fresh. */
