@@ -85,12 +85,12 @@ export async function startChild<S extends Side | 'provider' | 'eoc'>(
 }
 
 /** Sends a message to a server process and waits for its answer of the given type. */
-export function ask(server: Server, message: DriverMessage, answer: ServerMessage['type']): Promise<void> {
+export function ask<T extends ServerMessage['type']>(server: Server, message: DriverMessage, answer: T): Promise<Extract<ServerMessage, { type: T }>> {
   return new Promise((resolve) => {
     const listener = (reply: ServerMessage) => {
       if (reply.type !== answer) return;
       server.child.off('message', listener);
-      resolve();
+      resolve(reply as Extract<ServerMessage, { type: T }>);
     };
     server.child.on('message', listener);
     server.child.send(message);
@@ -98,16 +98,8 @@ export function ask(server: Server, message: DriverMessage, answer: ServerMessag
 }
 
 /** The server's garbage-collection pauses so far (protocol.ts GcTotals). */
-export function gcTotals(server: Server): Promise<GcTotals> {
-  return new Promise((resolve) => {
-    const listener = (reply: ServerMessage) => {
-      if (reply.type !== 'gc') return;
-      server.child.off('message', listener);
-      resolve(reply.totals);
-    };
-    server.child.on('message', listener);
-    server.child.send({ type: 'gc' } satisfies DriverMessage);
-  });
+export async function gcTotals(server: Server): Promise<GcTotals> {
+  return (await ask(server, { type: 'gc' }, 'gc')).totals;
 }
 
 export const profiled = (side: Side) => SETTINGS.cpuProfile === side || SETTINGS.cpuProfile === 'both';
@@ -128,15 +120,7 @@ export async function heapAfterGc(server: Server): Promise<number> {
 
 /** The gateway's process.memoryUsage() after a full collection (RSS, heap, external, ArrayBuffers). */
 export function memoryAfterGc(server: Server, gc = true): Promise<Extract<ServerMessage, { type: 'memory' }>> {
-  return new Promise((resolve) => {
-    const listener = (reply: ServerMessage) => {
-      if (reply.type !== 'memory') return;
-      server.child.off('message', listener);
-      resolve(reply);
-    };
-    server.child.on('message', listener);
-    server.child.send({ type: 'memory', gc } satisfies DriverMessage);
-  });
+  return ask(server, { type: 'memory', gc }, 'memory');
 }
 
 export async function rssBytes(pid: number): Promise<number | null> {
