@@ -9,7 +9,8 @@
 // takes. At request time the bare server runs `pool.query({ name, text, values })`
 // with the same text and the same prepared-statement name.
 
-import { compiledStatement, DEFAULT_STATEMENT_TIMEOUT_MS, type Db } from '../../src/db/knex.ts';
+import { compiledStatement, type Db } from '../../src/db/knex.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../../src/config/database.ts';
 import { findActivePlatformByKeyCounting } from '../../src/services/registry/platformsRepository.ts';
 import { consumeTransactionByStateCounting, insertTransaction, type NewTransaction } from '../../src/services/login/transactionsRepository.ts';
 import { redeemHandoff } from '../../src/services/login/handoffsRepository.ts';

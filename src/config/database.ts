@@ -6,6 +6,13 @@ import { readOutbound } from './outbound.ts';
 import { ConfigError, readLogLevel, readNodeEnv, Reader, type Env, type LogLevel, type NodeEnv } from './reader.ts';
 
 /**
+ * A statement may run this long before PostgreSQL cancels it (DATABASE_STATEMENT_TIMEOUT_MS):
+ * every request's query is short, so a longer one means a stuck database, and the client
+ * should get its 503 while it still waits rather than a late success.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+
+/**
  * DATABASE_URL, refused at boot in the forms the driver (pg) would get wrong: pg connects to one
  * host and ignores target_session_attrs, so a multi-host URL crashed the boot (`Invalid URL`, with
  * ports) or waited forever on a host named "db1,db2" (without), and a read-write attribute would

@@ -12,9 +12,8 @@
 
 import { containsDevEncryptionKey } from '../security/crypto.ts';
 import type { OutboundPolicy } from '../security/outboundAddresses.ts';
-import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../db/knex.ts';
 import { schemaPattern } from '../contract.ts';
-import { readDatabaseUrl } from './database.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, readDatabaseUrl } from './database.ts';
 import { readAvatarS3, readOutbound, type AvatarS3Config } from './outbound.ts';
 import { readIdpAdmin, readOidc, readScopes, type IdpAdminConfig, type OidcConfig } from './provider.ts';
 import { HOST_PREFIX, COOKIE_NAME, readSigningKeys, sessionCookieName } from './keysAndCookies.ts';

@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { isFitConnection, watchForUnfitServer } from './unfitConnections.ts';
 import { MIGRATIONS } from './migrationList.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../config/database.ts';
 
 // Return int8/count(*) as numbers and dates as Date; timestamptz stays a Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -29,12 +30,6 @@ const quiet: DbLogger = { warn: () => {}, error: () => {} };
 /** What createDb was given, for graphile-worker, which opens its own pool on the same database. */
 const created = new WeakMap<Db, { connectionString: string; logger: DbLogger }>();
 
-/**
- * A statement may run this long before PostgreSQL cancels it (DATABASE_STATEMENT_TIMEOUT_MS):
- * every request's query is short, so a longer one means a stuck database, and the client
- * should get its 503 while it still waits rather than a late success.
- */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 
 export interface DbOptions {
   poolMax?: number;

@@ -3,17 +3,21 @@
 // become markup or load from elsewhere: the name is escaped text, the colour is re-checked as
 // #rrggbb here (the registry stored only a checked one) and goes into the page's own <style>
 // as a CSS custom property, and the logo is a path on this gateway (img-src 'self' of the CSP).
-import { HEX_COLOR_PATTERN } from '../services/registry/contrast.ts';
-import { brandName } from '../services/registry/branding.ts';
-import type { PlatformRow } from '../services/registry/index.ts';
-import type { PlatformPageBrand } from '../domain/platformBrand.ts';
+import { HEX_COLOR_PATTERN } from '../domain/contrast.ts';
+import { brandName, type PlatformPageBrand } from '../domain/platformBrand.ts';
 
 export type { PlatformPageBrand };
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The brand of a registry row (already read by the statement that needed the platform: no query more). */
-export function pageBrandOf(platform: Pick<PlatformRow, 'displayName' | 'displayNames' | 'brandColor' | 'logoId' | 'defaultLanguage'>): PlatformPageBrand {
+export function pageBrandOf(platform: {
+  displayName: string;
+  displayNames?: Record<string, string> | null;
+  brandColor?: string | null;
+  logoId?: string | null;
+  defaultLanguage?: string | null;
+}): PlatformPageBrand {
   return {
     displayName: platform.displayName,
     displayNames: platform.displayNames ?? {},

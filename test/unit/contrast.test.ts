@@ -1,7 +1,7 @@
-// WCAG 2.x relative luminance and contrast ratio (src/services/registry/contrast.ts) against
+// WCAG 2.x relative luminance and contrast ratio (src/domain/contrast.ts) against
 // known values: the formula's corner cases and the pairs accessibility tools quote.
 import { describe, expect, it } from 'vitest';
-import { contrastRatio, primaryColorContrast, relativeLuminance } from '../../src/services/registry/contrast.ts';
+import { contrastRatio, primaryColorContrast, relativeLuminance } from '../../src/domain/contrast.ts';
 import { validateBranding } from '../../src/services/registry/branding.ts';
 import { ApiError } from '../../src/errors/catalogue.ts';
 

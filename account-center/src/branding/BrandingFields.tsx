@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { useIntl } from 'react-intl';
-import { primaryColorContrast } from '../../../src/services/registry/contrast.ts';
+import { primaryColorContrast } from '../../../src/domain/contrast.ts';
 
 /** One language's name as edited (ids keep React's rows stable while tags change). */
 export interface NameRow {
@@ -25,7 +25,7 @@ export function namesErrors(rows: readonly NameRow[]): Map<number, 'branding.nam
 
 /**
  * The colour as a code and a picker, with its contrast live: computed by the gateway's own
- * WCAG 2.x module (src/services/registry/contrast.ts), the one the registry refuses by.
+ * WCAG 2.x module (src/domain/contrast.ts), the one the registry refuses by.
  */
 export function BrandingColorField({ value, onChange, error }: { value: string; onChange: (value: string) => void; error: string | null }) {
   const intl = useIntl();

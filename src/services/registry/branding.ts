@@ -6,7 +6,7 @@ import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from './platfo
 import { ApiError, validationError, type FieldError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { reencodeImage, type UploadImageType } from '../images/reencode.ts';
-import { AA_NORMAL_TEXT, BUTTON_TEXT_COLOR, HEX_COLOR_PATTERN, PAGE_BACKGROUND_COLOR, primaryColorContrast } from './contrast.ts';
+import { AA_NORMAL_TEXT, BUTTON_TEXT_COLOR, HEX_COLOR_PATTERN, PAGE_BACKGROUND_COLOR, primaryColorContrast } from '../../domain/contrast.ts';
 import { PLATFORM_KEY_PATTERN } from './rules.ts';
 
 // A platform's branding (issue 27): the name shown to people (per language), a primary colour
@@ -41,21 +41,6 @@ export function toBrandingView(row: PlatformRow, publicBaseUrl: string): Platfor
     primaryColor: row.brandColor,
     logoUrl: row.logoId ? logoUrl(publicBaseUrl, row.logoId) : null,
   };
-}
-
-/**
- * The name for a page in `languages` (most preferred first): the exact tag, then its primary
- * language (`de` for `de-AT`), for each language in turn; else the default displayName.
- * Tags compare case-insensitively (RFC 5646 §2.1.1).
- */
-export function brandName(row: Pick<PlatformRow, 'displayName' | 'displayNames'>, languages: readonly string[]): string {
-  const names = new Map(Object.entries(row.displayNames ?? {}).map(([tag, name]) => [tag.toLowerCase(), name]));
-  for (const language of languages) {
-    const tag = language.toLowerCase();
-    const name = names.get(tag) ?? names.get(tag.split('-')[0]!);
-    if (name) return name;
-  }
-  return row.displayName;
 }
 
 /** The checks of a branding body (the CLI does not pass through the contract, so its shapes are repeated). */

@@ -35,7 +35,6 @@ export {
 export { METADATA_MAX_BYTES, METADATA_MAX_PROPERTIES, MAX_RETURN_URLS, ONBOARDING_MODES, PLATFORM_KEY_PATTERN, type RegistryRules } from './rules.ts';
 export { validateCreate, validateUpdate } from './validate.ts';
 export {
-  brandName,
   clearBranding,
   deleteLogo,
   getBranding,
