@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { useIntl } from 'react-intl';
-import { primaryColorContrast } from '../../../src/domain/contrast.ts';
+import { HEX_COLOR_PATTERN, primaryColorContrast } from '../../../src/domain/contrast.ts';
 
 /** One language's name as edited (ids keep React's rows stable while tags change). */
 export interface NameRow {
@@ -11,7 +11,6 @@ export interface NameRow {
 
 /** BCP 47 in the shape the contract allows (PlatformDisplayNames). */
 const LANGUAGE_TAG = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
-const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /** The rows' problems by row id: a malformed tag, or a tag without a name. */
 export function namesErrors(rows: readonly NameRow[]): Map<number, 'branding.names.languageInvalid' | 'branding.names.nameMissing'> {
@@ -30,7 +29,7 @@ export function namesErrors(rows: readonly NameRow[]): Map<number, 'branding.nam
 export function BrandingColorField({ value, onChange, error }: { value: string; onChange: (value: string) => void; error: string | null }) {
   const intl = useIntl();
   const id = useId();
-  const contrast = HEX_COLOR.test(value) ? primaryColorContrast(value) : null;
+  const contrast = HEX_COLOR_PATTERN.test(value) ? primaryColorContrast(value) : null;
   const describedBy = [`${id}-hint`, contrast ? `${id}-contrast` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
   return (
     <fieldset>
@@ -40,7 +39,7 @@ export function BrandingColorField({ value, onChange, error }: { value: string; 
       <div className="branding-color-row">
         <input id={`${id}-code`} type="text" value={value} maxLength={7} spellCheck={false} autoComplete="off"
           aria-invalid={error ? true : undefined} aria-describedby={describedBy} onChange={(event) => onChange(event.target.value.trim())} />
-        <input type="color" aria-label={intl.formatMessage({ id: 'branding.color.picker' })} value={HEX_COLOR.test(value) ? value.toLowerCase() : '#2457d6'}
+        <input type="color" aria-label={intl.formatMessage({ id: 'branding.color.picker' })} value={HEX_COLOR_PATTERN.test(value) ? value.toLowerCase() : '#2457d6'}
           onChange={(event) => onChange(event.target.value)} />
         {value !== '' ? (
           <button type="button" className="button button-secondary" onClick={() => onChange('')}>{intl.formatMessage({ id: 'branding.color.clear' })}</button>

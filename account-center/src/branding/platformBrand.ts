@@ -1,4 +1,6 @@
 import type { Schemas } from '../api.ts';
+import { HEX_COLOR_PATTERN } from '../../../src/domain/contrast.ts';
+import { brandName } from '../../../src/domain/platformBrand.ts';
 
 export type PlatformBranding = Schemas['PlatformBranding'];
 
@@ -9,16 +11,12 @@ export interface BrandLook {
   primaryColor: string | null;
 }
 
-const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
-
 /**
  * The platform's name for a page in `locale`: the exact tag, then its primary language
- * (`de` for `de-AT`), else the default display name (tags compare case-insensitively, RFC 5646).
+ * (`de` for `de-AT`), else the default display name; the gateway's own rule for its pages.
  */
 export function brandNameFor(branding: Pick<PlatformBranding, 'displayName' | 'displayNames'>, locale: string): string {
-  const names = new Map(Object.entries(branding.displayNames).map(([tag, name]) => [tag.toLowerCase(), name]));
-  const tag = locale.toLowerCase();
-  return names.get(tag) ?? names.get(tag.split('-')[0]!) ?? branding.displayName;
+  return brandName(branding, [locale]);
 }
 
 /**
@@ -31,7 +29,7 @@ export function brandLook(branding: PlatformBranding, locale: string, gatewayOri
   return {
     name: brandNameFor(branding, locale),
     logoUrl: branding.logoUrl && sameOrigin(branding.logoUrl, gatewayOrigin) ? branding.logoUrl : null,
-    primaryColor: branding.primaryColor && HEX_COLOR.test(branding.primaryColor) ? branding.primaryColor : null,
+    primaryColor: branding.primaryColor && HEX_COLOR_PATTERN.test(branding.primaryColor) ? branding.primaryColor : null,
   };
 }
 
