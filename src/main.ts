@@ -12,7 +12,7 @@ import { drain, Lifecycle, listen } from './server.ts';
 import { bootProbes, serveApp, type BootState } from './bootProbes.ts';
 import { schedulePurge } from './services/maintenance/maintenance.ts';
 import { logInsecurePlatforms } from './services/registry/platformUrls.ts';
-import { signingKeysFor } from './services/backchannel/signingKeys.ts';
+import { signingKeysFor } from './security/signingKeys.ts';
 import { createMetrics, startMetricsServer } from './observability/metrics.ts';
 import { closeRateLimitRedis, openRateLimitRedis } from './services/rateLimits/rateLimits.ts';
 import type { DevStack } from './devstack/index.ts';

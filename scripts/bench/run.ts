@@ -41,7 +41,7 @@ import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts'
 import { findPlatformByKey } from '../../src/services/registry/platformsRepository.ts';
 import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { generateKeyRingSpec, parseKeyRing } from '../../src/security/crypto.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import type { ServerSettings } from './protocol.ts';
 import { concurrently, request, wholeLogin } from './browser.ts';
 import { serverPids } from './cpu.ts';

@@ -1,7 +1,7 @@
 // The keys (ENCRYPTION_KEYS, GATEWAY_SIGNING_KEYS) and the session cookie's name.
 
 import { DEV_ENCRYPTION_KEYS } from '../security/crypto.ts';
-import { signingKeysFromSpec } from '../services/backchannel/signingKeys.ts';
+import { signingKeysFromSpec } from '../security/signingKeys.ts';
 import { ConfigError, readNodeEnv, Reader, type Env } from './reader.ts';
 
 export const COOKIE_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,64}$/; // RFC 6265 token

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/types.ts';
-import { signingKeysFor } from '../services/backchannel/signingKeys.ts';
+import { signingKeysFor } from '../security/signingKeys.ts';
 
 /**
  * GET /.well-known/jwks.json: the public parts of GATEWAY_SIGNING_KEYS (every key, the signing

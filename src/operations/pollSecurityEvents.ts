@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/types.ts';
 import { invalidClientCredentials } from '../errors/catalogue.ts';
-import { signingKeysFor } from '../services/backchannel/signingKeys.ts';
+import { signingKeysFor } from '../security/signingKeys.ts';
 import { pollSecurityEvents as poll } from '../services/events/poll.ts';
 
 /** POST /v1/events/poll: RFC 8936 poll delivery for the platform whose Basic credentials these are. */

@@ -9,7 +9,7 @@ import { logInsecurePlatforms } from '../../src/services/registry/platformUrls.t
 import { loadConfig } from '../../src/config/index.ts';
 import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { newPlatformKey, platformBody, seedPlatform, startRegistryTestContext, type RegistryTestContext } from './registryHelpers.ts';
 
 // Inputs that used to reach code unprepared for them and gave 500 (or were silently

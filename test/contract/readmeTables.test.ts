@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, loadDatabaseToolConfig, loadKeyRingSpec } from '../../src/config/index.ts';
 import { HELP } from '../../src/cli/run.ts';
 import { DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 // The configuration and CLI tables (docs/configuration.md, docs/cli.md; once in the README) are
 // what operators read instead of the code. Both drifted unnoticed (GATEWAY_SESSION_IDLE_SECONDS,

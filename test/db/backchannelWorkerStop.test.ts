@@ -7,7 +7,7 @@ import pg from 'pg';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
 import { startBackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { Lifecycle } from '../../src/server.ts';
 
 // Shutdown stops the back-channel worker, then PostgreSQL (the dev stack's embedded one). The

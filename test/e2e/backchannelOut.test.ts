@@ -23,7 +23,7 @@ import { freePort } from '../../src/db/embedded.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { endTimedOutSessions } from '../../src/services/sessions/ending.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../src/services/backchannel/delivery.ts';
 import { BACKCHANNEL_LOGOUT_MAX_ATTEMPTS } from '../../src/services/backchannel/outbox.ts';
 import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import type { Resolver } from '../../src/security/outboundLookup.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };

@@ -12,7 +12,7 @@ import { freePort } from '../../src/db/embedded.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freezableRelay, type FreezableRelay } from '../helpers/tcpRelay.ts';
 import { generateKeyRingSpec } from '../../src/security/crypto.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -13,7 +13,7 @@ import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts'
 import { freePort } from '../../src/db/embedded.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec, parseSigningKeys } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec, parseSigningKeys } from '../../src/security/signingKeys.ts';
 import { SECURITY_EVENT_TYPES } from '../../src/services/events/types.ts';
 
 const ALICE = { username: 'alice', password: 'alice-password' };

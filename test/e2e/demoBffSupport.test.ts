@@ -12,7 +12,7 @@ import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 const PLATFORM = 'DEMO_SUPPORT';
 const ALICE = { username: 'alice', password: 'alice-password' };

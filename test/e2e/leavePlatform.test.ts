@@ -11,7 +11,7 @@ import { startLogoutReceiver as startReceiver } from '../helpers/logoutReceiver.
 import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
 import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 const FRANK = person('frank');
 const GRACE = person('grace');

@@ -20,7 +20,7 @@ import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts'
 import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
 import { purgeDeletedAccounts } from '../../src/services/account/deletion.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { recordPersonEvent } from '../../src/services/events/record.ts';
 import { createDraft, publishVersion } from '../../src/services/documents/administration.ts';
 import { purgeSettledEvents, SECURITY_EVENT_MAX_ATTEMPTS, SETTLED_EVENT_RETENTION_DAYS } from '../../src/services/events/repository.ts';

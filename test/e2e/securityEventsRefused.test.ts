@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { recordPersonEvent } from '../../src/services/events/record.ts';
 import { SECURITY_EVENT_TYPES } from '../../src/services/events/types.ts';
 import type { Resolver } from '../../src/security/outboundLookup.ts';

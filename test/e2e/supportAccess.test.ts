@@ -13,7 +13,7 @@ import { startLogoutReceiver } from '../helpers/logoutReceiver.ts';
 import { DEV_USERS } from '../../src/devidp/users.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { endExpiredSupportAccess } from '../../src/services/supportAccess/requests.ts';
 import { purgeExpired } from '../../src/services/maintenance/repository.ts';
 import { PURGE_GRACE_SECONDS } from '../../src/services/maintenance/maintenance.ts';

@@ -12,7 +12,7 @@ import { startHarness, addPlatform, startUrl, type Harness, type TestPlatform } 
 import { asPerson, person, signIn, type SignedIn } from '../helpers/dataRights.ts';
 import { DEV_USERS } from '../../src/devidp/users.ts';
 import { activatePlatform, CLI_ACTOR, deactivatePlatform, updatePlatform } from '../../src/services/registry/index.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
 const RITA = person('rita');

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '../../src/db/knex.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { generateKeyRingSpec } from '../../src/security/crypto.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { startDevIdp, PERMISSION_SCOPES, type DevIdp } from '../../src/devidp/index.ts';
 import { createPlatform } from '../../src/services/registry/index.ts';
 import { startLoadBalancer, type LoadBalancer } from './loadBalancer.ts';

@@ -12,7 +12,7 @@ import { freePort } from '../../src/db/embedded.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
 import { startDemoBff, type DemoBff } from '../../src/devstack/demoBff.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 import { llngControl } from './llngStack.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, loadDatabaseToolConfig } from '../../src/config/index.ts';
 import { DEV_ENCRYPTION_KEYS } from '../../src/security/crypto.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

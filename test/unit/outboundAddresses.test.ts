@@ -9,7 +9,7 @@ import {
   type OutboundPolicy,
 } from '../../src/security/outboundAddresses.ts';
 import { ConfigError, loadConfig, loadDatabaseToolConfig } from '../../src/config/index.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 describe('classifyAddress', () => {
   const cases: [string, AddressKind][] = [

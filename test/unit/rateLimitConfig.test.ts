@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { clientAddress, parseProxyEntry } from '../../src/security/clientAddress.ts';
 import { addressSubject } from '../../src/services/rateLimits/rateLimits.ts';
 import { generateKeyRingSpec } from '../../src/security/crypto.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../src/security/signingKeys.ts';
 
 function req(peer: string | undefined, forwarded?: string | string[]): Request {
   return { socket: { remoteAddress: peer }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } } as unknown as Request;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { generateSigningKeySpec, parseSigningKeys, signingKeysFor, signingKeysFromSpec } from '../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec, parseSigningKeys, signingKeysFor, signingKeysFromSpec } from '../../src/security/signingKeys.ts';
 import { signLogoutToken, BACKCHANNEL_LOGOUT_EVENT } from '../../src/services/backchannel/delivery.ts';
 import { loadConfig } from '../../src/config/index.ts';
 

@@ -15,7 +15,7 @@ import { freePort } from '../../../src/db/embedded.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { CLI_ACTOR, updatePlatform } from '../../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec, parseSigningKeys } from '../../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec, parseSigningKeys } from '../../../src/security/signingKeys.ts';
 import { recordPersonEvent } from '../../../src/services/events/record.ts';
 import { signSecurityEventToken } from '../../../src/services/events/token.ts';
 import { createSecurityEventReceiver, SecurityEventRefused, clientWithPlatformSecret, gatewayKeySet, type SecurityEvent, type SecurityEventType } from '../src/index.ts';

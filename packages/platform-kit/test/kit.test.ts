@@ -16,7 +16,7 @@ import { CLI_ACTOR, createPlatform, updatePlatform } from '../../../src/services
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
 import { createFieldDefinition } from '../../../src/services/onboarding/schema.ts';
 import { createDraft, publishVersion } from '../../../src/services/documents/administration.ts';
-import { generateSigningKeySpec } from '../../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../../src/security/signingKeys.ts';
 import { createPlatformKit, MemorySessionStore, type PlatformKit } from '../src/index.ts';
 import { platformKitRouter, requireSession } from '../src/express.ts';
 import { loginCookieName, loginSeal } from '../src/logins.ts';

@@ -18,7 +18,7 @@ import { OidcBrowser } from '../../../test/helpers/oidcBrowser.ts';
 import { freePort } from '../../../src/db/embedded.ts';
 import { CLI_ACTOR, createPlatform, updatePlatform } from '../../../src/services/registry/index.ts';
 import { startBackchannelWorker, type BackchannelWorker } from '../../../src/services/backchannel/worker.ts';
-import { generateSigningKeySpec } from '../../../src/services/backchannel/signingKeys.ts';
+import { generateSigningKeySpec } from '../../../src/security/signingKeys.ts';
 import { loadContract } from '../../../src/contract.ts';
 
 const KIT = fileURLToPath(new URL('..', import.meta.url));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Db } from '../../db/knex.ts';
-import type { SigningKeys } from './signingKeys.ts';
+import type { SigningKeys } from '../../security/signingKeys.ts';
 import { retryDelaySeconds, type BackchannelLogoutPayload } from './outbox.ts';
 import { OutboundAddressRefused } from '../../security/outboundLookup.ts';
 import { describeStatus, OutboundPostFailed, postToRegisteredUrl, type OutboundCallOptions, type OutboundOptions } from '../../security/outboundPost.ts';

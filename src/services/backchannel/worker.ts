@@ -5,7 +5,7 @@ import type { Config } from '../../config/index.ts';
 import { connectionStringOf, type Db } from '../../db/knex.ts';
 import { backchannelLogoutTask } from './delivery.ts';
 import { BACKCHANNEL_LOGOUT_TASK } from './outbox.ts';
-import { signingKeysFor } from './signingKeys.ts';
+import { signingKeysFor } from '../../security/signingKeys.ts';
 import { securityEventPushTask } from '../events/push.ts';
 import { SECURITY_EVENT_TASK } from '../events/index.ts';
 import { DATA_EXPORT_TASK, dataExportTask } from '../dataRights/exportJob.ts';

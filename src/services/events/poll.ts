@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex.ts';
 import type { Config } from '../../config/index.ts';
 import { withPlatformClient } from '../registry/platformClient.ts';
 import { countSecurityEventDelivery } from '../../observability/metrics.ts';
-import type { SigningKeys } from '../backchannel/signingKeys.ts';
+import type { SigningKeys } from '../../security/signingKeys.ts';
 import { acknowledgeEvents, findPollingPlatform, pendingEvents, reportEventErrors } from './repository.ts';
 import { signSecurityEventToken } from './token.ts';
 

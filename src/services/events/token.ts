@@ -1,4 +1,4 @@
-import type { SigningKeys } from '../backchannel/signingKeys.ts';
+import type { SigningKeys } from '../../security/signingKeys.ts';
 import { SET_TYPE, type SecurityEventRow } from './types.ts';
 
 /**

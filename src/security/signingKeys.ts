@@ -1,6 +1,6 @@
 // The gateway's own signing keys (GATEWAY_SIGNING_KEYS): ES256 (ECDSA P-256, RFC 7518 §3.4)
-// keys that sign the back-channel logout tokens sent to platforms, published (public parts
-// only) at /.well-known/jwks.json. They rotate like the encryption keys: the first key signs,
+// keys that sign what the gateway sends platforms (back-channel logout tokens, Security Event
+// Tokens), published (public parts only) at /.well-known/jwks.json. They rotate like the encryption keys: the first key signs,
 // every key is published, so a platform that cached the key set keeps verifying while a new
 // key is introduced and an old one retired.
 //
