@@ -209,17 +209,24 @@ describe('support access under attack', () => {
     }
   });
 
-  it('a platform deactivated while an access runs ends it (ended_by platform)', async () => {
+  it('a platform deactivated while an access runs ends it (ended_by platform), audited once; the platform hears it when it polls again after a reactivation', async () => {
     const support = await supportSession('then deactivated');
     await deactivatePlatform(db(), platform.key, CLI_ACTOR);
     try {
       expect((await db().raw('SELECT end_reason FROM support_access WHERE id = ?', [support.id])).rows).toEqual([{ end_reason: 'platform' }]);
       expect((await db().raw('SELECT end_reason FROM gateway_sessions WHERE id = ?', [support.sessionId])).rows).toEqual([{ end_reason: 'revoked' }]);
+      expect(await endAudits(support.id)).toEqual([{ ended_by: 'platform', actor_type: 'system' }]);
+      const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+      expect(mine).toMatchObject({ status: 'ended', endedBy: 'platform' });
+      // Deactivating again changes nothing and records nothing.
+      await deactivatePlatform(db(), platform.key, CLI_ACTOR);
+      expect(await endAudits(support.id)).toHaveLength(1);
     } finally {
       await activatePlatform(db(), platform.key, CLI_ACTOR);
     }
-    // (A deactivated platform hears no events: the event channel's own rule, securityEventsDeactivated.test.ts.)
-    await pollSets();
+    // Ended as the deactivation's first step, while the platform still received events: the event
+    // waits, as every pending event of a deactivated platform does, for its next poll.
+    expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'platform' }]);
   });
 
   it('an operator deleting their account ends their running access at once (ended_by operator) and any unused one', async () => {
