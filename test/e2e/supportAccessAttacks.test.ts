@@ -101,11 +101,11 @@ describe('support access under attack', () => {
   it('one person cannot be flooded with approval requests: 3 per 10 minutes whatever the operators, raced or ended, then 429', async () => {
     const asking = await addPlatform(harness);
     await updatePlatform(db(), asking.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
-    await signIn(harness, platform, WES);
+    const wes = await signIn(harness, platform, WES);
     await signIn(harness, platform, XENA);
     const ask = (operator: SignedIn, who: string, reason: string) => asPerson(harness, operator.cookie).post('/v1/support-access').send({ person: who, platformKey: asking.key, reason });
     const first: string = (await ask(sue, WES.sub, 'one').expect(201)).body.id;
-    await ask(tom, WES.sub, 'two').expect(201);
+    const second: string = (await ask(tom, WES.sub, 'two').expect(201)).body.id;
     // Ending (refusing) a request does not free its place: the person has seen it.
     await asPerson(harness, sue.cookie).post(`/v1/support-access/${first}/end`).expect(200);
     await ask(sue, WES.sub, 'three').expect(201);
@@ -115,6 +115,9 @@ describe('support access under attack', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(600);
     }
+    // The limit is the operators', never the person's: she still answers (and ends) what she was asked.
+    expect((await asPerson(harness, wes.cookie).post(`/v1/account/support-access/${second}/answer`).send({ decision: 'refuse' }).expect(200)).body.status).toBe('refused');
+    expectCode(await ask(tom, WES.sub, 'five'), 429, 'TOO_MANY_SUPPORT_REQUESTS');
     // Requests that only tell the person ask nothing of them: not counted.
     await asPerson(harness, sue.cookie).post('/v1/support-access').send({ person: WES.sub, platformKey: platform.key, reason: 'told' }).expect(201);
     // Raced by two operators: exactly three pass.
