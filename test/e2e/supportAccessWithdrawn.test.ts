@@ -12,7 +12,6 @@ import { asPerson, person, signIn, type SignedIn } from '../helpers/dataRights.t
 import { OidcBrowser } from '../helpers/oidcBrowser.ts';
 import { DEV_USERS } from '../../src/devidp/users.ts';
 import { CLI_ACTOR, updatePlatform } from '../../src/services/registry/index.ts';
-import { generateSigningKeySpec } from '../../src/services/backchannel/signingKeys.ts';
 import { schedulePurge } from '../../src/services/maintenance/maintenance.ts';
 
 const SIGN_IN_ROUTE = 'https://bff.example.test/auth/login';
@@ -30,7 +29,8 @@ describe('support access of an operator who loses support:access', () => {
   const api = () => request(harness.gateway.app);
 
   beforeAll(async () => {
-    harness = await startHarness({ GATEWAY_SIGNING_KEYS: generateSigningKeySpec('saw') }, { users: [...DEV_USERS, RITA, OLGA, OTTO, ADA] });
+    // The development signing key (outside production): the SETs are verified against the published key set all the same.
+    harness = await startHarness({}, { users: [...DEV_USERS, RITA, OLGA, OTTO, ADA] });
     platform = await addPlatform(harness);
     await updatePlatform(db(), platform.key, { supportAccess: 'notify', supportSignInUrl: SIGN_IN_ROUTE, eventDelivery: 'poll' }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
     rita = await signIn(harness, platform, RITA);
