@@ -1344,7 +1344,9 @@ export interface paths {
          * @description Ends one session at once: its cookie and every platform credential derived from it get
          *     `401` from the next request, and every platform that exchanged a code for it is told by
          *     back-channel logout. A user revokes their own sessions; an administrator
-         *     (`platforms:admin`) any user's. Audited (`session.revoke`). Another user's session, or an
+         *     (`platforms:admin`) any user's. Audited (`session.revoke`). An administrator revoking an
+         *     operator's session also ends every support access that operator is running
+         *     (`endedBy: administrator`). Another user's session, or an
          *     unknown one, gives `404 SESSION_NOT_FOUND` to a non-administrator; revoking an ended
          *     session changes nothing. Cookie-authenticated requests are origin checked. The person
          *     acts for themselves here: a platform's credential gives `403 FORBIDDEN` (a platform's
@@ -3380,7 +3382,9 @@ export interface components {
              *     now", the session revoked in their list, their account deleted, a sign-out at the
              *     provider), `expired` (its time, or its session idled out), `platform` (the platform was
              *     made sensitive, stopped opting in or was deactivated while it ran), `administrator` (an
-             *     administrator, `platforms:admin`, revoked its session, `revokeSession`); `null` while it has not ended.
+             *     administrator, `platforms:admin`, revoked its session or one of the operator's,
+             *     `revokeSession`, or the operator signed in again without `support:access`); `null`
+             *     while it has not ended.
              * @enum {string|null}
              */
             endedBy: "operator" | "person" | "expired" | "platform" | "administrator" | null;
@@ -3432,7 +3436,7 @@ export interface components {
          *     | `…:consent-withdrawn` | The person withdrew consent to one of this platform's own (`custom`) documents; only that platform hears | `document`: the document's key; `version`: the version whose acceptance was withdrawn |
          *
          *     | `…:support-access-started` | An operator signed in to this platform as the person (support access); only that platform hears | `session`: the support session's id (the exchange's `session.id`, the `sid` of its logout token); `act_sub`: the operator's subject; `ends_at`: NumericDate |
-         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, or the platform's settings), once; only that platform hears | `session`; `ended_by`: `operator`, `person`, `expired`, `platform` or `administrator` |
+         *     | `…:support-access-ended` | That support access ended, however it ended (by the operator, the person, its time found by the purge within minutes, the platform's settings or deactivation, or an administrator), once; only that platform hears (a platform deactivated while it ran: at its next poll after a reactivation) | `session`; `ended_by`: `operator`, `person`, `expired`, `platform` or `administrator` |
          *
          *     Receivers must ignore event types they do not know (new ones may be added).
          * @enum {string}

@@ -91,6 +91,11 @@ export interface DevIdp {
   accounts: DevIdpAccounts;
   /** The seeded users whose published password still works (for the demo's announcement). */
   seedHints(): Array<{ username: string; password: string }>;
+  /**
+   * Grants or withdraws permissions of an active user from their next token on, as an
+   * administrator changes roles at the provider (tests; in memory, not written to the users file).
+   */
+  setPermissions(sub: string, permissions: readonly string[]): void;
   /** The TOTP secrets (base32) by subject: the second factor a client can ask for with `acr_values`. */
   totpSecrets: Readonly<Record<string, string>>;
   tokenShape: TokenShape;
@@ -284,6 +289,10 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       delete: (sub) => accounts.delete(sub),
     },
     seedHints: () => accounts.seedHints(),
+    setPermissions: (sub, permissions) => {
+      const profile = accounts.activeProfile(sub);
+      if (profile) profile.permissions = [...permissions];
+    },
     totpSecrets,
     tokenShape: shaper.shape,
     projectId: shaper.projectId,

@@ -190,7 +190,13 @@ describe('support access', () => {
     await writeDataExportDocument(db(), paula.userId, { write: async (chunk) => void (text += chunk), close: async () => text.length });
     const exported = JSON.parse(text);
     expect(exported.supportAccess).toMatchObject([{ id, platformKey: approve.key, operatorSub: SAM.sub, operatorName: 'Sam Support', reason: 'Paula cannot see her invoices', durationMinutes: 10, mode: 'approve', sessionId, endedBy: 'person' }]);
-    expect(exported.auditEvents.filter((event: { supportAccessRequestId: string | null }) => event.supportAccessRequestId === id).map((event: { action: string }) => event.action)).toEqual(['support_access.request', 'support_access.approve', 'support_access.use', 'support_access.end']);
+    // Each step, and who ended it on the end (the person reads it as on their Support access page).
+    expect(exported.auditEvents.filter((event: { supportAccessRequestId: string | null }) => event.supportAccessRequestId === id).map((event: { action: string; endedBy?: string }) => [event.action, event.endedBy ?? null])).toEqual([
+      ['support_access.request', null],
+      ['support_access.approve', null],
+      ['support_access.use', null],
+      ['support_access.end', 'person'],
+    ]);
 
     // The audit log, as its API shows it to an administrator: each step, its actor, and the access it concerns.
     const audit = await asPerson(harness, admin.cookie).get(`/v1/audit-events?platformKey=${approve.key}`).expect(200);

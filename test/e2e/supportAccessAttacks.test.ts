@@ -101,11 +101,11 @@ describe('support access under attack', () => {
   it('one person cannot be flooded with approval requests: 3 per 10 minutes whatever the operators, raced or ended, then 429', async () => {
     const asking = await addPlatform(harness);
     await updatePlatform(db(), asking.key, { supportAccess: 'approve', supportSignInUrl: SIGN_IN_ROUTE }, CLI_ACTOR, { requireHttps: false, outbound: harness.gateway.config.outbound });
-    await signIn(harness, platform, WES);
+    const wes = await signIn(harness, platform, WES);
     await signIn(harness, platform, XENA);
     const ask = (operator: SignedIn, who: string, reason: string) => asPerson(harness, operator.cookie).post('/v1/support-access').send({ person: who, platformKey: asking.key, reason });
     const first: string = (await ask(sue, WES.sub, 'one').expect(201)).body.id;
-    await ask(tom, WES.sub, 'two').expect(201);
+    const second: string = (await ask(tom, WES.sub, 'two').expect(201)).body.id;
     // Ending (refusing) a request does not free its place: the person has seen it.
     await asPerson(harness, sue.cookie).post(`/v1/support-access/${first}/end`).expect(200);
     await ask(sue, WES.sub, 'three').expect(201);
@@ -115,6 +115,9 @@ describe('support access under attack', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(600);
     }
+    // The limit is the operators', never the person's: she still answers (and ends) what she was asked.
+    expect((await asPerson(harness, wes.cookie).post(`/v1/account/support-access/${second}/answer`).send({ decision: 'refuse' }).expect(200)).body.status).toBe('refused');
+    expectCode(await ask(tom, WES.sub, 'five'), 429, 'TOO_MANY_SUPPORT_REQUESTS');
     // Requests that only tell the person ask nothing of them: not counted.
     await asPerson(harness, sue.cookie).post('/v1/support-access').send({ person: WES.sub, platformKey: platform.key, reason: 'told' }).expect(201);
     // Raced by two operators: exactly three pass.
@@ -209,17 +212,24 @@ describe('support access under attack', () => {
     }
   });
 
-  it('a platform deactivated while an access runs ends it (ended_by platform)', async () => {
+  it('a platform deactivated while an access runs ends it (ended_by platform), audited once; the platform hears it when it polls again after a reactivation', async () => {
     const support = await supportSession('then deactivated');
     await deactivatePlatform(db(), platform.key, CLI_ACTOR);
     try {
       expect((await db().raw('SELECT end_reason FROM support_access WHERE id = ?', [support.id])).rows).toEqual([{ end_reason: 'platform' }]);
       expect((await db().raw('SELECT end_reason FROM gateway_sessions WHERE id = ?', [support.sessionId])).rows).toEqual([{ end_reason: 'revoked' }]);
+      expect(await endAudits(support.id)).toEqual([{ ended_by: 'platform', actor_type: 'system' }]);
+      const mine = (await asPerson(harness, rita.cookie).get('/v1/account/support-access').expect(200)).body.items.find((item: { id: string }) => item.id === support.id);
+      expect(mine).toMatchObject({ status: 'ended', endedBy: 'platform' });
+      // Deactivating again changes nothing and records nothing.
+      await deactivatePlatform(db(), platform.key, CLI_ACTOR);
+      expect(await endAudits(support.id)).toHaveLength(1);
     } finally {
       await activatePlatform(db(), platform.key, CLI_ACTOR);
     }
-    // (A deactivated platform hears no events: the event channel's own rule, securityEventsDeactivated.test.ts.)
-    await pollSets();
+    // Ended as the deactivation's first step, while the platform still received events: the event
+    // waits, as every pending event of a deactivated platform does, for its next poll.
+    expect(endedEvents(await pollSets())).toEqual([{ session: support.sessionId, ended_by: 'platform' }]);
   });
 
   it('an operator deleting their account ends their running access at once (ended_by operator) and any unused one', async () => {

@@ -113,7 +113,8 @@ export async function readPersonSnapshot<T>(db: Db, userId: string, work: (reade
             `SELECT id, occurred_at AS "occurredAt", action, platform_key AS "platformKey", field_key AS "fieldKey",
                     session_id AS "sessionId", actor_type AS "actorType", actor_user_id AS "actorUserId",
                     actor_via AS "actorVia", actor_platform_key AS "actorPlatformKey",
-                    changed_fields AS "changedFields", request_id AS "requestId", support_access_id AS "supportAccessRequestId"
+                    changed_fields AS "changedFields", request_id AS "requestId", support_access_id AS "supportAccessRequestId",
+                    ended_by AS "endedBy"
                FROM audit_events
               WHERE actor_user_id = $1
                  OR session_id IN (SELECT id FROM gateway_sessions WHERE user_id = $1)

@@ -8,6 +8,7 @@ import { purgeSettledEvents, SETTLED_EVENT_RETENTION_DAYS } from '../events/inde
 import { purgeExpiredExports } from '../dataRights/index.ts';
 import { purgeExpiredStepUpChallenges } from '../login/index.ts';
 import { endExpiredSupportAccess } from '../supportAccess/requests.ts';
+import { endSupportAccessOfFormerOperators } from '../supportAccess/operatorEnds.ts';
 
 /** Expired rows are kept a day for investigation before they go. */
 export const PURGE_GRACE_SECONDS = 24 * 3600;
@@ -34,6 +35,8 @@ export function schedulePurge(deps: AppDeps): () => void {
       const counts = await withPurgeLock(db, async () => ({
         // Before the sessions' own: an access that ran out ends with its event (supportAccess/requests.ts).
         supportAccessExpired: await endExpiredSupportAccess(db),
+        // An operator who signed in again without support:access leaves their running accesses (supportAccess/operatorEnds.ts).
+        supportAccessWithdrawn: await endSupportAccessOfFormerOperators(db),
         sessionsTimedOut: await endTimedOutSessions(db, deps.config.gatewaySessionIdleSeconds),
         sessionsUnreached: await endUnreachedSessions(db),
         ...(await purgeExpired(db, PURGE_GRACE_SECONDS)),

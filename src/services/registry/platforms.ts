@@ -150,10 +150,13 @@ export async function deactivatePlatform(db: Db, platformKey: string, actor: Act
   const row = await db.transaction(async (trx) => {
     const current = await lockPlatform(trx, platformKey);
     if (!current.active) return current;
+    // Support access (issue 35) does not outlive the platform: a running one ends now, first,
+    // while the platform still receives events, so its support-access-ended waits for it like
+    // every event pending at its deactivation (a poll after a reactivation fetches it), as the
+    // other ends of an access announce theirs.
+    await endSupportAccessOfPlatform(trx, current.id);
     const updated = await setPlatformActive(trx, platformKey, false);
     await recordAuditEvent(trx, { action: 'platform.deactivate', platformKey, changedFields: ['active'] }, actor);
-    // Support access (issue 35) does not outlive the platform: a running one ends now.
-    await endSupportAccessOfPlatform(trx, updated!.id);
     return updated!;
   });
   return toPlatformView(row);

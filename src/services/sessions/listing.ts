@@ -6,6 +6,7 @@ import { ApiError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
 import { requireLocalUser } from '../account/localUser.ts';
 import { endSessions } from './ending.ts';
+import { endSupportAccessOfRevokedOperator } from '../supportAccess/operatorEnds.ts';
 
 export type SessionList = components['schemas']['SessionList'];
 
@@ -53,9 +54,13 @@ export async function revokeSession(
   if (owner.userId !== own) await hooks.beforeRevokingOthers?.();
   if (owner.ended) return;
   // Someone else's session, revoked by an administrator: a support session's access ends by
-  // the administrator, not by the person whose session it is (issue 35's attack review).
-  await endSessions(db, { sessionIds: [sessionId] }, 'revoked', (trx) =>
-    recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor), owner.userId !== own ? 'administrator' : undefined);
+  // the administrator, not by the person whose session it is (issue 35's attack review); an
+  // operator's session takes the support accesses the operator is running with it.
+  const byAdministrator = owner.userId !== own;
+  await endSessions(db, { sessionIds: [sessionId] }, 'revoked', async (trx) => {
+    await recordAuditEvent(trx, { action: 'session.revoke', platformKey: null, sessionId, changedFields: [] }, actor);
+    if (byAdministrator) await endSupportAccessOfRevokedOperator(trx, sessionId);
+  }, byAdministrator ? 'administrator' : undefined);
 }
 
 /**

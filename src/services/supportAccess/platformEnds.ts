@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex.ts';
 import { endSessions } from '../sessions/ending.ts';
-import { announceSupportAccessEnded, auditSupportAccessEnds, type AuditedEnd, type EndedAccess } from './sessionEnds.ts';
+import { announceSupportAccessEnded, auditSupportAccessEnds, type AuditedEnd, type EndedAccess, type SupportEndedBy } from './sessionEnds.ts';
 
 /**
  * The registry's part (registry/platforms.ts, in the transaction of the update or the
@@ -22,7 +22,7 @@ export async function endSupportAccessOfPlatform(trx: Db, platformId: string): P
     { platformId },
   );
   await auditSupportAccessEnds(trx, rows, 'platform');
-  return endRunning(trx, rows, 'platform');
+  return endRunningAccesses(trx, rows, 'platform');
 }
 
 /**
@@ -39,10 +39,11 @@ export async function endSupportAccessOfOperator(trx: Db, operatorUserId: string
     { operatorUserId },
   );
   await auditSupportAccessEnds(trx, rows, 'operator');
-  return endRunning(trx, rows.filter((row): row is EndedAccess & AuditedEnd => row.sessionId !== null), 'operator');
+  return endRunningAccesses(trx, rows.filter((row): row is EndedAccess & AuditedEnd => row.sessionId !== null), 'operator');
 }
 
-async function endRunning(trx: Db, rows: EndedAccess[], endedBy: 'operator' | 'platform'): Promise<number> {
+/** The sessions of accesses just ended end too (back-channel logout) and their platforms hear `support-access-ended`. */
+export async function endRunningAccesses(trx: Db, rows: EndedAccess[], endedBy: SupportEndedBy): Promise<number> {
   if (rows.length === 0) return 0;
   await endSessions(trx, { sessionIds: rows.map((row) => row.sessionId) }, 'revoked');
   await announceSupportAccessEnded(trx, rows, endedBy);

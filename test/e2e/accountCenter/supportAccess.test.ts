@@ -90,6 +90,36 @@ describe.skipIf(!hasChromium)(`account center support access in Chromium${hasChr
     await operator.context.close();
   });
 
+  it('the operator asking a fourth time in 10 minutes reads why and in how many minutes to ask again; the form keeps what was typed', async () => {
+    const operator = await stack.newPage();
+    const operatorErrors = collectPageErrors(operator.page);
+    await signIn(stack, operator.page, '/admin/support', USERS.admin);
+    await operator.page.getByRole('heading', { name: 'See a platform as a person', level: 1 }).waitFor();
+    // alice is asked up to the limit (3 in 10 minutes, whatever asked her before), by the operator's own session.
+    const cookie = (await operator.context.cookies(stack.harness.baseUrl)).find((c) => c.name === 'gw_session')!;
+    for (let asked = 0; asked < 3; asked++) {
+      const res = await gateway().post('/v1/support-access').set('Cookie', `gw_session=${cookie.value}`).set('Origin', stack.url).send({ person: 'alice@example.test', platformKey: platform.key, reason: `asked ${asked}` });
+      if (res.status === 429) break;
+      expect(res.status).toBe(201);
+    }
+    await operator.page.getByLabel('Person (e-mail address or subject)').fill('alice@example.test');
+    await operator.page.getByLabel('Platform key').fill(platform.key);
+    await operator.page.getByLabel('Reason').fill('Alice still cannot see her invoices');
+    await operator.page.getByRole('button', { name: 'Request support access' }).click();
+    const refusal = operator.page.getByText(/was already asked to approve support access/);
+    await refusal.waitFor();
+    const text = (await refusal.textContent())!;
+    expect(text).toMatch(/^This person was already asked to approve support access 3 times in the last 10 minutes\. You can ask again in \d+ minutes?\.$/);
+    const minutes = Number(/in (\d+) minute/.exec(text)![1]);
+    expect(minutes).toBeGreaterThanOrEqual(1);
+    expect(minutes).toBeLessThanOrEqual(10);
+    expect(await operator.page.getByLabel('Reason').inputValue()).toBe('Alice still cannot see her invoices');
+    await expectAccessible(operator.page, 'support request refused (429)');
+    // The browser reports the 429 itself; nothing else went wrong on the page.
+    expect(operatorErrors.filter((error) => !/status of 429/.test(error))).toEqual([]);
+    await operator.context.close();
+  });
+
   it('the navigation leads alice to her support access page; the operator form is not hers', async () => {
     const { context, page } = await stack.newPage({ width: 390 });
     await signIn(stack, page, '/profile', USERS.alice);

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { call, problemOf, type Schemas } from '../../api.ts';
+import { ApiProblem, call, problemOf, type Schemas } from '../../api.ts';
 import { useGatewayRead } from '../../components/useGatewayRead.ts';
 import { useSession } from '../../session.tsx';
 import { LoadState } from '../../components/LoadState.tsx';
@@ -7,6 +7,7 @@ import { Notice } from '../../components/Notice.tsx';
 import { PageTitle } from '../../components/PageTitle.tsx';
 import { useIntl } from '../../i18n/useIntl.ts';
 import { problemText } from '../../i18n/problems.ts';
+import { retryAfterSeconds } from '../profile/profileModel.ts';
 
 type SupportAccess = Schemas['SupportAccess'];
 
@@ -40,10 +41,29 @@ export function SupportRequestPage() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const created = await call(api.POST('/v1/support-access', { body: { ...form, reason: form.reason.trim() } }));
-      return say(created.status === 'pending' ? 'result.pending' : 'result.active');
+      const sent = api.POST('/v1/support-access', { body: { ...form, reason: form.reason.trim() } });
+      try {
+        const created = await call(sent);
+        return say(created.status === 'pending' ? 'result.pending' : 'result.active');
+      } catch (failure) {
+        throw await tooManyRequestsWithWait(failure, sent);
+      }
     });
   };
+
+  /**
+   * The person was asked 3 times in 10 minutes (429 TOO_MANY_SUPPORT_REQUESTS): say when the
+   * operator may ask again, from the answer's Retry-After (exposed to the account center), so
+   * they neither retry blindly nor think the gateway broke. Any other failure stays as it is.
+   */
+  async function tooManyRequestsWithWait(failure: unknown, sent: Promise<{ response: Response }>): Promise<unknown> {
+    const problem = problemOf(failure);
+    if (problem.problem?.code !== 'TOO_MANY_SUPPORT_REQUESTS') return failure;
+    const answer = await sent.catch(() => null);
+    const seconds = retryAfterSeconds(answer?.response.headers.get('Retry-After') ?? null, problem.problem.detail);
+    if (seconds === null) return failure;
+    return new ApiProblem(-1, null, say('tooMany', { minutes: Math.ceil(seconds / 60) }));
+  }
   const end = (access: SupportAccess) =>
     run(async () => {
       await call(api.POST('/v1/support-access/{supportAccessId}/end', { params: { path: { supportAccessId: access.id } } }));
