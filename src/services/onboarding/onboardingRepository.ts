@@ -37,6 +37,12 @@ const IS_EMPTY = (value: string) =>
 export interface FieldWithValue extends FieldDefinitionRow {
   /** The user's current value: null (or [] for a multi-select) when empty. */
   value: unknown;
+  /**
+   * The requirement version whose change made the field ask for something new (created, made
+   * required, rebound); null: in force since before issue 36. A grace covers a missing field
+   * only when this version is one in grace (status.ts).
+   */
+  requiredSince: number | null;
 }
 
 /** What the onboarding status is calculated from: the active fields with values, and the person's standing with the platform's documents. */
@@ -55,7 +61,7 @@ const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents, grace.graces
        FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
        CROSS JOIN (${PENDING_GRACES_JSON}) AS grace (graces)
        LEFT JOIN (
-         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
+         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value, f.requirement_version AS "requiredSince"
            FROM onboarding_fields f
            LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
            LEFT JOIN profiles p ON p.user_id = :userId
