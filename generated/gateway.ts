@@ -488,7 +488,9 @@ export interface paths {
          *     A `language` parameter that matches nothing gives the default texts.
          *
          *     Callers: the browser session, a Bearer token, or a platform's own credential for its
-         *     own platform (another platform: `403 FORBIDDEN`). A Bearer caller that never signed in
+         *     own platform (another platform: `403 FORBIDDEN`). A Bearer token of a client that is not
+         *     central (`OIDC_CENTRAL_CLIENT_IDS`) needs a platform claim naming the platform, as the
+         *     onboarding routes all do (`403 FORBIDDEN`). A Bearer caller that never signed in
          *     through the gateway has no local user: `403 FORBIDDEN`.
          */
         get: operations["getOnboardingRequirements"];
@@ -1689,9 +1691,14 @@ export interface paths {
          *     (`given_name`, `family_name`, `name`, `email`); later logins refresh `email` only, so what
          *     the person changed here is never overwritten.
          *
-         *     Read with a platform's own credential, a property the platform's schema binds with the
-         *     sharing rule `ask` or `own` (`OnboardingFieldSharing`) is the platform's own value (`null`
-         *     until it has one), never the profile's.
+         *     Read by a caller that is not central (a platform's own credential, or a Bearer token of
+         *     a client not in `OIDC_CENTRAL_CLIENT_IDS`, such as a platform's own app), a property that
+         *     a platform the caller acts for (its platform, or the token's platform claim) binds with
+         *     the sharing rule `ask` or `own` (`OnboardingFieldSharing`) is that platform's own value
+         *     (`null` until it has one, or when the platforms it acts for hold different ones), never
+         *     the profile's. Such a caller with no platform claim reads `null` for every property any
+         *     platform binds with `ask` or `own`. The account center's session and central Bearer
+         *     tokens read the profile.
          */
         get: operations["getMyProfile"];
         put?: never;
@@ -1709,6 +1716,7 @@ export interface paths {
          *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
          *     `reason` and message per property. A change is visible at once in every platform's
          *     requirements that bind the property; it re-evaluates no onboarding status by itself.
+         *     The answer shows the profile as `getMyProfile` shows it to the same caller.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`).
          */
         patch: operations["updateMyProfile"];
@@ -2713,8 +2721,9 @@ export interface components {
          * @description For an `ask` field whose value is empty while the person's profile holds one: that value,
          *     and the platform the person gave it to (`null` when they entered it in the account center
          *     or it came from the identity provider), so the page can ask "Use the phone number you gave
-         *     <platform>?". Only the person's own browser session sees it; a platform's credential or a
-         *     Bearer token always gets `null`, as does every field that is not `ask`.
+         *     <platform>?". Only the person's own browser session sees it (not an operator's support
+         *     session of the person); a platform's credential or a Bearer token always gets `null`, as
+         *     does every field that is not `ask`.
          */
         OnboardingSharedOffer: {
             value: components["schemas"]["OnboardingValue"];
@@ -5165,7 +5174,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            /** @description `FORBIDDEN`: a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5197,7 +5206,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            /** @description `FORBIDDEN`: a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5233,7 +5242,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5267,7 +5276,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5325,7 +5334,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            /** @description `FORBIDDEN`: a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];

@@ -18,13 +18,28 @@ const LOCALE = schemaPattern('Locale');
 
 export async function getProfile(db: Db, principal: Principal): Promise<Profile> {
   const userId = requireLocalUser(principal);
-  const row = await findProfile(db, userId);
-  if (principal.via !== 'platform' || !principal.platform) return toProfile(row);
-  // A platform's own credential reads, for each property its schema binds with `ask` or `own`,
-  // its own value, never the profile's (issue 36): it receives only what the person allowed.
-  const own = await platformOwnProfileValues(db, principal.platform.id, userId);
-  const overlay = Object.fromEntries(own.map(({ profileField, value }) => [profileField, isEmptyValue(value) ? null : (value as string)]));
-  return toProfile({ ...row, ...overlay });
+  return toProfile(await seenBy(db, principal, userId, await findProfile(db, userId)));
+}
+
+/**
+ * The profile as the caller may read it (issue 36: a platform receives only what the person
+ * allowed). A central caller (the person's browser session, a Bearer token of a client in
+ * OIDC_CENTRAL_CLIENT_IDS) reads the profile. Any other caller (a platform's credential, a
+ * Bearer token of a platform's own app) acts for the platforms it claims: a property one of
+ * them binds with `ask` or `own` is that platform's own value (null when several of them hold
+ * different ones), never the profile's. A caller that claims no platform reads no property
+ * that any platform binds so: which platform's answer it may see is unknown.
+ */
+async function seenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
+  if (principal.central) return row;
+  const claimed = principal.platformClaims.length > 0;
+  const own = await platformOwnProfileValues(db, claimed ? principal.platformClaims : null, userId);
+  const overlay = new Map<string, string | null>();
+  for (const { profileField, value } of own) {
+    const seen = !claimed || isEmptyValue(value) ? null : (value as string);
+    overlay.set(profileField, overlay.has(profileField) && overlay.get(profileField) !== seen ? null : seen);
+  }
+  return { ...row, ...Object.fromEntries(overlay) };
 }
 
 /**
@@ -60,7 +75,8 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
     if (changed.length > 0) await recordProfileChange(trx, { userId, changed });
     return after;
   });
-  return toProfile(updated);
+  // The answer shows what the caller may read, as GET does.
+  return toProfile(await seenBy(db, principal, userId, updated));
 }
 
 function toProfile(row: ProfileRow): Profile {

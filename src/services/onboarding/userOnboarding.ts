@@ -54,7 +54,9 @@ export async function getRequirements(db: Db, platformKey: string, principal: Pr
  * platform has an `ask` field (no cost for the others).
  */
 async function offersFor(db: Db, platform: PlatformRow, userId: string, principal: Principal, fields: readonly FieldWithValue[]): Promise<Map<string, SharedOffer>> {
-  if (principal.via !== 'session' || !fields.some((field) => field.sharing === 'ask')) return new Map();
+  // Nor does an operator in a support session of the person (issue 35): they see the platform
+  // as the person's answers left it, not what the person told another platform.
+  if (principal.via !== 'session' || principal.supportAccessId || !fields.some((field) => field.sharing === 'ask')) return new Map();
   const rows = await sharedOffers(db, platform.id, userId);
   return new Map(
     rows
@@ -197,9 +199,17 @@ async function acceptedOffers(
   return accepted;
 }
 
-/** The active platform and the caller's local user. */
+/**
+ * The active platform and the caller's local user. A caller that is not central (a platform's
+ * credential, a Bearer token of a platform's own app) acts only on the platforms it claims:
+ * another platform's onboarding holds values the person gave that platform alone (`own`,
+ * `ask`, custom fields; issue 36).
+ */
 async function resolve(db: Db, platformKey: string, principal: Principal): Promise<{ platform: PlatformRow; userId: string }> {
   const userId = requireLocalUser(principal);
+  if (!principal.central && !principal.platformClaims.includes(platformKey)) {
+    throw new ApiError('FORBIDDEN', `This caller acts for a platform other than ${platformKey}: it needs a matching platform claim.`);
+  }
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
   return { platform, userId };
