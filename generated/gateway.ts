@@ -4140,6 +4140,10 @@ export interface components {
                  * @description E-mail address from the identity provider.
                  */
                 email: string | null;
+                /**
+                 * @description The profile's display name, as `getMyProfile` shows it to this caller (a platform
+                 *     whose schema binds it with `ask` or `own` gets its own value).
+                 */
                 displayName: components["schemas"]["ProfileDisplayName"];
                 /**
                  * Format: uri

@@ -267,6 +267,22 @@ describe('asking before sharing (issue 36)', () => {
       await asBearer('get', `/v1/onboarding/${c}/requirements`, await bearerOf(someone, GATEWAY_CLIENT)).expect(200);
     });
 
+    it('GET /v1/me gives a platform the display name as its schema\'s sharing rule allows, not the one given elsewhere', async () => {
+      const someone = await person();
+      const a = await platform('shared');
+      const b = await platform('shared');
+      await createFieldDefinition(db(), a, { fieldKey: 'nick', label: 'Nickname', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'displayName' }, CLI_ACTOR);
+      await createFieldDefinition(db(), b, { fieldKey: 'nick', label: 'Nickname', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'displayName', sharing: 'own' }, CLI_ACTOR);
+      await asPerson('put', `/v1/onboarding/${a}/values`, someone.cookie).send({ values: { nick: 'Given to A' } }).expect(200);
+      await asPerson('get', `/v1/onboarding/${b}/status`, someone.cookie).expect(200);
+      const byB = await asPlatform('get', '/v1/me', await credentialOf(someone, b)).expect(200);
+      expect(byB.body.user.displayName).toBeNull();
+      expect(JSON.stringify(byB.body)).not.toContain('Given to A');
+      expect((await asBearer('get', '/v1/me', await bearerOf(someone, PLATFORM_APP, b)).expect(200)).body.user.displayName).toBeNull();
+      expect((await asPlatform('get', '/v1/me', await credentialOf(someone, a)).expect(200)).body.user.displayName).toBe('Given to A');
+      expect((await asPerson('get', '/v1/me', someone.cookie).expect(200)).body.user.displayName).toBe('Given to A');
+    });
+
     it('an operator in a support session of the person does not see the offer of a value given to another platform', async () => {
       const { someone } = await gaveA();
       const b = await platform('ask');

@@ -18,19 +18,19 @@ const LOCALE = schemaPattern('Locale');
 
 export async function getProfile(db: Db, principal: Principal): Promise<Profile> {
   const userId = requireLocalUser(principal);
-  return toProfile(await seenBy(db, principal, userId, await findProfile(db, userId)));
+  return toProfile(await profileSeenBy(db, principal, userId, await findProfile(db, userId)));
 }
 
 /**
  * The profile as the caller may read it (issue 36: a platform receives only what the person
- * allowed). A central caller (the person's browser session, a Bearer token of a client in
+ * allowed), for /v1/profile/me and /v1/me. A central caller (the person's browser session, a Bearer token of a client in
  * OIDC_CENTRAL_CLIENT_IDS) reads the profile. Any other caller (a platform's credential, a
  * Bearer token of a platform's own app) acts for the platforms it claims: a property one of
  * them binds with `ask` or `own` is that platform's own value (null when several of them hold
  * different ones), never the profile's. A caller that claims no platform reads no property
  * that any platform binds so: which platform's answer it may see is unknown.
  */
-async function seenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
+export async function profileSeenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
   if (principal.central) return row;
   const claimed = principal.platformClaims.length > 0;
   const own = await platformOwnProfileValues(db, claimed ? principal.platformClaims : null, userId);
@@ -76,7 +76,7 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
     return after;
   });
   // The answer shows what the caller may read, as GET does.
-  return toProfile(await seenBy(db, principal, userId, updated));
+  return toProfile(await profileSeenBy(db, principal, userId, updated));
 }
 
 function toProfile(row: ProfileRow): Profile {
