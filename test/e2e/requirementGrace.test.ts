@@ -243,6 +243,23 @@ describe('grace periods for requirement changes (issue 36)', () => {
     expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['city'] });
   });
 
+  it('refuses a date past the year 9999 in UTC (an offset can carry 9999-12-31 there), which no answer could spell', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
+    const beyond = encodeURIComponent('9999-12-31T23:00:00-12:00');
+    const refused = await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${beyond}`).expect(400);
+    expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/query/enforceAfter' }] });
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
+    const move = await admin(app().put(`/v1/platforms/${platform.key}/onboarding/grace`)).send({ enforceAfter: '9999-12-31T23:00:00-12:00' }).expect(400);
+    expect(move.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/body/enforceAfter' }] });
+    // Nothing moved: the list and the login still answer, with the date as it was.
+    expect((await admin(app().get(`/v1/platforms/${platform.key}/onboarding/grace`)).expect(200)).body.items).toEqual([{ requirementVersion: 3, enforceAfter: deadline }]);
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline });
+  });
+
   it('refuses an enforcement date that is not in the future, or not a date, and writes nothing', async () => {
     const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
     const body = { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true };

@@ -37,6 +37,9 @@ function dateTimeOf(value: string, pointer: string): Date {
   if (!DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
     throw validationError([{ pointer, message: 'must be a date-time with its offset (RFC 3339), such as 2027-01-15T00:00:00Z' }]);
   }
+  // 9999-12-31T23:00:00-12:00 is in the year 10000 in UTC, which RFC 3339 cannot write: every
+  // answer that carries the date (the list, graceUntil in the exchange) would break.
+  if (date.getUTCFullYear() > 9999) throw validationError([{ pointer, message: 'must be before the year 10000 in UTC' }]);
   return date;
 }
 
