@@ -283,6 +283,17 @@ describe('asking before sharing (issue 36)', () => {
       expect((await asPerson('get', '/v1/me', someone.cookie).expect(200)).body.user.displayName).toBe('Given to A');
     });
 
+    it('a Bearer token of a platform\'s app cannot reach the person\'s own operations (the data export holds every platform\'s values), as a platform credential cannot', async () => {
+      const { b, someone } = await gaveEveryone();
+      const ofB = await bearerOf(someone, PLATFORM_APP, b);
+      const started = await asBearer('post', '/v1/account/data-exports', ofB).send({}).expect(403);
+      expect(started.body.code).toBe('FORBIDDEN');
+      expect((await asBearer('get', '/v1/account/data-exports', ofB).expect(403)).body.code).toBe('FORBIDDEN');
+      expect((await asBearer('get', '/v1/account/data-exports', await bearerOf(someone, PLATFORM_APP)).expect(403)).body.code).toBe('FORBIDDEN');
+      // The account center's own client (central) may.
+      await asBearer('get', '/v1/account/data-exports', await bearerOf(someone, GATEWAY_CLIENT)).expect(200);
+    });
+
     it('an operator in a support session of the person does not see the offer of a value given to another platform', async () => {
       const { someone } = await gaveA();
       const b = await platform('ask');
