@@ -1716,7 +1716,11 @@ export interface paths {
          *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
          *     `reason` and message per property. A change is visible at once in every platform's
          *     requirements that bind the property; it re-evaluates no onboarding status by itself.
-         *     The answer shows the profile as `getMyProfile` shows it to the same caller.
+         *     The answer shows the profile as `getMyProfile` shows it to the same caller. A caller that
+         *     is not central cannot write a property that a platform it acts for binds with `ask` or
+         *     `own` (with no platform claim: any platform), since the person's answer for that
+         *     platform would reach every platform sharing the property: `400 VALIDATION_FAILED`,
+         *     reason `UNKNOWN_PROPERTY`; the platform writes its own value through `putOnboardingValues`.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`).
          */
         patch: operations["updateMyProfile"];

@@ -238,6 +238,18 @@ describe('asking before sharing (issue 36)', () => {
       expect(patched.body).toMatchObject({ country: 'DE', phone: null });
     });
 
+    it('a platform whose schema binds a property with ask or own cannot write it into the profile (where the platforms sharing it would read it)', async () => {
+      const { a, b, c, someone } = await gaveEveryone();
+      const byC = await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, c)).send({ phone: '+4989111111', country: 'DE' }).expect(400);
+      expect(byC.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/body/phone', reason: 'UNKNOWN_PROPERTY' }] });
+      await asBearer('patch', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP, b)).send({ phone: null }).expect(400);
+      await asBearer('patch', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP)).send({ phone: null }).expect(400);
+      // Nothing changed: A still reads the number the person gave it; C writes what it binds otherwise freely.
+      const onA = await asPlatform('get', `/v1/onboarding/${a}/requirements`, await credentialOf(someone, a)).expect(200);
+      expect(mobileOf(onA.body).currentValue).toBe(PHONE_A);
+      expect((await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, c)).send({ country: 'DE' }).expect(200)).body.country).toBe('DE');
+    });
+
     it('a Bearer token of a platform\'s app reads the profile as that platform does (its claim), and reads nothing asked for elsewhere without one', async () => {
       const { b, c, someone } = await gaveEveryone();
       const ofB = await bearerOf(someone, PLATFORM_APP, b);

@@ -33,13 +33,18 @@ export async function getProfile(db: Db, principal: Principal): Promise<Profile>
 export async function profileSeenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
   if (principal.central) return row;
   const claimed = principal.platformClaims.length > 0;
-  const own = await platformOwnProfileValues(db, claimed ? principal.platformClaims : null, userId);
+  const own = await ownBindingsOf(db, principal, userId);
   const overlay = new Map<string, string | null>();
   for (const { profileField, value } of own) {
     const seen = !claimed || isEmptyValue(value) ? null : (value as string);
     overlay.set(profileField, overlay.has(profileField) && overlay.get(profileField) !== seen ? null : seen);
   }
   return { ...row, ...Object.fromEntries(overlay) };
+}
+
+/** The `ask`/`own` bindings (with their own values) of the platforms a non-central caller acts for; every platform's when it claims none. */
+function ownBindingsOf(db: Db, principal: Principal, userId: string): ReturnType<typeof platformOwnProfileValues> {
+  return platformOwnProfileValues(db, principal.platformClaims.length > 0 ? principal.platformClaims : null, userId);
 }
 
 /**
@@ -63,6 +68,15 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
       else errors.push({ pointer, reason: 'WRONG_TYPE', message: 'must be a language tag such as en-GB' });
     } else {
       errors.push({ pointer, reason: 'UNKNOWN_PROPERTY', message: 'is not a profile property that can be written' });
+    }
+  }
+  if (!principal.central) {
+    // A property the caller's platform binds with `ask` or `own` holds the person's answer for
+    // that platform alone: written into the profile it would reach every platform sharing it
+    // (issue 36). The platform writes its own value through its onboarding instead.
+    const bound = new Set((await ownBindingsOf(db, principal, userId)).map((binding) => binding.profileField as string));
+    for (const property of Object.keys(changes).filter((key) => bound.has(key))) {
+      errors.push({ pointer: `/body/${property}`, reason: 'UNKNOWN_PROPERTY', message: 'is bound by a platform with the sharing rule ask or own: write it as that platform\'s onboarding value' });
     }
   }
   if (errors.length > 0) throw validationError(errors, 'One or more properties are not valid; nothing was changed.');
