@@ -232,6 +232,22 @@ describe('grace periods for requirement changes (issue 36)', () => {
     expect(isOnboarding(blocked.location, platform.key)).toBe(true);
   });
 
+  it('filling in the new field in grace and clearing it again keeps the grace (the completion of what was asked before stands)', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+    const as = (req: request.Test) => req.set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER);
+    await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme', teamSize: '12' } }).expect(200);
+    const cleared = await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme', teamSize: null } }).expect(200);
+    expect(cleared.body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['teamSize'] });
+    const again = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(again.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+  });
+
   it('a field made required by the change in grace is covered by it', async () => {
     const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
     await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);

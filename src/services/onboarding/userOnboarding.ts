@@ -91,8 +91,9 @@ export async function getStatus(db: Db, platformKey: string, principal: Principa
  * canonical profile (shared by every platform binding the property), CUSTOM_FIELD values
  * stay with the platform. Writing never completes onboarding; a write that empties a
  * required field that had a value takes back an earlier completion. A write that leaves
- * empty only what was missing already keeps it: a person in a grace period (issue 36) who
- * saves the form without the new field keeps the grace their completion gives.
+ * empty only what was missing already, or what a change after the completion asked for anew,
+ * keeps it: a person in a grace period (issue 36) who saves the form without the new field
+ * keeps the grace their completion gives.
  */
 export async function putValues(db: Db, platformKey: string, principal: Principal, values: ValueMap, acceptShared: readonly string[] = []): Promise<ValuesResult> {
   const { platform, userId } = await resolve(db, platformKey, principal);
@@ -140,7 +141,11 @@ export async function putValues(db: Db, platformKey: string, principal: Principa
     }
     const evaluated = await evaluateOnboarding(trx, userId, platform);
     let status = evaluated.status;
-    if (status.missingFields.some((fieldKey) => !missingBefore.has(fieldKey)) && evaluated.completedRequirementVersion !== null) {
+    const completed = evaluated.completedRequirementVersion;
+    // Emptying a field asked for anew after the completion (a change in grace, issue 36) takes
+    // nothing back: the completion never covered it.
+    const emptied = evaluated.fields.filter((field) => status.missingFields.includes(field.fieldKey) && !missingBefore.has(field.fieldKey));
+    if (completed !== null && emptied.some((field) => field.requiredSince === null || field.requiredSince <= completed)) {
       await setCompletedVersion(trx, userId, platform.id, null);
       status = (await evaluateOnboarding(trx, userId, platform)).status;
     }
