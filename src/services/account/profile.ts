@@ -23,8 +23,8 @@ export async function getProfile(db: Db, principal: Principal): Promise<Profile>
 
 /**
  * The profile as the caller may read it (issue 36: a platform receives only what the person
- * allowed), for /v1/profile/me and /v1/me. A central caller (the person's browser session, a Bearer token of a client in
- * OIDC_CENTRAL_CLIENT_IDS) reads the profile. Any other caller (a platform's credential, a
+ * allowed), for /v1/profile/me and /v1/me. A central caller (the person's browser session, a
+ * Bearer token of a client in OIDC_CENTRAL_CLIENT_IDS) reads the profile. Any other caller (a platform's credential, a
  * Bearer token of a platform's own app) acts for the platforms it claims: a property one of
  * them binds with `ask` or `own` is that platform's own value (null when several of them hold
  * different ones), never the profile's. A caller that claims no platform reads no property
