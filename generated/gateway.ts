@@ -4176,7 +4176,11 @@ export interface components {
             authentication: "session" | "platform" | "bearer";
             /** @description The platform a platform credential is bound to; `null` for other credentials. */
             platform: string | null;
-            /** @description The platforms the user has signed in to (active ones), with the onboarding status of each, calculated now. */
+            /**
+             * @description The platforms the user has signed in to (active ones), with the onboarding status of
+             *     each, calculated now. A caller that is not central (a platform credential, a Bearer
+             *     token of a client not in `OIDC_CENTRAL_CLIENT_IDS`) gets only the platforms it acts for.
+             */
             memberships: {
                 platformKey: components["schemas"]["PlatformKey"];
                 displayName: components["schemas"]["PlatformDisplayName"];

@@ -293,6 +293,11 @@ describe('asking before sharing (issue 36)', () => {
       expect((await asBearer('get', '/v1/me', await bearerOf(someone, PLATFORM_APP, b)).expect(200)).body.user.displayName).toBeNull();
       expect((await asPlatform('get', '/v1/me', await credentialOf(someone, a)).expect(200)).body.user.displayName).toBe('Given to A');
       expect((await asPerson('get', '/v1/me', someone.cookie).expect(200)).body.user.displayName).toBe('Given to A');
+      // Nor does a platform learn which other platforms the person uses, or their onboarding there.
+      const keys = (body: { memberships: { platformKey: string }[] }) => body.memberships.map((membership) => membership.platformKey).sort();
+      expect(keys(byB.body)).toEqual([b]);
+      expect(keys((await asBearer('get', '/v1/me', await bearerOf(someone, PLATFORM_APP)).expect(200)).body)).toEqual([]);
+      expect(keys((await asPerson('get', '/v1/me', someone.cookie).expect(200)).body)).toEqual([a, b].sort());
     });
 
     it('a Bearer token of a platform\'s app cannot reach the person\'s own operations (the data export holds every platform\'s values), as a platform credential cannot', async () => {

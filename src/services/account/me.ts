@@ -25,7 +25,9 @@ export async function describeCaller(db: Db, principal: Principal): Promise<Me> 
     principal.supportAccessId ? findSupportSessionDescription(db, principal.supportAccessId) : undefined,
   ]);
   const memberships = [];
-  for (const platform of platforms) {
+  // A caller that is not central (a platform, or its app) hears of its own platforms only: which
+  // other platforms the person uses, and their onboarding there, are not its business.
+  for (const platform of platforms.filter((member) => principal.central || principal.platformClaims.includes(member.platformKey))) {
     memberships.push({ platformKey: platform.platformKey, displayName: platform.displayName, onboarding: await bootstrapAndEvaluate(db, userId, platform) });
   }
   return {
