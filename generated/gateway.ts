@@ -488,7 +488,9 @@ export interface paths {
          *     A `language` parameter that matches nothing gives the default texts.
          *
          *     Callers: the browser session, a Bearer token, or a platform's own credential for its
-         *     own platform (another platform: `403 FORBIDDEN`). A Bearer caller that never signed in
+         *     own platform (another platform: `403 FORBIDDEN`). A Bearer token of a client that is not
+         *     central (`OIDC_CENTRAL_CLIENT_IDS`) needs a platform claim naming the platform, as the
+         *     onboarding routes all do (`403 FORBIDDEN`). A Bearer caller that never signed in
          *     through the gateway has no local user: `403 FORBIDDEN`.
          */
         get: operations["getOnboardingRequirements"];
@@ -1691,9 +1693,14 @@ export interface paths {
          *     (`given_name`, `family_name`, `name`, `email`); later logins refresh `email` only, so what
          *     the person changed here is never overwritten.
          *
-         *     Read with a platform's own credential, a property the platform's schema binds with the
-         *     sharing rule `ask` or `own` (`OnboardingFieldSharing`) is the platform's own value (`null`
-         *     until it has one), never the profile's.
+         *     Read by a caller that is not central (a platform's own credential, or a Bearer token of
+         *     a client not in `OIDC_CENTRAL_CLIENT_IDS`, such as a platform's own app), a property that
+         *     a platform the caller acts for (its platform, or the token's platform claim) binds with
+         *     the sharing rule `ask` or `own` (`OnboardingFieldSharing`) is that platform's own value
+         *     (`null` until it has one, or when the platforms it acts for hold different ones), never
+         *     the profile's. Such a caller with no platform claim reads `null` for every property any
+         *     platform binds with `ask` or `own`. The account center's session and central Bearer
+         *     tokens read the profile.
          */
         get: operations["getMyProfile"];
         put?: never;
@@ -1711,6 +1718,11 @@ export interface paths {
          *     alpha-2 code. A refused update changes nothing: `400 VALIDATION_FAILED` with a pointer,
          *     `reason` and message per property. A change is visible at once in every platform's
          *     requirements that bind the property; it re-evaluates no onboarding status by itself.
+         *     The answer shows the profile as `getMyProfile` shows it to the same caller. A caller that
+         *     is not central cannot write a property that a platform it acts for binds with `ask` or
+         *     `own` (with no platform claim: any platform), since the person's answer for that
+         *     platform would reach every platform sharing the property: `400 VALIDATION_FAILED`,
+         *     reason `UNKNOWN_PROPERTY`; the platform writes its own value through `putOnboardingValues`.
          *     Cookie-authenticated requests are origin checked (`403 ORIGIN_NOT_ALLOWED`).
          */
         patch: operations["updateMyProfile"];
@@ -2715,8 +2727,9 @@ export interface components {
          * @description For an `ask` field whose value is empty while the person's profile holds one: that value,
          *     and the platform the person gave it to (`null` when they entered it in the account center
          *     or it came from the identity provider), so the page can ask "Use the phone number you gave
-         *     <platform>?". Only the person's own browser session sees it; a platform's credential or a
-         *     Bearer token always gets `null`, as does every field that is not `ask`.
+         *     <platform>?". Only the person's own browser session sees it (not an operator's support
+         *     session of the person); a platform's credential or a Bearer token always gets `null`, as
+         *     does every field that is not `ask`.
          */
         OnboardingSharedOffer: {
             value: components["schemas"]["OnboardingValue"];
@@ -4135,6 +4148,10 @@ export interface components {
                  * @description E-mail address from the identity provider.
                  */
                 email: string | null;
+                /**
+                 * @description The profile's display name, as `getMyProfile` shows it to this caller (a platform
+                 *     whose schema binds it with `ask` or `own` gets its own value).
+                 */
                 displayName: components["schemas"]["ProfileDisplayName"];
                 /**
                  * Format: uri
@@ -4163,7 +4180,11 @@ export interface components {
             authentication: "session" | "platform" | "bearer";
             /** @description The platform a platform credential is bound to; `null` for other credentials. */
             platform: string | null;
-            /** @description The platforms the user has signed in to (active ones), with the onboarding status of each, calculated now. */
+            /**
+             * @description The platforms the user has signed in to (active ones), with the onboarding status of
+             *     each, calculated now. A caller that is not central (a platform credential, a Bearer
+             *     token of a client not in `OIDC_CENTRAL_CLIENT_IDS`) gets only the platforms it acts for.
+             */
             memberships: {
                 platformKey: components["schemas"]["PlatformKey"];
                 displayName: components["schemas"]["PlatformDisplayName"];
@@ -5169,7 +5190,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            /** @description `FORBIDDEN`: a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5201,7 +5222,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            /** @description `FORBIDDEN`: a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5237,7 +5258,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5271,7 +5292,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, or a caller with no local user). */
+            /** @description `ORIGIN_NOT_ALLOWED` (cookie-authenticated write from an origin that is not allowed), or `FORBIDDEN` (a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user). */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];
@@ -5329,7 +5350,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `FORBIDDEN`: a platform credential of another platform, or a caller with no local user. */
+            /** @description `FORBIDDEN`: a platform credential of another platform, a non-central Bearer token without a claim to the platform, or a caller with no local user. */
             403: components["responses"]["Forbidden"];
             /** @description `PLATFORM_NOT_FOUND`: the platform is unknown or inactive. */
             404: components["responses"]["NotFound"];

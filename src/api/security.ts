@@ -216,8 +216,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  *   central must carry a platform claim equal to the path's `platformKey`, unless it holds
  *   `platforms:admin`;
  * - what a platform's own credential may reach: not operations marked
- *   `x-platform-credential: false` (the person acts for themselves there), and no
- *   operation on another platform (a `platformKey` path parameter other than its own);
+ *   `x-platform-credential: false` (the person acts for themselves there; a non-central
+ *   Bearer token, a platform's own app, is refused there too), and no operation on another
+ *   platform (a `platformKey` path parameter other than its own);
  * - the allowed-origin check the spec requires for cookie-authenticated writes (a CSRF
  *   defence; SameSite=Lax alone still lets a sibling subdomain post).
  */
@@ -236,9 +237,15 @@ export function authorize(c: Context, req: Request, config: Config): void {
   // own account operations are never theirs to do.
   if (principal.supportAccessId && operation['x-support-session'] === false) throw supportSessionForbidden();
   const platformKey = (c.request.params as Record<string, unknown> | undefined)?.platformKey;
+  // A Bearer token of a client that is not central is a platform's own app (issue 36 review):
+  // the person's own operations (the data export holds what they gave every platform) are no
+  // more its to call than the platform credential's.
+  if (operation['x-platform-credential'] === false && principal.via === 'bearer' && !principal.central) {
+    throw new ApiError('FORBIDDEN', "Only the person's own browser session or a central client's Bearer token (OIDC_CENTRAL_CLIENT_IDS) can do this.");
+  }
   if (principal.via === 'platform') {
     if (operation['x-platform-credential'] === false) {
-      throw new ApiError('FORBIDDEN', "A platform's credential cannot do this: it needs the person's own browser session or a Bearer access token.");
+      throw new ApiError('FORBIDDEN', "A platform's credential cannot do this: it needs the person's own browser session or a central client's Bearer access token.");
     }
     if (platformKey !== undefined && platformKey !== principal.platform?.key) {
       throw new ApiError('FORBIDDEN', "A platform's credential acts only on its own platform.");

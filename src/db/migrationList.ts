@@ -32,6 +32,7 @@ import * as requirementGrace from '../../migrations/20261129002000_requirement_g
 import * as fieldSharing from '../../migrations/20261129003000_field_sharing.ts';
 import * as supportAccessAdministratorEnd from '../../migrations/20261129004000_support_access_administrator_end.ts';
 import * as auditSupportAccessEnd from '../../migrations/20261129004100_audit_support_access_end.ts';
+import * as fieldRequirementVersion from '../../migrations/20261129006000_field_requirement_version.ts';
 
 /**
  * Migrations are listed here rather than discovered on disk: the list is checked
@@ -71,4 +72,5 @@ export const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261129003000_field_sharing': fieldSharing,
   '20261129004000_support_access_administrator_end': supportAccessAdministratorEnd,
   '20261129004100_audit_support_access_end': auditSupportAccessEnd,
+  '20261129006000_field_requirement_version': fieldRequirementVersion,
 };

@@ -15,6 +15,8 @@ import { sha256, randomToken } from '../../src/security/crypto.ts';
 
 const ACCOUNT_CENTER = 'http://account.test';
 const GATEWAY_CLIENT = 'sharing-gateway';
+/** A platform's own app: trusted (its tokens are accepted), not central. */
+const PLATFORM_APP = 'sharing-platform-app';
 const PHONE_A = '+4930123456';
 const PHONE_OWN = '+4940987654';
 
@@ -29,7 +31,11 @@ describe('asking before sharing (issue 36)', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     idp = await startFakeIdp({ clientId: GATEWAY_CLIENT, clientSecret: randomBytes(24).toString('base64url') });
-    gateway = await createTestApp({ db: database.db, oidc: { issuer: idp.issuer, clientId: GATEWAY_CLIENT, clientSecret: idp.clientSecret } });
+    gateway = await createTestApp({
+      db: database.db,
+      oidc: { issuer: idp.issuer, clientId: GATEWAY_CLIENT, clientSecret: idp.clientSecret },
+      env: { OIDC_TRUSTED_CLIENT_IDS: `${GATEWAY_CLIENT},${PLATFORM_APP}` },
+    });
   });
   afterAll(async () => {
     await idp?.close();
@@ -46,10 +52,18 @@ describe('asking before sharing (issue 36)', () => {
   }
 
   async function person() {
-    const row = await upsertUserFromIdp(db(), { sub: `sharing-user-${++seq}`, email: null, emailVerified: false, displayName: null, givenName: null, familyName: null });
+    const sub = `sharing-user-${++seq}`;
+    const row = await upsertUserFromIdp(db(), { sub, email: null, emailVerified: false, displayName: null, givenName: null, familyName: null });
     const session = await createSession(db(), { userId: row.id, permissions: [], ttlSeconds: 3600 });
-    return { id: row.id, sessionId: session.id, cookie: `gw_session=${session.token}` };
+    return { id: row.id, sub, sessionId: session.id, cookie: `gw_session=${session.token}` };
   }
+
+  /** An access token of the person for `clientId`, with the platform claim when given. */
+  function bearerOf(owner: { sub: string }, clientId: string, platformKey?: string | string[]): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return idp.signJwt({ iss: idp.issuer, aud: GATEWAY_CLIENT, iat: now, exp: now + 300, sub: owner.sub, client_id: clientId, ...(platformKey ? { platform_key: platformKey } : {}) });
+  }
+  const asBearer = (method: 'get' | 'put' | 'post' | 'patch', path: string, token: string) => request(gateway.app)[method](path).set('Authorization', `Bearer ${token}`);
 
   /** The platform's own credential for the person's session (as the exchange stores it). */
   async function credentialOf(owner: { sessionId: string }, platformKey: string): Promise<string> {
@@ -60,7 +74,7 @@ describe('asking before sharing (issue 36)', () => {
 
   /** As the person's browser (with the account center's Origin), or as the platform's back end (credential, no Origin). */
   const asPerson = (method: 'get' | 'put' | 'post' | 'patch', path: string, cookie: string) => request(gateway.app)[method](path).set('Cookie', cookie).set('Origin', ACCOUNT_CENTER);
-  const asPlatform = (method: 'get' | 'put' | 'post', path: string, credential: string) => request(gateway.app)[method](path).set('Cookie', credential);
+  const asPlatform = (method: 'get' | 'put' | 'post' | 'patch', path: string, credential: string) => request(gateway.app)[method](path).set('Cookie', credential);
   const mobileOf = (body: { fields: { fieldKey: string; currentValue: unknown; sharedOffer: unknown; sharing: string }[] }) => body.fields.find((field) => field.fieldKey === 'mobile')!;
 
   /** A person who gave platform A (phone `shared`) their number. */
@@ -205,6 +219,111 @@ describe('asking before sharing (issue 36)', () => {
       expect(await storedRow(someone.id, c)).toEqual([{ value: PHONE_OWN, shared: false, from: null }]);
       const onA = await asPerson('get', `/v1/onboarding/${a}/requirements`, someone.cookie).expect(200);
       expect(mobileOf(onA.body).currentValue).toBe(PHONE_A);
+    });
+  });
+
+  describe('who may read a value the person did not share (review of issue 36)', () => {
+    /** A person who gave A (shared) their number, and B (`ask`) and C (`own`) their own numbers. */
+    async function gaveEveryone() {
+      const { a, someone } = await gaveA();
+      const b = await platform('ask');
+      const c = await platform('own');
+      await asPerson('put', `/v1/onboarding/${c}/values`, someone.cookie).send({ values: { mobile: PHONE_OWN } }).expect(200);
+      return { a, b, c, someone };
+    }
+
+    it('a platform credential writing the profile gets back what it may read, not the value given to another platform', async () => {
+      const { b, someone } = await gaveEveryone();
+      const patched = await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, b)).send({ country: 'DE' }).expect(200);
+      expect(patched.body).toMatchObject({ country: 'DE', phone: null });
+    });
+
+    it('a platform whose schema binds a property with ask or own cannot write it into the profile (where the platforms sharing it would read it)', async () => {
+      const { a, b, c, someone } = await gaveEveryone();
+      const byC = await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, c)).send({ phone: '+4989111111', country: 'DE' }).expect(400);
+      expect(byC.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/body/phone', reason: 'UNKNOWN_PROPERTY' }] });
+      await asBearer('patch', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP, b)).send({ phone: null }).expect(400);
+      await asBearer('patch', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP)).send({ phone: null }).expect(400);
+      // Nothing changed: A still reads the number the person gave it; C writes what it binds otherwise freely.
+      const onA = await asPlatform('get', `/v1/onboarding/${a}/requirements`, await credentialOf(someone, a)).expect(200);
+      expect(mobileOf(onA.body).currentValue).toBe(PHONE_A);
+      expect((await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, c)).send({ country: 'DE' }).expect(200)).body.country).toBe('DE');
+    });
+
+    it('a Bearer token of a platform\'s app reads the profile as that platform does (its claim), and reads nothing asked for elsewhere without one', async () => {
+      const { b, c, someone } = await gaveEveryone();
+      const ofB = await bearerOf(someone, PLATFORM_APP, b);
+      expect((await asBearer('get', '/v1/profile/me', ofB).expect(200)).body.phone).toBeNull();
+      expect((await asBearer('patch', '/v1/profile/me', ofB).send({ country: 'DE' }).expect(200)).body.phone).toBeNull();
+      expect((await asBearer('get', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP, c)).expect(200)).body.phone).toBe(PHONE_OWN);
+      // Acting for B and C at once: they disagree, so neither number.
+      expect((await asBearer('get', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP, [b, c])).expect(200)).body.phone).toBeNull();
+      // No platform claim: a property some platform asks before sharing is not given out.
+      expect((await asBearer('get', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP)).expect(200)).body.phone).toBeNull();
+      // The account center's own client (central) reads the person's profile.
+      expect((await asBearer('get', '/v1/profile/me', await bearerOf(someone, GATEWAY_CLIENT)).expect(200)).body.phone).toBe(PHONE_A);
+    });
+
+    it('a Bearer token of a platform\'s app acts only on the onboarding of the platforms it claims', async () => {
+      const { b, c, someone } = await gaveEveryone();
+      const ofB = await bearerOf(someone, PLATFORM_APP, b);
+      await asBearer('get', `/v1/onboarding/${b}/requirements`, ofB).expect(200);
+      const read = await asBearer('get', `/v1/onboarding/${c}/requirements`, ofB).expect(403);
+      expect(read.body.code).toBe('FORBIDDEN');
+      expect(JSON.stringify(read.body)).not.toContain(PHONE_OWN);
+      expect((await asBearer('put', `/v1/onboarding/${c}/values`, ofB).send({ values: { mobile: PHONE_A } }).expect(403)).body.code).toBe('FORBIDDEN');
+      await asBearer('post', `/v1/onboarding/${c}/complete`, ofB).expect(403);
+      await asBearer('get', `/v1/onboarding/${c}/status`, await bearerOf(someone, PLATFORM_APP)).expect(403);
+      expect(await storedRow(someone.id, c)).toEqual([{ value: PHONE_OWN, shared: false, from: null }]);
+      // The central client acts for the person on every platform.
+      await asBearer('get', `/v1/onboarding/${c}/requirements`, await bearerOf(someone, GATEWAY_CLIENT)).expect(200);
+    });
+
+    it('GET /v1/me gives a platform the display name as its schema\'s sharing rule allows, not the one given elsewhere', async () => {
+      const someone = await person();
+      const a = await platform('shared');
+      const b = await platform('shared');
+      await createFieldDefinition(db(), a, { fieldKey: 'nick', label: 'Nickname', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'displayName' }, CLI_ACTOR);
+      await createFieldDefinition(db(), b, { fieldKey: 'nick', label: 'Nickname', fieldType: 'TEXT', source: 'PROFILE_FIELD', profileField: 'displayName', sharing: 'own' }, CLI_ACTOR);
+      await asPerson('put', `/v1/onboarding/${a}/values`, someone.cookie).send({ values: { nick: 'Given to A' } }).expect(200);
+      await asPerson('get', `/v1/onboarding/${b}/status`, someone.cookie).expect(200);
+      const byB = await asPlatform('get', '/v1/me', await credentialOf(someone, b)).expect(200);
+      expect(byB.body.user.displayName).toBeNull();
+      expect(JSON.stringify(byB.body)).not.toContain('Given to A');
+      expect((await asBearer('get', '/v1/me', await bearerOf(someone, PLATFORM_APP, b)).expect(200)).body.user.displayName).toBeNull();
+      expect((await asPlatform('get', '/v1/me', await credentialOf(someone, a)).expect(200)).body.user.displayName).toBe('Given to A');
+      expect((await asPerson('get', '/v1/me', someone.cookie).expect(200)).body.user.displayName).toBe('Given to A');
+      // Nor does a platform learn which other platforms the person uses, or their onboarding there.
+      const keys = (body: { memberships: { platformKey: string }[] }) => body.memberships.map((membership) => membership.platformKey).sort();
+      expect(keys(byB.body)).toEqual([b]);
+      expect(keys((await asBearer('get', '/v1/me', await bearerOf(someone, PLATFORM_APP)).expect(200)).body)).toEqual([]);
+      expect(keys((await asPerson('get', '/v1/me', someone.cookie).expect(200)).body)).toEqual([a, b].sort());
+    });
+
+    it('a Bearer token of a platform\'s app cannot reach the person\'s own operations (the data export holds every platform\'s values), as a platform credential cannot', async () => {
+      const { b, someone } = await gaveEveryone();
+      const ofB = await bearerOf(someone, PLATFORM_APP, b);
+      const started = await asBearer('post', '/v1/account/data-exports', ofB).send({}).expect(403);
+      expect(started.body.code).toBe('FORBIDDEN');
+      expect((await asBearer('get', '/v1/account/data-exports', ofB).expect(403)).body.code).toBe('FORBIDDEN');
+      expect((await asBearer('get', '/v1/account/data-exports', await bearerOf(someone, PLATFORM_APP)).expect(403)).body.code).toBe('FORBIDDEN');
+      // The account center's own client (central) may.
+      await asBearer('get', '/v1/account/data-exports', await bearerOf(someone, GATEWAY_CLIENT)).expect(200);
+    });
+
+    it('an operator in a support session of the person does not see the offer of a value given to another platform', async () => {
+      const { someone } = await gaveA();
+      const b = await platform('ask');
+      const operator = await person();
+      const { rows: [grant] } = await db().raw(
+        `INSERT INTO support_access (platform_id, user_id, operator_user_id, operator_sub, reason, duration_seconds, mode, ends_at)
+         SELECT id, ?, ?, ?, 'a ticket', 600, 'notify', now() + interval '10 minutes' FROM platforms WHERE platform_key = ? RETURNING id`,
+        [someone.id, operator.id, operator.sub, b],
+      );
+      await db().raw(`UPDATE gateway_sessions SET support_access_id = ?, support_actor = CAST(? AS jsonb) WHERE id = ?`, [grant.id, JSON.stringify({ sub: operator.sub, name: null }), someone.sessionId]);
+      const seen = await asPerson('get', `/v1/onboarding/${b}/requirements`, someone.cookie).expect(200);
+      expect(mobileOf(seen.body)).toMatchObject({ currentValue: null, sharedOffer: null });
+      expect(JSON.stringify(seen.body)).not.toContain(PHONE_A);
     });
   });
 

@@ -66,4 +66,21 @@ describe('operator CLI: grace periods (issue 36)', () => {
     ]);
     expect((await cli('grace', 'move', PLATFORM)).code).toBe(2);
   });
+  it('refuses a date that is not an RFC 3339 date-time with its offset (a bare number, a local time) and moves nothing', async () => {
+    const key = 'CLI_GRACE_LOOSE';
+    expect((await cli('platforms', 'create', '--key', key, '--name', 'Loose', '--inactive')).code).toBe(0);
+    const deadline = new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString();
+    expect((await cli('fields', 'create', key, '--key', 'company', '--label', 'Company', '--type', 'TEXT', '--required', 'true', '--enforce-after', deadline)).code).toBe(0);
+    // JavaScript's Date reads "1" as the year 2001 (in the past: enforced now) and a time without
+    // an offset as the machine's local time: neither is what the operator meant.
+    for (const loose of ['1', '2040-01-15 10:00', '2040-01-15T10:00:00']) {
+      const moved = await cli('grace', 'move', key, '--enforce-after', loose);
+      expect(moved.code, loose).toBe(1);
+      expect(moved.stderr).toContain('must be a date-time');
+      const created = await cli('fields', 'create', key, '--key', 'city', '--label', 'City', '--type', 'TEXT', '--enforce-after', loose);
+      expect(created.code, loose).toBe(1);
+      expect(created.stderr).toContain('must be a date-time');
+    }
+    expect(JSON.parse((await cli('grace', 'list', key, '--json')).stdout).items).toEqual([{ requirementVersion: 2, enforceAfter: deadline }]);
+  });
 });

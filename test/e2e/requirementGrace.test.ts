@@ -212,6 +212,70 @@ describe('grace periods for requirement changes (issue 36)', () => {
     expect(isOnboarding(blocked.location, platform.key)).toBe(true);
   });
 
+  it('a field required before the change in grace, emptied through the profile (not the form), is not covered by the grace: the login blocks', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'mobile', label: 'Mobile', fieldType: 'PHONE', source: 'PROFILE_FIELD', profileField: 'phone', required: true }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { mobile: '+44 20 7183 8750' })).toMatchObject({ status: 'COMPLETE' });
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
+    // A label change in grace too: the field was required before it, so the grace still does not cover it.
+    await admin(app().patch(`/v1/platforms/${platform.key}/onboarding/fields/mobile?enforceAfter=${encodeURIComponent(deadline)}`)).send({ label: 'Mobile number' }).expect(200);
+
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding).toMatchObject({ status: 'GRACE', missingFields: ['teamSize'] });
+    // The profile page clears the phone number: a requirement in force before the change is no longer met.
+    await app().patch('/v1/profile/me').set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER).send({ phone: null }).expect(200);
+    const status = await app().get(`/v1/onboarding/${platform.key}/status`).set('Cookie', cookieOf(during.browser)).expect(200);
+    expect(status.body).toMatchObject({ status: 'IN_PROGRESS', missingFields: ['mobile', 'teamSize'] });
+    expect(status.body.graceUntil).toBeUndefined();
+    const blocked = await browserLogin(harness, platform.key, ALICE);
+    expect(isOnboarding(blocked.location, platform.key)).toBe(true);
+  });
+
+  it('filling in the new field in grace and clearing it again keeps the grace (the completion of what was asked before stands)', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+    const as = (req: request.Test) => req.set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER);
+    await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme', teamSize: '12' } }).expect(200);
+    const cleared = await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme', teamSize: null } }).expect(200);
+    expect(cleared.body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['teamSize'] });
+    const again = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(again.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+  });
+
+  it('a field made required by the change in grace is covered by it', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
+    await field(platform.key, { fieldKey: 'city', label: 'City', fieldType: 'TEXT', required: false }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
+    const deadline = inAWeek();
+    await admin(app().patch(`/v1/platforms/${platform.key}/onboarding/fields/city?enforceAfter=${encodeURIComponent(deadline)}`)).send({ required: true }).expect(200);
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['city'] });
+  });
+
+  it('refuses a date past the year 9999 in UTC (an offset can carry 9999-12-31 there), which no answer could spell', async () => {
+    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
+    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
+    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
+    const beyond = encodeURIComponent('9999-12-31T23:00:00-12:00');
+    const refused = await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${beyond}`).expect(400);
+    expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/query/enforceAfter' }] });
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
+    const move = await admin(app().put(`/v1/platforms/${platform.key}/onboarding/grace`)).send({ enforceAfter: '9999-12-31T23:00:00-12:00' }).expect(400);
+    expect(move.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/body/enforceAfter' }] });
+    // Nothing moved: the list and the login still answer, with the date as it was.
+    expect((await admin(app().get(`/v1/platforms/${platform.key}/onboarding/grace`)).expect(200)).body.items).toEqual([{ requirementVersion: 3, enforceAfter: deadline }]);
+    const during = await browserLogin(harness, platform.key, ALICE);
+    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline });
+  });
+
   it('refuses an enforcement date that is not in the future, or not a date, and writes nothing', async () => {
     const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
     const body = { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true };

@@ -310,7 +310,8 @@ describe('support access under attack', () => {
     const support = `gw_session=${exchanged.body.session.gatewayToken}`;
     await api().get(`/v1/onboarding/${platform.key}/status`).set('Cookie', support).expect(200);
     await api().get(`/v1/onboarding/${platform.key}/requirements`).set('Cookie', support).expect(200);
-    expect((await api().get('/v1/me').set('Cookie', support).expect(200)).body.memberships.map((m: { platformKey: string }) => m.platformKey)).toEqual([other.key]);
+    // (A platform's credential hears only of its own platform's membership: issue 36 review.)
+    expect((await api().get('/v1/me').set('Cookie', support).expect(200)).body.memberships.map((m: { platformKey: string }) => m.platformKey)).not.toContain(platform.key);
     const { rows } = await db().raw('SELECT p.platform_key AS key FROM platform_memberships m JOIN platforms p ON p.id = m.platform_id WHERE m.user_id = ?', [vera.userId]);
     expect(rows.map((row: { key: string }) => row.key)).toEqual([other.key]);
   });

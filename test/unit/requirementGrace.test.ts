@@ -8,8 +8,9 @@ import type { DocumentStanding } from '../../src/domain/documents.ts';
 const SOON = '2031-01-10T00:00:00.000Z';
 const LATER = '2031-02-01T00:00:00.000Z';
 const platform = { requirementVersion: 5, centralOnboardingEnabled: true };
-const filled = [{ fieldKey: 'company', required: true, value: 'Acme' }];
-const empty = [...filled, { fieldKey: 'teamSize', required: true, value: null }];
+const filled = [{ fieldKey: 'company', required: true, value: 'Acme', requiredSince: 2 }];
+// teamSize was asked for by version 5 (the change in grace).
+const empty = [...filled, { fieldKey: 'teamSize', required: true, value: null, requiredSince: 5 }];
 
 describe('graceDeadline', () => {
   it('is the earliest date when every version is in grace, and null when any is in force (absent, or a legacy null)', () => {
@@ -36,6 +37,14 @@ describe('calculateStatus with graces', () => {
     expect(calculateStatus(platform, empty, null, [], { 5: SOON })).toMatchObject({ status: 'IN_PROGRESS' });
     expect(calculateStatus(platform, empty, 5, [], { 5: SOON })).toMatchObject({ status: 'IN_PROGRESS' });
     expect(calculateStatus(platform, empty, 4, [], {}).graceUntil).toBeUndefined();
+  });
+  it('IN_PROGRESS when a missing field was asked for before the person completed, or since before issue 36: the grace covers only what its change asked anew', () => {
+    const emptiedOlder = [{ ...filled[0]!, value: null }, empty[1]!];
+    expect(calculateStatus(platform, emptiedOlder, 4, [], { 5: SOON })).toMatchObject({ status: 'IN_PROGRESS', missingFields: ['company', 'teamSize'] });
+    expect(calculateStatus(platform, [{ ...empty[1]!, requiredSince: null }], 4, [], { 5: SOON }).status).toBe('IN_PROGRESS');
+    expect(calculateStatus(platform, [{ ...empty[1]!, requiredSince: 4 }], 4, [], { 5: SOON }).status).toBe('IN_PROGRESS');
+    // Asked for by a version after the completion, all of them in grace: covered.
+    expect(calculateStatus(platform, [{ ...empty[1]!, requiredSince: 5 }], 3, [], { 4: LATER, 5: SOON })).toMatchObject({ status: 'GRACE', graceUntil: SOON });
   });
   it('documents: a missing version in grace gives GRACE; one in force blocks whatever the fields say', () => {
     const graced: DocumentStanding = { documentKey: 'terms', kind: 'terms', currentVersion: 2, requiredVersion: 2, acceptedVersion: 1, blockingAbove: [5] };

@@ -5,6 +5,7 @@ import { activePlatformsOfMember } from '../registry/index.ts';
 import { findProfile } from './profilesRepository.ts';
 import { bootstrapAndEvaluate } from '../onboarding/status.ts';
 import { requireLocalUser } from './localUser.ts';
+import { profileSeenBy } from './profile.ts';
 import { findSupportSessionDescription } from '../supportAccess/index.ts';
 
 export type Me = components['schemas']['Me'];
@@ -18,12 +19,15 @@ export async function describeCaller(db: Db, principal: Principal): Promise<Me> 
   const userId = requireLocalUser(principal);
   // A support session says so, as the exchange did (issue 35); other callers read nothing more.
   const [profile, platforms, support] = await Promise.all([
-    findProfile(db, userId),
+    // The display name as the caller may read it (issue 36: a platform binding it `ask`/`own` gets its own).
+    findProfile(db, userId).then((row) => profileSeenBy(db, principal, userId, row)),
     activePlatformsOfMember(db, userId),
     principal.supportAccessId ? findSupportSessionDescription(db, principal.supportAccessId) : undefined,
   ]);
   const memberships = [];
-  for (const platform of platforms) {
+  // A caller that is not central (a platform, or its app) hears of its own platforms only: which
+  // other platforms the person uses, and their onboarding there, are not its business.
+  for (const platform of platforms.filter((member) => principal.central || principal.platformClaims.includes(member.platformKey))) {
     memberships.push({ platformKey: platform.platformKey, displayName: platform.displayName, onboarding: await bootstrapAndEvaluate(db, userId, platform) });
   }
   return {

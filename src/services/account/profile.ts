@@ -18,13 +18,33 @@ const LOCALE = schemaPattern('Locale');
 
 export async function getProfile(db: Db, principal: Principal): Promise<Profile> {
   const userId = requireLocalUser(principal);
-  const row = await findProfile(db, userId);
-  if (principal.via !== 'platform' || !principal.platform) return toProfile(row);
-  // A platform's own credential reads, for each property its schema binds with `ask` or `own`,
-  // its own value, never the profile's (issue 36): it receives only what the person allowed.
-  const own = await platformOwnProfileValues(db, principal.platform.id, userId);
-  const overlay = Object.fromEntries(own.map(({ profileField, value }) => [profileField, isEmptyValue(value) ? null : (value as string)]));
-  return toProfile({ ...row, ...overlay });
+  return toProfile(await profileSeenBy(db, principal, userId, await findProfile(db, userId)));
+}
+
+/**
+ * The profile as the caller may read it (issue 36: a platform receives only what the person
+ * allowed), for /v1/profile/me and /v1/me. A central caller (the person's browser session, a
+ * Bearer token of a client in OIDC_CENTRAL_CLIENT_IDS) reads the profile. Any other caller (a platform's credential, a
+ * Bearer token of a platform's own app) acts for the platforms it claims: a property one of
+ * them binds with `ask` or `own` is that platform's own value (null when several of them hold
+ * different ones), never the profile's. A caller that claims no platform reads no property
+ * that any platform binds so: which platform's answer it may see is unknown.
+ */
+export async function profileSeenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
+  if (principal.central) return row;
+  const claimed = principal.platformClaims.length > 0;
+  const own = await ownBindingsOf(db, principal, userId);
+  const overlay = new Map<string, string | null>();
+  for (const { profileField, value } of own) {
+    const seen = !claimed || isEmptyValue(value) ? null : (value as string);
+    overlay.set(profileField, overlay.has(profileField) && overlay.get(profileField) !== seen ? null : seen);
+  }
+  return { ...row, ...Object.fromEntries(overlay) };
+}
+
+/** The `ask`/`own` bindings (with their own values) of the platforms a non-central caller acts for; every platform's when it claims none. */
+function ownBindingsOf(db: Db, principal: Principal, userId: string): ReturnType<typeof platformOwnProfileValues> {
+  return platformOwnProfileValues(db, principal.platformClaims.length > 0 ? principal.platformClaims : null, userId);
 }
 
 /**
@@ -50,6 +70,15 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
       errors.push({ pointer, reason: 'UNKNOWN_PROPERTY', message: 'is not a profile property that can be written' });
     }
   }
+  if (!principal.central) {
+    // A property the caller's platform binds with `ask` or `own` holds the person's answer for
+    // that platform alone: written into the profile it would reach every platform sharing it
+    // (issue 36). The platform writes its own value through its onboarding instead.
+    const bound = new Set((await ownBindingsOf(db, principal, userId)).map((binding) => binding.profileField as string));
+    for (const property of Object.keys(changes).filter((key) => bound.has(key))) {
+      errors.push({ pointer: `/body/${property}`, reason: 'UNKNOWN_PROPERTY', message: 'is bound by a platform with the sharing rule ask or own: write it as that platform\'s onboarding value' });
+    }
+  }
   if (errors.length > 0) throw validationError(errors, 'One or more properties are not valid; nothing was changed.');
   const updated = await db.transaction(async (trx) => {
     const before = await findProfile(trx, userId);
@@ -60,7 +89,8 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
     if (changed.length > 0) await recordProfileChange(trx, { userId, changed });
     return after;
   });
-  return toProfile(updated);
+  // The answer shows what the caller may read, as GET does.
+  return toProfile(await profileSeenBy(db, principal, userId, updated));
 }
 
 function toProfile(row: ProfileRow): Profile {

@@ -19,9 +19,27 @@ export type RequirementGraceList = components['schemas']['RequirementGraceList']
  */
 export function enforcementOf(enforceAfter: string | undefined, pointer = '/query/enforceAfter'): Date | null {
   if (enforceAfter === undefined) return null;
-  const date = new Date(enforceAfter);
-  if (Number.isNaN(date.getTime())) throw validationError([{ pointer, message: 'must be a date-time' }]);
+  const date = dateTimeOf(enforceAfter, pointer);
   if (date.getTime() <= Date.now()) throw validationError([{ pointer, message: 'must be in the future (leave it out to enforce the change immediately)' }]);
+  return date;
+}
+
+/** RFC 3339 §5.6 `date-time`, its offset included: what the contract's `format: date-time` admits. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The CLI hands its option over unchecked, and JavaScript's Date reads far more than RFC 3339:
+ * "1" as the year 2001 (in the past: a move would enforce everything now) and a time without an
+ * offset as the machine's local time. Only an RFC 3339 date-time is a date here.
+ */
+function dateTimeOf(value: string, pointer: string): Date {
+  const date = new Date(value);
+  if (!DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
+    throw validationError([{ pointer, message: 'must be a date-time with its offset (RFC 3339), such as 2027-01-15T00:00:00Z' }]);
+  }
+  // 9999-12-31T23:00:00-12:00 is in the year 10000 in UTC, which RFC 3339 cannot write: every
+  // answer that carries the date (the list, graceUntil in the exchange) would break.
+  if (date.getUTCFullYear() > 9999) throw validationError([{ pointer, message: 'must be before the year 10000 in UTC' }]);
   return date;
 }
 
@@ -37,8 +55,7 @@ export async function listRequirementGraces(db: Db, platformKey: string): Promis
  * queue rather than interleave. Audited only when a version moved.
  */
 export async function moveRequirementGraces(db: Db, platformKey: string, enforceAfter: string, actor: Actor): Promise<RequirementGraceList> {
-  const date = new Date(enforceAfter);
-  if (Number.isNaN(date.getTime())) throw validationError([{ pointer: '/body/enforceAfter', message: 'must be a date-time' }]);
+  const date = dateTimeOf(enforceAfter, '/body/enforceAfter');
   return db.transaction(async (trx) => {
     const platform = await lockPlatformByKey(trx, platformKey);
     if (!platform) throw platformNotFound(platformKey);

@@ -115,3 +115,12 @@ export async function bumpRequirementVersion(db: Db, platformId: string, enforce
   );
   return rows[0]!.requirementVersion;
 }
+
+/**
+ * The field asks for something new from `version` on (its creation, `required` turned on, a new
+ * binding): a grace of that version covers it, an older version's completion does not
+ * (migration 20261129006000). Written in the transaction of the schema change.
+ */
+export async function markFieldRequirementVersion(db: Db, id: string, version: number): Promise<void> {
+  await db.raw('UPDATE onboarding_fields SET requirement_version = ? WHERE id = ?', [version, id]);
+}

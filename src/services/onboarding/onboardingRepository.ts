@@ -37,6 +37,12 @@ const IS_EMPTY = (value: string) =>
 export interface FieldWithValue extends FieldDefinitionRow {
   /** The user's current value: null (or [] for a multi-select) when empty. */
   value: unknown;
+  /**
+   * The requirement version whose change made the field ask for something new (created, made
+   * required, rebound); null: in force since before issue 36. A grace covers a missing field
+   * only when this version is one in grace (status.ts).
+   */
+  requiredSince: number | null;
 }
 
 /** What the onboarding status is calculated from: the active fields with values, and the person's standing with the platform's documents. */
@@ -55,7 +61,7 @@ const ONBOARDING_INPUTS_SQL = `SELECT f.*, docs.documents, grace.graces
        FROM (${DOCUMENT_STANDINGS_JSON}) AS docs (documents)
        CROSS JOIN (${PENDING_GRACES_JSON}) AS grace (graces)
        LEFT JOIN (
-         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value
+         SELECT ${FIELD_COLUMNS}, ${CURRENT_VALUE} AS value, f.requirement_version AS "requiredSince"
            FROM onboarding_fields f
            LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
            LEFT JOIN profiles p ON p.user_id = :userId
@@ -165,17 +171,19 @@ export async function insertSharedValue(db: Db, userId: string, platformId: stri
 }
 
 /**
- * The properties a platform binds with an active `ask` or `own` field, with the platform's own
- * value of each (null when it has none): what that platform's profile read shows in place of
- * the profile's value.
+ * The properties bound with an active `ask` or `own` field by the platforms `platformKeys`
+ * names (null: by any platform), with each platform's own value (null when it has none): what a
+ * caller acting for those platforms reads in place of the profile's value (profile.ts).
  */
-export async function platformOwnProfileValues(db: Db, platformId: string, userId: string): Promise<{ profileField: ProfileField; value: unknown }[]> {
-  const { rows } = await db.raw<{ rows: { profileField: ProfileField; value: unknown }[] }>(
-    `SELECT f.profile_field AS "profileField", v.value
+export async function platformOwnProfileValues(db: Db, platformKeys: readonly string[] | null, userId: string): Promise<{ profileField: ProfileField; platformKey: string; value: unknown }[]> {
+  const { rows } = await db.raw<{ rows: { profileField: ProfileField; platformKey: string; value: unknown }[] }>(
+    `SELECT f.profile_field AS "profileField", pl.platform_key AS "platformKey", v.value
        FROM onboarding_fields f
+       JOIN platforms pl ON pl.id = f.platform_id
        LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
-      WHERE f.platform_id = :platformId AND f.archived_at IS NULL AND f.source = 'PROFILE_FIELD' AND f.sharing IN ('ask', 'own')`,
-    { platformId, userId },
+      WHERE f.archived_at IS NULL AND f.source = 'PROFILE_FIELD' AND f.sharing IN ('ask', 'own')
+        AND (CAST(:any AS boolean) OR pl.platform_key = ANY(CAST(:platformKeys AS text[])))`,
+    { userId, any: platformKeys === null, platformKeys: platformKeys ?? [] },
   );
   return rows;
 }

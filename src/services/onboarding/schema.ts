@@ -2,7 +2,7 @@ import type { components } from '../../../generated/gateway.ts';
 import type { Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow, FieldDefinitionSettings } from '../../domain/onboarding.ts';
 import { findPlatformByKey, lockPlatformByKey, type PlatformRow } from '../registry/index.ts';
-import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, updateFieldRow } from './onboardingFieldsRepository.ts';
+import { activeFieldBindingProfile, archiveFieldRow, bumpRequirementVersion, insertFieldRow, listFieldRows, lockFieldRow, markFieldRequirementVersion, updateFieldRow } from './onboardingFieldsRepository.ts';
 import { countCompleteMemberships, countCompleteMembershipsMeeting } from './onboardingRepository.ts';
 import { ApiError, validationError } from '../../errors/catalogue.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit.ts';
@@ -50,7 +50,7 @@ export async function createFieldDefinition(db: Db, platformKey: string, input: 
     if (options.dryRun) return preview(trx, platform, draftRow(platform, settings), ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')], options);
     const row = await insertFieldRow(trx, platform.id, settings);
     if (!row) throw new ApiError('CONFLICT', `The platform already has a field ${settings.fieldKey}.`);
-    await applied(trx, platform, actor, 'onboarding_field.create', settings.fieldKey, ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')], options);
+    await applied(trx, platform, actor, 'onboarding_field.create', row, ['fieldKey', ...Object.keys(input).filter((key) => key !== 'fieldKey')], options);
     return { applied: true, field: toFieldView(row) };
   });
 }
@@ -79,7 +79,7 @@ export async function updateFieldDefinition(
     if (changed.length === 0) return { applied: true, field: toFieldView(current) };
     const changes = Object.fromEntries(changed.map((setting) => [setting, merged[setting]])) as Partial<FieldDefinitionSettings>;
     const row = await updateFieldRow(trx, current.id, changes);
-    await applied(trx, platform, actor, 'onboarding_field.update', fieldKey, changed, options);
+    await applied(trx, platform, actor, 'onboarding_field.update', row, changed, options);
     return { applied: true, field: toFieldView(row) };
   });
 }
@@ -93,7 +93,7 @@ export async function archiveFieldDefinition(db: Db, platformKey: string, fieldK
     if (options.dryRun) return preview(trx, platform, { ...current, archivedAt: current.archivedAt ?? new Date() }, changed, options);
     if (changed.length === 0) return { applied: true, field: toFieldView(current) };
     const row = await archiveFieldRow(trx, current.id);
-    await applied(trx, platform, actor, 'onboarding_field.archive', fieldKey, changed, options);
+    await applied(trx, platform, actor, 'onboarding_field.archive', row, changed, options);
     return { applied: true, field: toFieldView(row) };
   });
 }
@@ -115,18 +115,29 @@ async function inSchemaChange<T>(db: Db, platformKey: string, work: (trx: Db, pl
   });
 }
 
+/**
+ * The settings whose change can leave a person who met the field without a value: it becomes
+ * required, or its value is read from elsewhere (another source, property or sharing rule).
+ * Such a change (and a creation) is what a grace of its version covers; a label or an order
+ * is not, so a field required before stays in force for whoever empties it (issue 36 review).
+ */
+const ASKS_ANEW: ReadonlySet<string> = new Set(['required', 'source', 'profileField', 'sharing']);
+
 async function applied(
   trx: Db,
   platform: PlatformRow,
   actor: Actor,
   action: 'onboarding_field.create' | 'onboarding_field.update' | 'onboarding_field.archive',
-  fieldKey: string,
+  field: FieldDefinitionRow,
   changed: readonly string[],
   options: SchemaChangeOptions,
 ): Promise<void> {
   const enforceAfter = options.enforceAfter ?? null;
-  await bumpRequirementVersion(trx, platform.id, enforceAfter);
-  await recordAuditEvent(trx, { action, platformKey: platform.platformKey, fieldKey, changedFields: enforceAfter ? [...changed, 'enforceAfter'] : changed }, actor);
+  const version = await bumpRequirementVersion(trx, platform.id, enforceAfter);
+  if (action === 'onboarding_field.create' || (action === 'onboarding_field.update' && changed.some((setting) => ASKS_ANEW.has(setting)))) {
+    await markFieldRequirementVersion(trx, field.id, version);
+  }
+  await recordAuditEvent(trx, { action, platformKey: platform.platformKey, fieldKey: field.fieldKey, changedFields: enforceAfter ? [...changed, 'enforceAfter'] : changed }, actor);
 }
 
 /**

@@ -20,7 +20,10 @@ export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types
  *   enforcement date is still to come (requirementGrace.ts): on the fields' side, every
  *   version raised since the person completed one; on the documents' side, the blocking
  *   versions not accepted. The login goes on; `graceUntil` is the earliest of those dates.
- *   A person who never completed the platform's onboarding gets no grace on its fields.
+ *   A person who never completed the platform's onboarding gets no grace on its fields, nor
+ *   does one missing a field that asked for its value before they completed (emptied since,
+ *   through the profile page or another platform's form): a grace covers only the fields its
+ *   change asked for anew (`requiredSince`, set by schema.ts).
  * - otherwise IN_PROGRESS once any active field has a value (NOT_STARTED becomes
  *   IN_PROGRESS at the first stored non-empty value), or once the user has completed an
  *   earlier version;
@@ -28,18 +31,19 @@ export type { OnboardingStatus, OnboardingStatusValue } from '../../domain/types
  */
 export function calculateStatus(
   platform: Pick<PlatformRow, 'requirementVersion' | 'centralOnboardingEnabled'>,
-  fields: readonly Pick<FieldWithValue, 'fieldKey' | 'required' | 'value'>[],
+  fields: readonly (Pick<FieldWithValue, 'fieldKey' | 'required' | 'value'> & { requiredSince?: number | null })[],
   completedRequirementVersion: number | null,
   documents: readonly DocumentStanding[],
   graces: PendingGraces = {},
 ): OnboardingStatus {
-  const missingFields = fields.filter((field) => field.required && isEmptyValue(field.value)).map((field) => field.fieldKey);
+  const missing = fields.filter((field) => field.required && isEmptyValue(field.value));
+  const missingFields = missing.map((field) => field.fieldKey);
   const missingDocuments = missingDocumentsOf(documents);
   const acceptedDocuments = acceptedDocumentsOf(documents);
   const completed = fields.length === 0 || completedRequirementVersion === platform.requirementVersion;
   const graceUntil = missingFields.length === 0 && missingDocuments.length === 0 && completed
     ? null
-    : graceOf(platform.requirementVersion, fields.length > 0, completed && missingFields.length === 0, completedRequirementVersion, documents, graces);
+    : graceOf(platform.requirementVersion, fields.length > 0, completed && missingFields.length === 0, missing.map((field) => field.requiredSince ?? null), completedRequirementVersion, documents, graces);
   let status: OnboardingStatusValue;
   if (missingFields.length === 0 && missingDocuments.length === 0 && completed) status = 'COMPLETE';
   else if (graceUntil !== null) status = 'GRACE';
@@ -64,6 +68,7 @@ function graceOf(
   requirementVersion: number,
   hasFields: boolean,
   fieldsMet: boolean,
+  missingSince: readonly (number | null)[],
   completedRequirementVersion: number | null,
   documents: readonly DocumentStanding[],
   graces: PendingGraces,
@@ -71,6 +76,8 @@ function graceOf(
   const deadlines: string[] = [];
   if (hasFields && !fieldsMet) {
     if (completedRequirementVersion === null || completedRequirementVersion >= requirementVersion) return null;
+    // A missing field asked for before the person completed (or since before issue 36) is in force.
+    if (missingSince.some((since) => since === null || since <= completedRequirementVersion)) return null;
     const deadline = graceDeadline(versionsAfter(completedRequirementVersion, requirementVersion), graces);
     if (deadline === null) return null;
     deadlines.push(deadline);

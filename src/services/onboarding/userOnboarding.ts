@@ -54,7 +54,9 @@ export async function getRequirements(db: Db, platformKey: string, principal: Pr
  * platform has an `ask` field (no cost for the others).
  */
 async function offersFor(db: Db, platform: PlatformRow, userId: string, principal: Principal, fields: readonly FieldWithValue[]): Promise<Map<string, SharedOffer>> {
-  if (principal.via !== 'session' || !fields.some((field) => field.sharing === 'ask')) return new Map();
+  // Nor does an operator in a support session of the person (issue 35): they see the platform
+  // as the person's answers left it, not what the person told another platform.
+  if (principal.via !== 'session' || principal.supportAccessId || !fields.some((field) => field.sharing === 'ask')) return new Map();
   const rows = await sharedOffers(db, platform.id, userId);
   return new Map(
     rows
@@ -89,8 +91,9 @@ export async function getStatus(db: Db, platformKey: string, principal: Principa
  * canonical profile (shared by every platform binding the property), CUSTOM_FIELD values
  * stay with the platform. Writing never completes onboarding; a write that empties a
  * required field that had a value takes back an earlier completion. A write that leaves
- * empty only what was missing already keeps it: a person in a grace period (issue 36) who
- * saves the form without the new field keeps the grace their completion gives.
+ * empty only what was missing already, or what a change after the completion asked for anew,
+ * keeps it: a person in a grace period (issue 36) who saves the form without the new field
+ * keeps the grace their completion gives.
  */
 export async function putValues(db: Db, platformKey: string, principal: Principal, values: ValueMap, acceptShared: readonly string[] = []): Promise<ValuesResult> {
   const { platform, userId } = await resolve(db, platformKey, principal);
@@ -138,7 +141,11 @@ export async function putValues(db: Db, platformKey: string, principal: Principa
     }
     const evaluated = await evaluateOnboarding(trx, userId, platform);
     let status = evaluated.status;
-    if (status.missingFields.some((fieldKey) => !missingBefore.has(fieldKey)) && evaluated.completedRequirementVersion !== null) {
+    const completed = evaluated.completedRequirementVersion;
+    // Emptying a field asked for anew after the completion (a change in grace, issue 36) takes
+    // nothing back: the completion never covered it.
+    const emptied = evaluated.fields.filter((field) => status.missingFields.includes(field.fieldKey) && !missingBefore.has(field.fieldKey));
+    if (completed !== null && emptied.some((field) => field.requiredSince === null || field.requiredSince <= completed)) {
       await setCompletedVersion(trx, userId, platform.id, null);
       status = (await evaluateOnboarding(trx, userId, platform)).status;
     }
@@ -197,9 +204,17 @@ async function acceptedOffers(
   return accepted;
 }
 
-/** The active platform and the caller's local user. */
+/**
+ * The active platform and the caller's local user. A caller that is not central (a platform's
+ * credential, a Bearer token of a platform's own app) acts only on the platforms it claims:
+ * another platform's onboarding holds values the person gave that platform alone (`own`,
+ * `ask`, custom fields; issue 36).
+ */
 async function resolve(db: Db, platformKey: string, principal: Principal): Promise<{ platform: PlatformRow; userId: string }> {
   const userId = requireLocalUser(principal);
+  if (!principal.central && !principal.platformClaims.includes(platformKey)) {
+    throw new ApiError('FORBIDDEN', `This caller acts for a platform other than ${platformKey}: it needs a matching platform claim.`);
+  }
   const platform = await findActivePlatformByKey(db, platformKey);
   if (!platform) throw platformNotFound(platformKey);
   return { platform, userId };
