@@ -1699,8 +1699,12 @@ export interface paths {
          *     the sharing rule `ask` or `own` (`OnboardingFieldSharing`) is that platform's own value
          *     (`null` until it has one, or when the platforms it acts for hold different ones), never
          *     the profile's. Such a caller with no platform claim reads `null` for every property any
-         *     platform binds with `ask` or `own`. The account center's session and central Bearer
-         *     tokens read the profile.
+         *     platform binds with `ask` or `own`. It reads `dateOfBirth`, `phone` and `country` only
+         *     where a platform it acts for binds them (a `PROFILE_FIELD` onboarding field, any sharing
+         *     rule), else `null`: what the person gave another platform's form is not this one's to read
+         *     ("a platform receives only what its schema declares"). The names, `email`, `locale` and
+         *     `pictureUrl` come with the sign-in and are read as they are. The account center's session
+         *     and central Bearer tokens read the profile.
          */
         get: operations["getMyProfile"];
         put?: never;

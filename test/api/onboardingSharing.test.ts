@@ -9,7 +9,7 @@ import { startFakeIdp, type FakeIdp } from '../helpers/fakeIdp.ts';
 import { upsertUserFromIdp } from '../../src/services/account/usersRepository.ts';
 import { createSession } from '../../src/services/sessions/create.ts';
 import { createPlatform, CLI_ACTOR } from '../../src/services/registry/index.ts';
-import { createFieldDefinition } from '../../src/services/onboarding/schema.ts';
+import { archiveFieldDefinition, createFieldDefinition } from '../../src/services/onboarding/schema.ts';
 import { writeDataExportDocument } from '../../src/services/dataRights/document.ts';
 import { sha256, randomToken } from '../../src/security/crypto.ts';
 
@@ -234,8 +234,29 @@ describe('asking before sharing (issue 36)', () => {
 
     it('a platform credential writing the profile gets back what it may read, not the value given to another platform', async () => {
       const { b, someone } = await gaveEveryone();
-      const patched = await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, b)).send({ country: 'DE' }).expect(200);
-      expect(patched.body).toMatchObject({ country: 'DE', phone: null });
+      const patched = await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, b)).send({ country: 'DE', lastName: 'Platform' }).expect(200);
+      // B's schema binds the phone (ask), not the country: it wrote the country for the person, and reads neither.
+      expect(patched.body).toMatchObject({ country: null, phone: null, lastName: 'Platform' });
+      expect((await asPerson('get', '/v1/profile/me', someone.cookie).expect(200)).body).toMatchObject({ country: 'DE', phone: PHONE_A });
+    });
+
+    it('a platform reads the date of birth, phone and country only where its schema binds them (the names come with the sign-in)', async () => {
+      const { a, someone } = await gaveA();
+      await asPerson('patch', '/v1/profile/me', someone.cookie).send({ country: 'DE', dateOfBirth: '1990-04-01', firstName: 'Ada' }).expect(200);
+      // A binds the phone (shared): it reads the phone, not the country or the date of birth the person gave elsewhere.
+      expect((await asPlatform('get', '/v1/profile/me', await credentialOf(someone, a)).expect(200)).body).toMatchObject({ phone: PHONE_A, country: null, dateOfBirth: null, firstName: 'Ada' });
+      // A platform whose schema binds nothing of the profile reads none of the three.
+      const bare = `SHR_${++seq}_NONE`;
+      await createPlatform(db(), { platformKey: bare, displayName: bare, callbackUrl: 'https://p.example/cb', allowedReturnUrls: ['https://p.example/'], defaultOnboardingMode: 'central', eventDelivery: 'poll' }, CLI_ACTOR);
+      expect((await asPlatform('get', '/v1/profile/me', await credentialOf(someone, bare)).expect(200)).body).toMatchObject({ phone: null, country: null, dateOfBirth: null, firstName: 'Ada' });
+      expect((await asBearer('get', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP, bare)).expect(200)).body).toMatchObject({ phone: null, country: null, dateOfBirth: null });
+      // Once its schema binds the country, it reads it; an archived binding gives it up again.
+      await createFieldDefinition(db(), bare, { fieldKey: 'land', label: 'Country', fieldType: 'COUNTRY', source: 'PROFILE_FIELD', profileField: 'country', required: false }, CLI_ACTOR);
+      expect((await asPlatform('get', '/v1/profile/me', await credentialOf(someone, bare)).expect(200)).body).toMatchObject({ country: 'DE', phone: null, dateOfBirth: null });
+      await archiveFieldDefinition(db(), bare, 'land', CLI_ACTOR);
+      expect((await asPlatform('get', '/v1/profile/me', await credentialOf(someone, bare)).expect(200)).body.country).toBeNull();
+      // The person and central clients read everything.
+      expect((await asBearer('get', '/v1/profile/me', await bearerOf(someone, GATEWAY_CLIENT)).expect(200)).body).toMatchObject({ phone: PHONE_A, country: 'DE', dateOfBirth: '1990-04-01' });
     });
 
     it('a platform whose schema binds a property with ask or own cannot write it into the profile (where the platforms sharing it would read it)', async () => {
@@ -244,10 +265,11 @@ describe('asking before sharing (issue 36)', () => {
       expect(byC.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/body/phone', reason: 'UNKNOWN_PROPERTY' }] });
       await asBearer('patch', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP, b)).send({ phone: null }).expect(400);
       await asBearer('patch', '/v1/profile/me', await bearerOf(someone, PLATFORM_APP)).send({ phone: null }).expect(400);
-      // Nothing changed: A still reads the number the person gave it; C writes what it binds otherwise freely.
+      // Nothing changed: A still reads the number the person gave it; C may still write a property it does not bind with ask or own.
       const onA = await asPlatform('get', `/v1/onboarding/${a}/requirements`, await credentialOf(someone, a)).expect(200);
       expect(mobileOf(onA.body).currentValue).toBe(PHONE_A);
-      expect((await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, c)).send({ country: 'DE' }).expect(200)).body.country).toBe('DE');
+      await asPlatform('patch', '/v1/profile/me', await credentialOf(someone, c)).send({ country: 'DE' }).expect(200);
+      expect((await asPerson('get', '/v1/profile/me', someone.cookie).expect(200)).body.country).toBe('DE');
     });
 
     it('a Bearer token of a platform\'s app reads the profile as that platform does (its claim), and reads nothing asked for elsewhere without one', async () => {

@@ -5,7 +5,8 @@ import { findProfile, updateProfileRow, type ProfileProperty, type ProfileRow } 
 import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';
 import { requireLocalUser } from './localUser.ts';
-import { platformOwnProfileValues } from '../onboarding/index.ts';
+import { platformProfileBindings } from '../onboarding/index.ts';
+import type { ProfileField } from '../../domain/onboarding.ts';
 import { checkFieldValue, isEmptyValue } from '../onboarding/values.ts';
 import { recordProfileChange } from '../events/record.ts';
 import { schemaPattern } from '../../contract.ts';
@@ -22,29 +23,41 @@ export async function getProfile(db: Db, principal: Principal): Promise<Profile>
 }
 
 /**
- * The profile as the caller may read it (issue 36: a platform receives only what the person
- * allowed), for /v1/profile/me and /v1/me. A central caller (the person's browser session, a
- * Bearer token of a client in OIDC_CENTRAL_CLIENT_IDS) reads the profile. Any other caller (a platform's credential, a
- * Bearer token of a platform's own app) acts for the platforms it claims: a property one of
- * them binds with `ask` or `own` is that platform's own value (null when several of them hold
- * different ones), never the profile's. A caller that claims no platform reads no property
- * that any platform binds so: which platform's answer it may see is unknown.
+ * What only a platform's form asks for: the person gives it to a platform that asks (through
+ * its schema), while the names come from the identity provider with the sign-in itself.
+ */
+const ASKED_BY_SCHEMA: readonly ProfileField[] = ['dateOfBirth', 'phone', 'country'];
+
+/**
+ * The profile as the caller may read it (issue 36: "the platform receives only what its schema
+ * declares and the person allowed"), for /v1/profile/me and /v1/me. A central caller (the
+ * person's browser session, a Bearer token of a client in OIDC_CENTRAL_CLIENT_IDS) reads the
+ * profile. Any other caller (a platform's credential, a Bearer token of a platform's own app)
+ * acts for the platforms it claims:
+ * - the date of birth, phone and country only where one of them binds the property (any
+ *   sharing rule), else null: given to another platform, they are not this one's to read;
+ * - a property one of them binds with `ask` or `own` is that platform's own value (null when
+ *   several of them hold different ones), never the profile's. A caller that claims no
+ *   platform reads none of these: which platform's answer it may see is unknown.
  */
 export async function profileSeenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
   if (principal.central) return row;
   const claimed = principal.platformClaims.length > 0;
-  const own = await ownBindingsOf(db, principal, userId);
-  const overlay = new Map<string, string | null>();
-  for (const { profileField, value } of own) {
-    const seen = !claimed || isEmptyValue(value) ? null : (value as string);
-    overlay.set(profileField, overlay.has(profileField) && overlay.get(profileField) !== seen ? null : seen);
+  const bindings = await bindingsOf(db, principal, userId);
+  const seen = new Map<string, string | null>();
+  const bound = new Set(claimed ? bindings.map((binding) => binding.profileField) : []);
+  for (const property of ASKED_BY_SCHEMA) if (!bound.has(property)) seen.set(property, null);
+  for (const { profileField, sharing, value } of bindings) {
+    if (sharing === 'shared') continue;
+    const own = !claimed || isEmptyValue(value) ? null : (value as string);
+    seen.set(profileField, seen.has(profileField) && seen.get(profileField) !== own ? null : own);
   }
-  return { ...row, ...Object.fromEntries(overlay) };
+  return { ...row, ...Object.fromEntries(seen) };
 }
 
-/** The `ask`/`own` bindings (with their own values) of the platforms a non-central caller acts for; every platform's when it claims none. */
-function ownBindingsOf(db: Db, principal: Principal, userId: string): ReturnType<typeof platformOwnProfileValues> {
-  return platformOwnProfileValues(db, principal.platformClaims.length > 0 ? principal.platformClaims : null, userId);
+/** The profile bindings of the platforms a non-central caller acts for; every platform's when it claims none. */
+function bindingsOf(db: Db, principal: Principal, userId: string): ReturnType<typeof platformProfileBindings> {
+  return platformProfileBindings(db, principal.platformClaims.length > 0 ? principal.platformClaims : null, userId);
 }
 
 /**
@@ -74,7 +87,7 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
     // A property the caller's platform binds with `ask` or `own` holds the person's answer for
     // that platform alone: written into the profile it would reach every platform sharing it
     // (issue 36). The platform writes its own value through its onboarding instead.
-    const bound = new Set((await ownBindingsOf(db, principal, userId)).map((binding) => binding.profileField as string));
+    const bound = new Set((await bindingsOf(db, principal, userId)).filter((binding) => binding.sharing !== 'shared').map((binding) => binding.profileField as string));
     for (const property of Object.keys(changes).filter((key) => bound.has(key))) {
       errors.push({ pointer: `/body/${property}`, reason: 'UNKNOWN_PROPERTY', message: 'is bound by a platform with the sharing rule ask or own: write it as that platform\'s onboarding value' });
     }

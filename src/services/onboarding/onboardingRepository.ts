@@ -1,6 +1,6 @@
 import { runPrepared, type Db } from '../../db/knex.ts';
 import type { FieldDefinitionRow } from '../../domain/onboarding.ts';
-import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
+import { PROFILE_COLUMNS, type FieldSharing, type ProfileField } from '../../domain/onboarding.ts';
 import type { DocumentStanding } from '../../domain/documents.ts';
 import { DOCUMENT_STANDINGS_JSON } from '../documents/repository.ts';
 import type { PendingGraces } from '../../domain/requirementGrace.ts';
@@ -171,17 +171,23 @@ export async function insertSharedValue(db: Db, userId: string, platformId: stri
 }
 
 /**
- * The properties bound with an active `ask` or `own` field by the platforms `platformKeys`
- * names (null: by any platform), with each platform's own value (null when it has none): what a
- * caller acting for those platforms reads in place of the profile's value (profile.ts).
+ * The profile properties the platforms `platformKeys` names (null: every platform) bind with an
+ * active PROFILE_FIELD field, with the sharing rule and, for `ask` and `own`, the platform's own
+ * value (null when it has none): what a caller acting for those platforms may read of the
+ * profile, and which value it reads (account/profile.ts).
  */
-export async function platformOwnProfileValues(db: Db, platformKeys: readonly string[] | null, userId: string): Promise<{ profileField: ProfileField; platformKey: string; value: unknown }[]> {
-  const { rows } = await db.raw<{ rows: { profileField: ProfileField; platformKey: string; value: unknown }[] }>(
-    `SELECT f.profile_field AS "profileField", pl.platform_key AS "platformKey", v.value
+export async function platformProfileBindings(
+  db: Db,
+  platformKeys: readonly string[] | null,
+  userId: string,
+): Promise<{ profileField: ProfileField; platformKey: string; sharing: FieldSharing; value: unknown }[]> {
+  const { rows } = await db.raw<{ rows: { profileField: ProfileField; platformKey: string; sharing: FieldSharing; value: unknown }[] }>(
+    `SELECT f.profile_field AS "profileField", pl.platform_key AS "platformKey", f.sharing,
+            CASE WHEN f.sharing IN ('ask', 'own') THEN v.value END AS value
        FROM onboarding_fields f
        JOIN platforms pl ON pl.id = f.platform_id
        LEFT JOIN onboarding_values v ON v.platform_id = f.platform_id AND v.field_key = f.field_key AND v.user_id = :userId
-      WHERE f.archived_at IS NULL AND f.source = 'PROFILE_FIELD' AND f.sharing IN ('ask', 'own')
+      WHERE f.archived_at IS NULL AND f.source = 'PROFILE_FIELD'
         AND (CAST(:any AS boolean) OR pl.platform_key = ANY(CAST(:platformKeys AS text[])))`,
     { userId, any: platformKeys === null, platformKeys: platformKeys ?? [] },
   );
