@@ -330,15 +330,25 @@ async function migrateWorkerSchema(db: Db): Promise<void> {
   const logger = created.get(db)?.logger ?? quiet;
   // Loaded here: the operator CLI and the scripts that never migrate do not pay for it.
   const { Logger, runMigrations } = await import('graphile-worker');
-  await runMigrations({
-    connectionString,
-    schema: WORKER_SCHEMA,
-    maxPoolSize: 1,
-    logger: new Logger(() => (level, message) => {
-      if (level === 'error') logger.error(`graphile-worker: ${message}`);
-      else if (level === 'warning') logger.warn(`graphile-worker: ${message}`);
-    }),
-  });
+  // Our pool, not one graphile-worker makes from the connection string: it ends a pool of its own
+  // without waiting, after taking its error handler off, so a connection the server terminated in
+  // that moment (a restart during boot; a test database dropped right after migrating: seen in CI)
+  // raised an uncaught exception. This one keeps its handlers until it has ended.
+  const pool = new pg.Pool({ connectionString, max: 1, application_name: 'auth-gateway-migrations' });
+  pool.on('error', (error) => logger.warn(`graphile-worker migrations: an idle connection failed: ${error.message}`));
+  pool.on('connect', (client) => client.on('error', () => {})); // a checked-out client's error reaches its query
+  try {
+    await runMigrations({
+      pgPool: pool,
+      schema: WORKER_SCHEMA,
+      logger: new Logger(() => (level, message) => {
+        if (level === 'error') logger.error(`graphile-worker: ${message}`);
+        else if (level === 'warning') logger.warn(`graphile-worker: ${message}`);
+      }),
+    });
+  } finally {
+    await pool.end();
+  }
 }
 
 export async function migrateDown(db: Db): Promise<string[]> {
