@@ -1,19 +1,14 @@
 import type { Db } from '../../db/knex.ts';
 import { endRunningAccesses } from './platformEnds.ts';
-import { auditSupportAccessEnds, type AuditedEnd, type EndedAccess } from './sessionEnds.ts';
+import { auditSupportAccessEnds } from './sessionEnds.ts';
+import { endRunningAccessesOfFormerOperators, endRunningAccessesOfSessionOwner } from './endsRepository.ts';
 
 // An operator who loses `support:access` (issue 35's review): the gateway reads permissions at
 // sign-in, and a support session lives apart from the operator's own, so without these a
 // running access outlived the permission until its time (30 minutes at most). Neither costs an
 // ordinary login anything: the login path is not touched (the purge looks, and an
-// administrator's revocation), only the statements below, run by the purge and by revocations
+// administrator's revocation), only their statements (endsRepository.ts), run by the purge and by revocations
 // of another user's session.
-
-/** Running: used, its support session live, not ended. The RETURNING every end audits and announces. */
-const RUNNING = `session_id IS NOT NULL AND ended_at IS NULL AND refused_at IS NULL
-        AND EXISTS (SELECT 1 FROM gateway_sessions s WHERE s.id = support_access.session_id AND s.ended_at IS NULL)`;
-const ENDED_ROWS = `id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
-                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`;
 
 /**
  * An administrator (`platforms:admin`) revoked an ordinary session of an operator (sessions/
@@ -26,13 +21,7 @@ const ENDED_ROWS = `id, session_id AS "sessionId", platform_id AS "platformId", 
  * needs a live session holding `support:access` again.
  */
 export async function endSupportAccessOfRevokedOperator(trx: Db, revokedSessionId: string): Promise<number> {
-  const { rows } = await trx.raw<{ rows: (EndedAccess & AuditedEnd)[] }>(
-    `UPDATE support_access SET ended_at = now(), end_reason = 'administrator'
-      WHERE operator_user_id = (SELECT r.user_id FROM gateway_sessions r WHERE r.id = :revokedSessionId AND r.support_access_id IS NULL)
-        AND ${RUNNING}
-      RETURNING ${ENDED_ROWS}`,
-    { revokedSessionId },
-  );
+  const rows = await endRunningAccessesOfSessionOwner(trx, revokedSessionId);
   await auditSupportAccessEnds(trx, rows, 'administrator');
   return endRunningAccesses(trx, rows, 'administrator');
 }
@@ -49,18 +38,7 @@ export async function endSupportAccessOfFormerOperators(db: Db, batch = 500): Pr
   let total = 0;
   for (;;) {
     const ended = await db.transaction(async (trx) => {
-      const { rows } = await trx.raw<{ rows: (EndedAccess & AuditedEnd)[] }>(
-        `UPDATE support_access SET ended_at = now(), end_reason = 'administrator'
-          WHERE id IN (SELECT a.id FROM support_access a
-                        WHERE a.session_id IS NOT NULL AND a.ended_at IS NULL AND a.refused_at IS NULL AND a.ends_at > now()
-                          AND EXISTS (SELECT 1 FROM gateway_sessions o
-                                       WHERE o.user_id = a.operator_user_id AND o.support_access_id IS NULL
-                                         AND o.created_at > a.used_at AND NOT ('support:access' = ANY (o.permissions)))
-                        LIMIT :batch FOR UPDATE SKIP LOCKED)
-            AND ${RUNNING}
-          RETURNING ${ENDED_ROWS}`,
-        { batch },
-      );
+      const rows = await endRunningAccessesOfFormerOperators(trx, batch);
       await auditSupportAccessEnds(trx, rows, 'administrator');
       await endRunningAccesses(trx, rows, 'administrator');
       return rows.length;

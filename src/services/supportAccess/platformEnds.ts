@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex.ts';
 import { endSessions } from '../sessions/ending.ts';
-import { announceSupportAccessEnded, auditSupportAccessEnds, type AuditedEnd, type EndedAccess, type SupportEndedBy } from './sessionEnds.ts';
+import { announceSupportAccessEnded, auditSupportAccessEnds } from './sessionEnds.ts';
+import { endAccessesOfOperator, endRunningAccessesOfPlatform, type EndedRunningAccess, type SupportEndedBy } from './endsRepository.ts';
 
 /**
  * The registry's part (registry/platforms.ts, in the transaction of the update or the
@@ -13,14 +14,7 @@ import { announceSupportAccessEnded, auditSupportAccessEnds, type AuditedEnd, ty
  * imports that index, and this module imports sessions/ending.ts.
  */
 export async function endSupportAccessOfPlatform(trx: Db, platformId: string): Promise<number> {
-  const { rows } = await trx.raw<{ rows: (EndedAccess & AuditedEnd)[] }>(
-    `UPDATE support_access SET ended_at = now(), end_reason = 'platform'
-      WHERE platform_id = :platformId AND session_id IS NOT NULL AND ended_at IS NULL AND refused_at IS NULL
-        AND EXISTS (SELECT 1 FROM gateway_sessions s WHERE s.id = support_access.session_id AND s.ended_at IS NULL)
-      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
-                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
-    { platformId },
-  );
+  const rows = await endRunningAccessesOfPlatform(trx, platformId);
   await auditSupportAccessEnds(trx, rows, 'platform');
   return endRunningAccesses(trx, rows, 'platform');
 }
@@ -31,19 +25,13 @@ export async function endSupportAccessOfPlatform(trx: Db, platformId: string): P
  * (ended_by `operator`), a pending or unused one can no longer be approved or used.
  */
 export async function endSupportAccessOfOperator(trx: Db, operatorUserId: string): Promise<number> {
-  const { rows } = await trx.raw<{ rows: ((EndedAccess | { sessionId: null; platformId: string; userId: string }) & AuditedEnd)[] }>(
-    `UPDATE support_access SET ended_at = now(), end_reason = 'operator'
-      WHERE operator_user_id = :operatorUserId AND ended_at IS NULL AND refused_at IS NULL
-      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
-                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
-    { operatorUserId },
-  );
+  const rows = await endAccessesOfOperator(trx, operatorUserId);
   await auditSupportAccessEnds(trx, rows, 'operator');
-  return endRunningAccesses(trx, rows.filter((row): row is EndedAccess & AuditedEnd => row.sessionId !== null), 'operator');
+  return endRunningAccesses(trx, rows.filter((row): row is EndedRunningAccess => row.sessionId !== null), 'operator');
 }
 
 /** The sessions of accesses just ended end too (back-channel logout) and their platforms hear `support-access-ended`. */
-export async function endRunningAccesses(trx: Db, rows: EndedAccess[], endedBy: SupportEndedBy): Promise<number> {
+export async function endRunningAccesses(trx: Db, rows: readonly EndedRunningAccess[], endedBy: SupportEndedBy): Promise<number> {
   if (rows.length === 0) return 0;
   await endSessions(trx, { sessionIds: rows.map((row) => row.sessionId) }, 'revoked');
   await announceSupportAccessEnded(trx, rows, endedBy);

@@ -3,6 +3,9 @@ import type { EndReason } from '../sessions/index.ts';
 import { recordSupportAccessEvent } from '../events/record.ts';
 import { SECURITY_EVENT_TYPES } from '../events/types.ts';
 import { recordAuditEvent, SYSTEM_ACTOR } from '../audit/audit.ts';
+import { endAccessesOfSessions, type EndedAccessRow, type EndedRunningAccess, type SupportEndedBy } from './endsRepository.ts';
+
+export type { SupportEndedBy } from './endsRepository.ts';
 
 /**
  * Who ended a support access whose session ended some other way than through the access's own
@@ -27,38 +30,12 @@ const ENDED_BY: Record<EndReason, 'operator' | 'person' | 'expired'> = {
  * matches nothing when the access was ended first (by the operator, the person's "End it now",
  * or the purge), whose paths send their own event. Ordinary sessions never get here.
  *
- * SKIP LOCKED: those other ends lock the access's row first and the session's second, while a
- * session's end comes here holding the session's row: waiting would deadlock the two (a 500 for
- * one of them). A locked access is one another transaction is ending right now (every
- * statement that locks a used access's row ends it), and that one announces it.
+ * (endAccessesOfSessions skips an access another transaction holds: that one announces it.)
  */
 export async function endSupportAccessOfSessions(trx: Db, sessionIds: readonly string[], reason: EndReason, endedBy: SupportEndedBy = ENDED_BY[reason]): Promise<void> {
-  const { rows } = await trx.raw<{ rows: (EndedAccess & AuditedEnd)[] }>(
-    `UPDATE support_access SET ended_at = now(), end_reason = :endedBy
-      WHERE id IN (SELECT id FROM support_access
-                    WHERE session_id = ANY(CAST(:ids AS uuid[])) AND ended_at IS NULL AND refused_at IS NULL
-                    FOR UPDATE SKIP LOCKED)
-      RETURNING id, session_id AS "sessionId", platform_id AS "platformId", user_id AS "userId",
-                (SELECT platform_key FROM platforms WHERE platforms.id = support_access.platform_id) AS "platformKey"`,
-    { ids: [...sessionIds], endedBy },
-  );
+  const rows = await endAccessesOfSessions(trx, sessionIds, endedBy);
   await auditSupportAccessEnds(trx, rows, endedBy);
   await announceSupportAccessEnded(trx, rows, endedBy);
-}
-
-/** Who ended a support access (the contract's `endedBy`, the event's `ended_by`). */
-export type SupportEndedBy = 'operator' | 'person' | 'expired' | 'platform' | 'administrator';
-
-export interface EndedAccess {
-  sessionId: string;
-  platformId: string;
-  userId: string;
-}
-
-/** An ended access, as its audit row names it. */
-export interface AuditedEnd {
-  id: string;
-  platformKey: string | null;
 }
 
 /**
@@ -68,14 +45,14 @@ export interface AuditedEnd {
  * caused it, if any, is on that operation's own event, in the same transaction. Once per
  * access: every caller passes the rows its conditional UPDATE (`ended_at IS NULL`) ended.
  */
-export async function auditSupportAccessEnds(trx: Db, rows: readonly AuditedEnd[], endedBy: SupportEndedBy): Promise<void> {
+export async function auditSupportAccessEnds(trx: Db, rows: readonly Pick<EndedAccessRow, 'id' | 'platformKey'>[], endedBy: SupportEndedBy): Promise<void> {
   for (const row of rows) {
     await recordAuditEvent(trx, { action: 'support_access.end', platformKey: row.platformKey, supportAccessId: row.id, endedBy, changedFields: [] }, SYSTEM_ACTOR);
   }
 }
 
 /** The platform of each ended access hears `support-access-ended` (in the ending's transaction). */
-export async function announceSupportAccessEnded(trx: Db, rows: readonly EndedAccess[], endedBy: SupportEndedBy): Promise<void> {
+export async function announceSupportAccessEnded(trx: Db, rows: readonly Pick<EndedRunningAccess, 'sessionId' | 'platformId' | 'userId'>[], endedBy: SupportEndedBy): Promise<void> {
   for (const row of rows) {
     await recordSupportAccessEvent(trx, {
       userId: row.userId,
