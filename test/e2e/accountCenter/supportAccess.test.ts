@@ -4,7 +4,7 @@
 // browser session (taken from the operator's Chromium), as the platform's sign-in route sends it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { collectPageErrors, expectAccessible, hasChromium, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
+import { collectPageErrors, expectAccessible, hasChromium, screenshots, signIn, startAccountCenterStack, USERS, type AccountCenterStack } from '../../helpers/accountCenter.ts';
 import { addPlatform, browserLogin, startUrl, type TestPlatform } from '../../helpers/flowHarness.ts';
 import { CLI_ACTOR, updatePlatform } from '../../../src/services/registry/index.ts';
 
@@ -115,6 +115,7 @@ describe.skipIf(!hasChromium)(`account center support access in Chromium${hasChr
     expect(minutes).toBeLessThanOrEqual(10);
     expect(await operator.page.getByLabel('Reason').inputValue()).toBe('Alice still cannot see her invoices');
     await expectAccessible(operator.page, 'support request refused (429)');
+    await screenshots(operator.page, 'support-request-refused');
     // The browser reports the 429 itself; nothing else went wrong on the page.
     expect(operatorErrors.filter((error) => !/status of 429/.test(error))).toEqual([]);
     await operator.context.close();

@@ -75,8 +75,8 @@ export function SupportRequestPage() {
       <PageTitle lead={say('lead')}>{say('title')}</PageTitle>
       <div aria-live="polite">{message ? <Notice tone={message.tone}><p>{message.text}</p></Notice> : null}</div>
       <form className="panel form" onSubmit={submit}>
-        <label>{say('person')}<input required value={form.person} maxLength={320} onChange={(e) => setForm({ ...form, person: e.target.value })} /></label>
-        <label>{say('platform')}<input required value={form.platformKey} pattern="[A-Z][A-Z0-9_]{1,63}" onChange={(e) => setForm({ ...form, platformKey: e.target.value })} /></label>
+        <label>{say('person')}<input type="text" required value={form.person} maxLength={320} onChange={(e) => setForm({ ...form, person: e.target.value })} /></label>
+        <label>{say('platform')}<input type="text" required value={form.platformKey} pattern="[A-Z][A-Z0-9_]{1,63}" onChange={(e) => setForm({ ...form, platformKey: e.target.value })} /></label>
         <label>{say('reason')}<textarea required maxLength={500} value={form.reason} onChange={(e) => setForm({ ...form, reason: e.target.value })} /></label>
         <label>{say('duration')}<input type="number" min={1} max={30} required value={form.durationMinutes} onChange={(e) => setForm({ ...form, durationMinutes: Number(e.target.value) })} /></label>
         <div className="actions"><button type="submit" className="button" disabled={busy}>{say('submit')}</button></div>
