@@ -6,7 +6,7 @@ import { validationError, type FieldError } from '../../errors/catalogue.ts';
 import { isProfileField, profileValueRules } from '../onboarding/profileFields.ts';
 import { requireLocalUser } from './localUser.ts';
 import { platformProfileBindings } from '../onboarding/index.ts';
-import type { ProfileField } from '../../domain/onboarding.ts';
+import { PROFILE_COLUMNS, type ProfileField } from '../../domain/onboarding.ts';
 import { checkFieldValue, isEmptyValue } from '../onboarding/values.ts';
 import { recordProfileChange } from '../events/record.ts';
 import { schemaPattern } from '../../contract.ts';
@@ -22,11 +22,14 @@ export async function getProfile(db: Db, principal: Principal): Promise<Profile>
   return toProfile(await profileSeenBy(db, principal, userId, await findProfile(db, userId)));
 }
 
+/** The bindable properties the sign-in itself fills (given_name, family_name, name: usersRepository.ts upsertLoginUser). */
+const FROM_SIGN_IN: ReadonlySet<ProfileField> = new Set(['firstName', 'lastName', 'displayName']);
 /**
- * What only a platform's form asks for: the person gives it to a platform that asks (through
- * its schema), while the names come from the identity provider with the sign-in itself.
+ * Every other bindable property is only ever given to a platform's form that asks for it, so a
+ * platform reads it only when its own schema binds it. Derived, so that a property added to the
+ * profile is withheld from platforms until someone decides otherwise.
  */
-const ASKED_BY_SCHEMA: readonly ProfileField[] = ['dateOfBirth', 'phone', 'country'];
+const ASKED_BY_SCHEMA = (Object.keys(PROFILE_COLUMNS) as ProfileField[]).filter((property) => !FROM_SIGN_IN.has(property));
 
 /**
  * The profile as the caller may read it (issue 36: "the platform receives only what its schema
