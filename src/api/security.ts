@@ -257,7 +257,8 @@ export function authorize(c: Context, req: Request, config: Config): void {
   }
   if (operation['x-platform-claim'] && !principal.central && !principal.permissions.includes('platforms:admin')
       && (typeof platformKey !== 'string' || !principal.platformClaims.includes(platformKey))) {
-    throw new ApiError('FORBIDDEN', `This caller acts for a platform other than ${String(platformKey)}: it needs a matching platform claim.`);
+    // The path is not validated yet (authorisation comes first): never echoed.
+    throw new ApiError('FORBIDDEN', 'This caller acts for another platform than the one in the path: it needs a platform claim naming it.');
   }
   if (principal.via !== 'bearer' && !SAFE_METHODS.has(req.method) && !originAllowed(req, config)) throw originNotAllowed();
 }

@@ -210,6 +210,9 @@ describe('onboarding (issue 9)', () => {
       const claimed = await bearer({ sub: 'svc-1', client_id: SERVICE_CLIENT, scope, platform_key: key });
       await call('get', fields(key), { bearer: claimed }).expect(200);
       await call('get', fields(other), { bearer: claimed }).expect(403);
+      // Refused before the path is validated: the refusal names no part of it.
+      const unchecked = await call('get', '/v1/platforms/%3Cimg%20src%3Dx%3E/onboarding/fields', { bearer: claimed }).expect(403);
+      expect(JSON.stringify(unchecked.body)).not.toContain('<img');
       const several = await bearer({ sub: 'svc-1', client_id: SERVICE_CLIENT, scope, platform_key: [other, key] });
       await call('post', fields(other), { bearer: several }).send({ fieldKey: 'b1', label: 'B', fieldType: 'TEXT' }).expect(201);
       const adminService = await bearer({ sub: 'svc-2', client_id: SERVICE_CLIENT, scope: 'platforms:admin' });
