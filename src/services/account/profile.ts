@@ -43,10 +43,10 @@ const ASKED_BY_SCHEMA = (Object.keys(PROFILE_COLUMNS) as ProfileField[]).filter(
  *   several of them hold different ones), never the profile's. A caller that claims no
  *   platform reads none of these: which platform's answer it may see is unknown.
  */
-export async function profileSeenBy(db: Db, principal: Principal, userId: string, row: ProfileRow): Promise<ProfileRow> {
+export async function profileSeenBy(db: Db, principal: Principal, userId: string, row: ProfileRow, known?: Bindings): Promise<ProfileRow> {
   if (principal.central) return row;
   const claimed = principal.platformClaims.length > 0;
-  const bindings = await bindingsOf(db, principal, userId);
+  const bindings = known ?? await bindingsOf(db, principal, userId);
   const seen = new Map<string, string | null>();
   const bound = new Set(claimed ? bindings.map((binding) => binding.profileField) : []);
   for (const property of ASKED_BY_SCHEMA) if (!bound.has(property)) seen.set(property, null);
@@ -59,7 +59,9 @@ export async function profileSeenBy(db: Db, principal: Principal, userId: string
 }
 
 /** The profile bindings of the platforms a non-central caller acts for; every platform's when it claims none. */
-function bindingsOf(db: Db, principal: Principal, userId: string): ReturnType<typeof platformProfileBindings> {
+type Bindings = Awaited<ReturnType<typeof platformProfileBindings>>;
+
+function bindingsOf(db: Db, principal: Principal, userId: string): Promise<Bindings> {
   return platformProfileBindings(db, principal.platformClaims.length > 0 ? principal.platformClaims : null, userId);
 }
 
@@ -86,11 +88,13 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
       errors.push({ pointer, reason: 'UNKNOWN_PROPERTY', message: 'is not a profile property that can be written' });
     }
   }
-  if (!principal.central) {
+  // What a non-central caller's platforms bind: read once, for what it may write and what it reads back.
+  const bindings = principal.central ? undefined : await bindingsOf(db, principal, userId);
+  if (bindings) {
     // A property the caller's platform binds with `ask` or `own` holds the person's answer for
     // that platform alone: written into the profile it would reach every platform sharing it
     // (issue 36). The platform writes its own value through its onboarding instead.
-    const bound = new Set((await bindingsOf(db, principal, userId)).filter((binding) => binding.sharing !== 'shared').map((binding) => binding.profileField as string));
+    const bound = new Set(bindings.filter((binding) => binding.sharing !== 'shared').map((binding) => binding.profileField as string));
     for (const property of Object.keys(changes).filter((key) => bound.has(key))) {
       errors.push({ pointer: `/body/${property}`, reason: 'UNKNOWN_PROPERTY', message: 'is bound by a platform with the sharing rule ask or own: write it as that platform\'s onboarding value' });
     }
@@ -106,7 +110,7 @@ export async function updateProfile(db: Db, principal: Principal, patch: Profile
     return after;
   });
   // The answer shows what the caller may read, as GET does.
-  return toProfile(await profileSeenBy(db, principal, userId, updated));
+  return toProfile(await profileSeenBy(db, principal, userId, updated, bindings));
 }
 
 function toProfile(row: ProfileRow): Profile {
