@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { createHash, randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { pollVerifiedSets } from '../helpers/securityEventPoll.ts';
 import { startHarness, addPlatform, startUrl, PLATFORM_CALLBACK, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { asPerson, person, signIn, type SignedIn } from '../helpers/dataRights.ts';
 import { startLogoutReceiver } from '../helpers/logoutReceiver.ts';
@@ -307,17 +307,7 @@ describe('support access', () => {
     expect((await requestAccess(sam, { person: PETER.sub, platformKey: notify.key, reason: 'still mine' })).status).toBe(201);
   });
 
-  /** The platform's pending SETs, verified against the gateway's published keys, and acknowledged. */
-  async function pollSets(platform: TestPlatform): Promise<JWTPayload[]> {
-    const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
-    const answer = await api().post('/v1/events/poll').set('Authorization', platform.basic).send({}).expect(200);
-    const sets: JWTPayload[] = [];
-    for (const token of Object.values(answer.body.sets as Record<string, string>)) {
-      sets.push((await jwtVerify(token, jwks, { issuer: harness.baseUrl, audience: platform.clientId, typ: 'secevent+jwt' })).payload);
-    }
-    if (sets.length > 0) await api().post('/v1/events/poll').set('Authorization', platform.basic).send({ ack: sets.map((set) => set.jti), maxEvents: 0 }).expect(200);
-    return sets;
-  }
+  const pollSets = (platform: TestPlatform) => pollVerifiedSets(harness, platform);
 });
 
 function challengeOf(verifier: string): string {

@@ -7,7 +7,8 @@ import request from 'supertest';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { eventsOfType, pollVerifiedSets } from '../helpers/securityEventPoll.ts';
 import { startHarness, addPlatform, startUrl, type Harness, type TestPlatform } from '../helpers/flowHarness.ts';
 import { asPerson, person, signIn, type SignedIn } from '../helpers/dataRights.ts';
 import { DEV_USERS } from '../../src/devidp/users.ts';
@@ -333,17 +334,7 @@ describe('support access under attack', () => {
     expect(open.sort()).toEqual(Object.keys(ALLOWED_ON_SUPPORT_SESSION).sort());
   });
 
-  const endedEvents = (sets: JWTPayload[]) => sets.map((set) => (set.events as Record<string, unknown>)[ENDED]).filter(Boolean);
+  const endedEvents = (sets: JWTPayload[]) => eventsOfType(sets, ENDED);
 
-  /** The platform's pending SETs, verified against the gateway's published keys, and acknowledged. */
-  async function pollSets(): Promise<JWTPayload[]> {
-    const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', harness.baseUrl));
-    const answer = await api().post('/v1/events/poll').set('Authorization', platform.basic).send({}).expect(200);
-    const sets: JWTPayload[] = [];
-    for (const token of Object.values(answer.body.sets as Record<string, string>)) {
-      sets.push((await jwtVerify(token, jwks, { issuer: harness.baseUrl, audience: platform.clientId, typ: 'secevent+jwt' })).payload);
-    }
-    if (sets.length > 0) await api().post('/v1/events/poll').set('Authorization', platform.basic).send({ ack: sets.map((set) => set.jti), maxEvents: 0 }).expect(200);
-    return sets;
-  }
+  const pollSets = () => pollVerifiedSets(harness, platform);
 });
