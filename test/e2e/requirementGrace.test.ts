@@ -177,28 +177,31 @@ describe('grace periods for requirement changes (issue 36)', () => {
     });
   });
 
-  it('an immediate change after a change in grace ends the grace: everything blocks from then on', async () => {
+  /**
+   * A central platform whose required company alice completed, then a required team size
+   * published in grace until a week ahead: her login during the grace, and her browser's requests.
+   */
+  async function inGraceOfANewField() {
     const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
     await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
     expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
-    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(inAWeek())}`).expect(201);
+    const deadline = inAWeek();
+    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
     const during = await browserLogin(harness, platform.key, ALICE);
     expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding.status).toBe('GRACE');
+    const as = (req: request.Test) => req.set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER);
+    return { platform, deadline, as };
+  }
+
+  it('an immediate change after a change in grace ends the grace: everything blocks from then on', async () => {
+    const { platform } = await inGraceOfANewField();
     await field(platform.key, { fieldKey: 'city', label: 'City', fieldType: 'TEXT', required: false }, '').expect(201);
     const after = await browserLogin(harness, platform.key, ALICE);
     expect(isOnboarding(after.location, platform.key)).toBe(true);
   });
 
   it('saving the form in grace without the new field keeps the grace; emptying a field required before takes it back', async () => {
-    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
-    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
-    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
-    const deadline = inAWeek();
-    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
-
-    const during = await browserLogin(harness, platform.key, ALICE);
-    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding.status).toBe('GRACE');
-    const as = (req: request.Test) => req.set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER);
+    const { platform, deadline, as } = await inGraceOfANewField();
     // The account center's form saves every field it shows; the new one is still empty.
     const saved = await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme Ltd', teamSize: null } }).expect(200);
     expect(saved.body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['teamSize'] });
@@ -233,14 +236,7 @@ describe('grace periods for requirement changes (issue 36)', () => {
   });
 
   it('filling in the new field in grace and clearing it again keeps the grace (the completion of what was asked before stands)', async () => {
-    const platform = await addPlatform(harness, { defaultOnboardingMode: 'central' });
-    await field(platform.key, { fieldKey: 'company', label: 'Company', fieldType: 'TEXT', required: true }, '').expect(201);
-    expect(await signInCompleting(platform, ALICE, { company: 'Acme' })).toMatchObject({ status: 'COMPLETE' });
-    const deadline = inAWeek();
-    await field(platform.key, { fieldKey: 'teamSize', label: 'Team size', fieldType: 'TEXT', required: true }, `enforceAfter=${encodeURIComponent(deadline)}`).expect(201);
-    const during = await browserLogin(harness, platform.key, ALICE);
-    expect((await exchange(platform, codeAt(during.location)).expect(200)).body.onboarding.status).toBe('GRACE');
-    const as = (req: request.Test) => req.set('Cookie', cookieOf(during.browser)).set('Origin', ACCOUNT_CENTER);
+    const { platform, deadline, as } = await inGraceOfANewField();
     await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme', teamSize: '12' } }).expect(200);
     const cleared = await as(app().put(`/v1/onboarding/${platform.key}/values`)).send({ values: { company: 'Acme', teamSize: null } }).expect(200);
     expect(cleared.body.onboarding).toMatchObject({ status: 'GRACE', graceUntil: deadline, missingFields: ['teamSize'] });
