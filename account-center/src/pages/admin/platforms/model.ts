@@ -26,23 +26,10 @@ export function modeLabel(intl: IntlShape, mode: OnboardingMode): string {
   return MODES.includes(mode) ? intl.formatMessage({ id: `platforms.mode.${mode}` }) : mode;
 }
 
-/** The audit actions this build has words for (`platforms.action.<action>`). */
-const KNOWN_ACTIONS = new Set([
-  'platform.create',
-  'platform.update',
-  'platform.deactivate',
-  'platform.activate',
-  'platform.rotate_credentials',
-  'onboarding_field.create',
-  'onboarding_field.update',
-  'onboarding_field.archive',
-  'session.revoke',
-  'requirement_grace.move',
-]);
-
-/** A person's word for an audit action; an action this build does not know is shown as sent. */
+/** A person's word for an audit action (`platforms.action.<action>`); an action this build has no words for is shown as sent. */
 export function actionLabel(intl: IntlShape, action: string): string {
-  return KNOWN_ACTIONS.has(action) ? intl.formatMessage({ id: `platforms.action.${action}` }) : action;
+  const id = `platforms.action.${action}`;
+  return Object.hasOwn(intl.messages, id) ? intl.formatMessage({ id }) : action;
 }
 
 export function formatDateTime(intl: IntlShape, value: string): string {
