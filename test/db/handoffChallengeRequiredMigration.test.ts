@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { migrateLatest } from '../../src/db/knex.ts';
 import * as migration from '../../migrations/20261122001400_handoff_challenge_required.ts';
 
 /**
@@ -12,8 +11,7 @@ describe('migration 20261122001400_handoff_challenge_required', () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
-    database = await createTestDatabase({ migrate: false });
-    await migrateLatest(database.db);
+    database = await createTestDatabase();
   });
   afterAll(async () => {
     await database.drop();
